@@ -1,0 +1,59 @@
+package digest_test
+
+import (
+	"crypto/sha256"
+	"testing"
+
+	"github.com/toolgate/toolgate/internal/engine/digest"
+)
+
+func TestDistinctCallSequencesGiveDistinctDigests(t *testing.T) {
+	t.Parallel()
+	seqs := map[string]func(b *digest.Builder){
+		"string ab":              func(b *digest.Builder) { b.String("ab") },
+		"strings a,b":            func(b *digest.Builder) { b.String("a"); b.String("b") },
+		"string a then empty":    func(b *digest.Builder) { b.String("a"); b.String("") },
+		"uint 0":                 func(b *digest.Builder) { b.Uint(0) },
+		"int 0":                  func(b *digest.Builder) { b.Count(0) },
+		"bool false":             func(b *digest.Builder) { b.Bool(false) },
+		"bool true":              func(b *digest.Builder) { b.Bool(true) },
+		"absent":                 func(b *digest.Builder) { b.Absent() },
+		"nothing":                func(b *digest.Builder) {},
+		"count 1 then string":    func(b *digest.Builder) { b.Count(1); b.String("a") },
+		"nested digest of empty": func(b *digest.Builder) { b.Digest(digest.New("x").Sum()) },
+	}
+	seen := map[digest.Digest]string{}
+	for name, f := range seqs {
+		b := digest.New("test/1")
+		f(b)
+		d := b.Sum()
+		if other, dup := seen[d]; dup {
+			t.Errorf("%q and %q produce the same digest", name, other)
+		}
+		seen[d] = name
+	}
+}
+
+func TestDomainLabelSeparatesDigests(t *testing.T) {
+	t.Parallel()
+	a, b := digest.New("toolgate.schema/1"), digest.New("toolgate.definition/1")
+	a.String("x")
+	b.String("x")
+	if a.Sum() == b.Sum() {
+		t.Fatal("different domain labels must give different digests")
+	}
+}
+
+func TestEncodingIsTheDocumentedOctets(t *testing.T) {
+	t.Parallel()
+	// label "L" then Uint(258): 01 | 00..01 | 'L' | 02 | 00..01 02
+	want := sha256.Sum256([]byte{1, 0, 0, 0, 0, 0, 0, 0, 1, 'L', 2, 0, 0, 0, 0, 0, 0, 1, 2})
+	b := digest.New("L")
+	b.Uint(258)
+	if got := b.Sum(); got != digest.Digest(want) {
+		t.Fatalf("digest = %s, want %x", got, want)
+	}
+	if s := b.Sum().String(); len(s) != len("sha256:")+64 || s[:7] != "sha256:" {
+		t.Fatalf("String() = %q", s)
+	}
+}
