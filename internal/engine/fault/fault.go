@@ -9,6 +9,7 @@
 package fault
 
 import (
+	"strconv"
 	"strings"
 )
 
@@ -185,3 +186,6 @@ func CodeOf(err error) Code {
 	}
 	return 0
 }
+
+// Index returns the path segment of collection member i: "[i]".
+func Index(i int) string { return "[" + strconv.Itoa(i) + "]" }

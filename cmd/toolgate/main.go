@@ -1,0 +1,59 @@
+// Command toolgate is the single toolgate binary. This build offers the CLI
+// verbs that exercise the protocol core offline; the manager and the
+// standalone service arrive with later work.
+//
+//	toolgate registry validate PATH...              validate ToolRegistry manifests
+//	toolgate request canonicalize --manifests PATH --proposal FILE
+//	                                                build a Canonical Request from a Proposal
+//	toolgate intent digest                          agent-safe.intent/1 canonical JSON and digest of stdin
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+)
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}
+
+const usage = `usage:
+  toolgate registry validate PATH...
+  toolgate request canonicalize --manifests PATH [--registry ID --generation N] --proposal FILE [--assessment-id ID]
+  toolgate intent digest < binding.json
+`
+
+// run executes one verb and returns the process exit code: 0 success,
+// 1 rejected input, 2 usage error.
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if len(args) < 2 {
+		fmt.Fprint(stderr, usage)
+		return 2
+	}
+	var err error
+	switch args[0] + " " + args[1] {
+	case "registry validate":
+		err = registryValidate(args[2:], stdout)
+	case "request canonicalize":
+		err = requestCanonicalize(args[2:], stdout)
+	case "intent digest":
+		err = intentDigest(args[2:], stdin, stdout)
+	default:
+		fmt.Fprint(stderr, usage)
+		return 2
+	}
+	if err != nil {
+		if ue, ok := err.(usageError); ok {
+			fmt.Fprintf(stderr, "toolgate: %s\n%s", ue.msg, usage)
+			return 2
+		}
+		fmt.Fprintf(stderr, "toolgate: %v\n", err)
+		return 1
+	}
+	return 0
+}
+
+type usageError struct{ msg string }
+
+func (e usageError) Error() string { return e.msg }

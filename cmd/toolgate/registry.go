@@ -1,0 +1,64 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"text/tabwriter"
+
+	"github.com/toolgate/toolgate/internal/engine/fault"
+	"github.com/toolgate/toolgate/internal/engine/registry"
+	"github.com/toolgate/toolgate/internal/manifest"
+)
+
+// registryValidate publishes every ToolRegistry found in the given paths
+// with the engine's publication rules and prints one summary per snapshot.
+func registryValidate(args []string, out io.Writer) error {
+	if len(args) == 0 {
+		return usageError{"registry validate needs at least one file or directory"}
+	}
+	snaps, err := loadRegistries(args...)
+	if err != nil {
+		return err
+	}
+	for _, s := range snaps {
+		printSnapshot(out, s)
+	}
+	return nil
+}
+
+func loadRegistries(paths ...string) ([]*registry.Snapshot, error) {
+	set, err := manifest.LoadPaths(paths...)
+	if err != nil {
+		return nil, err
+	}
+	if len(set.ToolRegistries) == 0 {
+		return nil, errors.New("no ToolRegistry objects found")
+	}
+	snaps := make([]*registry.Snapshot, 0, len(set.ToolRegistries))
+	for _, tr := range set.ToolRegistries {
+		draft, err := manifest.RegistryDraft(tr.Spec)
+		if err != nil {
+			return nil, fmt.Errorf("ToolRegistry %s/%s: %w", tr.Namespace, tr.Name, err)
+		}
+		s, err := registry.Publish(draft)
+		if err != nil {
+			return nil, fmt.Errorf("ToolRegistry %s/%s: %w", tr.Namespace, tr.Name, fault.Within("spec", err))
+		}
+		snaps = append(snaps, s)
+	}
+	return snaps, nil
+}
+
+func printSnapshot(out io.Writer, s *registry.Snapshot) {
+	fmt.Fprintf(out, "registry %s generation %s: valid, %d definitions, digest %s\n",
+		s.ID(), s.Generation(), s.Len(), s.Digest())
+	tw := tabwriter.NewWriter(out, 2, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "  TOOL\tVERSION\tDEFINITION\tLIFECYCLE\tRISK\tSCHEMA\tNODES")
+	for i := range s.Len() {
+		d := s.Definition(i)
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\t%d\n", d.ToolID(), d.Version(), d.ID(),
+			d.Lifecycle(), d.Risk(), d.Schema().ID(), d.Schema().Nodes())
+	}
+	tw.Flush()
+}

@@ -1,0 +1,156 @@
+package main
+
+import (
+	"encoding/hex"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/toolgate/toolgate/internal/engine/assessment"
+	"github.com/toolgate/toolgate/internal/engine/boundary"
+	"github.com/toolgate/toolgate/internal/engine/registry"
+	"github.com/toolgate/toolgate/internal/engine/request"
+	"github.com/toolgate/toolgate/internal/jsonexact"
+)
+
+// requestCanonicalize plays the Host for one Proposal: it selects the exact
+// registry snapshot, creates a Proposal Assessment in a fresh in-process
+// Host domain, and prints the Canonical Request.
+func requestCanonicalize(args []string, out io.Writer) error {
+	fs := flag.NewFlagSet("request canonicalize", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	manifests := fs.String("manifests", "", "file or directory with ToolRegistry manifests")
+	regID := fs.String("registry", "", "registry snapshot identity (required when several are loaded)")
+	regGen := fs.String("generation", "", "registry snapshot generation (with --registry)")
+	proposalFile := fs.String("proposal", "", "proposal JSON file: {proposalID, toolID, version, arguments}")
+	assessmentID := fs.String("assessment-id", "cli-assessment", "Host assessment identity")
+	if err := fs.Parse(args); err != nil {
+		return usageError{err.Error()}
+	}
+	if *manifests == "" || *proposalFile == "" || fs.NArg() != 0 {
+		return usageError{"request canonicalize needs --manifests and --proposal"}
+	}
+	snaps, err := loadRegistries(*manifests)
+	if err != nil {
+		return err
+	}
+	snap, err := selectSnapshot(snaps, *regID, *regGen)
+	if err != nil {
+		return err
+	}
+	raw, err := os.ReadFile(*proposalFile)
+	if err != nil {
+		return err
+	}
+	p, err := parseProposal(raw)
+	if err != nil {
+		return fmt.Errorf("proposal: %w", err)
+	}
+	host := boundary.New("toolgate-cli")
+	a, err := assessment.New(host, assessment.Draft{ProposalID: p.ProposalID, AssessmentID: *assessmentID})
+	if err != nil {
+		return err
+	}
+	r, err := request.New(snap, p, a)
+	if err != nil {
+		return err
+	}
+	printRequest(out, r)
+	return nil
+}
+
+func selectSnapshot(snaps []*registry.Snapshot, id, gen string) (*registry.Snapshot, error) {
+	if id == "" && gen == "" {
+		if len(snaps) != 1 {
+			return nil, errors.New("several registry snapshots loaded: select one with --registry and --generation")
+		}
+		return snaps[0], nil
+	}
+	for _, s := range snaps {
+		if s.ID().String() == id && s.Generation().String() == gen {
+			return s, nil
+		}
+	}
+	return nil, errors.New("no loaded registry snapshot has exactly that identity and generation")
+}
+
+// parseProposal reads the proposal envelope with the same occurrence-
+// preserving decoder as the arguments, so a duplicated "arguments" or
+// "toolID" key cannot smuggle a second meaning past the Host.
+func parseProposal(raw []byte) (request.Proposal, error) {
+	var p request.Proposal
+	v, err := jsonexact.Decode(raw, jsonexact.Limits{MaxBytes: request.MaxArgumentBytes})
+	if err != nil {
+		return p, err
+	}
+	if v.Kind() != jsonexact.Object {
+		return p, errors.New("a proposal is a JSON object {proposalID, toolID, version, arguments}")
+	}
+	seen := 0
+	for _, m := range v.Members() {
+		switch m.Name {
+		case "proposalID", "toolID", "version":
+			if m.Value.Kind() != jsonexact.String {
+				return p, errors.New("proposalID, toolID and version are JSON strings")
+			}
+			switch m.Name {
+			case "proposalID":
+				p.ProposalID = m.Value.Text()
+			case "toolID":
+				p.ToolID = m.Value.Text()
+			default:
+				p.Version = m.Value.Text()
+			}
+		case "arguments":
+			p.Arguments = m.Value.AppendJSON(nil)
+		default:
+			return p, errors.New("a proposal has only the keys proposalID, toolID, version and arguments")
+		}
+		seen++
+	}
+	if seen != 4 {
+		return p, errors.New("a proposal needs all of proposalID, toolID, version and arguments")
+	}
+	return p, nil
+}
+
+func printRequest(out io.Writer, r *request.CanonicalRequest) {
+	d := r.Definition()
+	res := r.Resources()
+	names := make([]string, len(res))
+	for i, x := range res {
+		names[i] = x.String()
+	}
+	resources := strings.Join(names, ", ")
+	if resources == "" {
+		resources = "(none: no resource authority)"
+	}
+	b := r.Bytes()
+	fmt.Fprintf(out, "canonical request: valid\n")
+	fmt.Fprintf(out, "  registry         %s generation %s (%s)\n", r.Snapshot().ID(), r.Snapshot().Generation(), r.Snapshot().Digest())
+	fmt.Fprintf(out, "  tool             %s version %s, definition %s (%s)\n", d.ToolID(), d.Version(), d.ID(), d.Digest())
+	fmt.Fprintf(out, "  schema           %s %s (%s)\n", r.Schema().ID(), r.Schema().Version(), r.Schema().Digest())
+	fmt.Fprintf(out, "  assessment       %s for proposal %s\n", r.Assessment().ID(), r.Assessment().ProposalID())
+	fmt.Fprintf(out, "  resources        %s\n", resources)
+	fmt.Fprintf(out, "  canonicalization %s, %d octets\n", r.CanonicalizationVersion(), len(b))
+	fmt.Fprintf(out, "  request digest   %s\n", r.Digest())
+	for i := 0; i < len(b); i += 32 {
+		end := min(i+32, len(b))
+		fmt.Fprintf(out, "  %04x  %s\n", i, spacedHex(b[i:end]))
+	}
+}
+
+func spacedHex(b []byte) string {
+	h := hex.EncodeToString(b)
+	var sb strings.Builder
+	for i := 0; i < len(h); i += 2 {
+		if i > 0 {
+			sb.WriteByte(' ')
+		}
+		sb.WriteString(h[i : i+2])
+	}
+	return strings.ToUpper(sb.String())
+}

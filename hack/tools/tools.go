@@ -1,0 +1,9 @@
+//go:build tools
+
+// Package tools pins the versions of development tools in a module separate
+// from toolgate's own, so their dependencies never enter the product's go.mod.
+package tools
+
+import (
+	_ "github.com/golangci/golangci-lint/v2/cmd/golangci-lint"
+)

@@ -1,0 +1,213 @@
+package registry
+
+import (
+	"slices"
+
+	"github.com/toolgate/toolgate/internal/engine/digest"
+	"github.com/toolgate/toolgate/internal/engine/fault"
+	"github.com/toolgate/toolgate/internal/engine/ident"
+	"github.com/toolgate/toolgate/internal/engine/schema"
+	"github.com/toolgate/toolgate/internal/engine/vocab"
+)
+
+// MaxCapabilities bounds the Capabilities of one Tool Definition (1–16).
+const MaxCapabilities = 16
+
+// DefinitionDraft is the untrusted, declarative description of one Tool
+// Definition as a Host administrator writes it. Publish validates every field.
+type DefinitionDraft struct {
+	ID            string // Tool Definition identity, lower-token(64)
+	ToolID        string // Tool Identifier
+	Version       string // Tool Version as canonical generation text
+	Lifecycle     string // active | deprecated | retired
+	Risk          string
+	SideEffect    string
+	Reversibility string
+	Capabilities  []string // 1–16 unique Section 48 Capabilities; any order
+	Title         string
+	Summary       string
+	DocRef        string // optional; "" is absent
+	Schema        SchemaDraft
+}
+
+// SchemaDraft names and describes the complete Schema of a definition.
+type SchemaDraft struct {
+	ID      string // Schema identity, lower-token(64)
+	Version string // "v1"
+	Root    schema.Draft
+}
+
+// Definition is one immutable, validated Tool Definition (Section 9). It
+// contains no executable behavior and grants no authority: its Capabilities
+// are maxima, not grants.
+type Definition struct {
+	id            ident.DefinitionID
+	toolID        ident.ToolID
+	version       ident.Generation
+	lifecycle     vocab.Lifecycle
+	risk          vocab.Risk
+	sideEffect    vocab.SideEffect
+	reversibility vocab.Reversibility
+	capabilities  []vocab.Capability // unique, ascending
+	title         ident.Text
+	summary       ident.Text
+	docRef        ident.DocRef
+	schema        schema.Schema
+	digest        digest.Digest
+}
+
+// ID returns the Tool Definition identity.
+func (d *Definition) ID() ident.DefinitionID { return d.id }
+
+// ToolID returns the Tool Identifier.
+func (d *Definition) ToolID() ident.ToolID { return d.toolID }
+
+// Version returns the Tool Version.
+func (d *Definition) Version() ident.Generation { return d.version }
+
+// Lifecycle returns the lifecycle.
+func (d *Definition) Lifecycle() vocab.Lifecycle { return d.lifecycle }
+
+// Risk returns the risk classification.
+func (d *Definition) Risk() vocab.Risk { return d.risk }
+
+// SideEffect returns the side-effect classification.
+func (d *Definition) SideEffect() vocab.SideEffect { return d.sideEffect }
+
+// Reversibility returns the reversibility classification.
+func (d *Definition) Reversibility() vocab.Reversibility { return d.reversibility }
+
+// Capabilities returns a copy of the maximum Capabilities, in ASCII order.
+func (d *Definition) Capabilities() []vocab.Capability { return slices.Clone(d.capabilities) }
+
+// Title returns the non-authoritative display title.
+func (d *Definition) Title() ident.Text { return d.title }
+
+// Summary returns the non-authoritative safe summary.
+func (d *Definition) Summary() ident.Text { return d.summary }
+
+// DocRef returns the documentation reference; IsZero when absent.
+func (d *Definition) DocRef() ident.DocRef { return d.docRef }
+
+// Schema returns the complete Schema.
+func (d *Definition) Schema() schema.Schema { return d.schema }
+
+// Digest returns the digest of the complete definition content, including
+// the complete Schema.
+func (d *Definition) Digest() digest.Digest { return d.digest }
+
+// EqualDefinitions reports complete content equality. Identifier equality is
+// not enough (Section 9): any difference in metadata or Schema content makes
+// two definitions different.
+func EqualDefinitions(a, b *Definition) bool {
+	return a != nil && b != nil && a.digest.Equal(b.digest)
+}
+
+func newDefinition(d DefinitionDraft) (*Definition, error) {
+	var def Definition
+	var err error
+	if def.id, err = ident.ParseDefinitionID(d.ID); err != nil {
+		return nil, fault.Within("id", err)
+	}
+	if def.toolID, err = ident.ParseToolID(d.ToolID); err != nil {
+		return nil, fault.Within("toolID", err)
+	}
+	if def.version, err = ident.ParseGeneration(d.Version); err != nil {
+		return nil, fault.Within("version", err)
+	}
+	if def.lifecycle, err = vocab.ParseLifecycle(d.Lifecycle); err != nil {
+		return nil, fault.Within("lifecycle", err)
+	}
+	if def.risk, err = vocab.ParseRisk(d.Risk); err != nil {
+		return nil, fault.Within("risk", err)
+	}
+	if def.sideEffect, err = vocab.ParseSideEffect(d.SideEffect); err != nil {
+		return nil, fault.Within("sideEffect", err)
+	}
+	if def.reversibility, err = vocab.ParseReversibility(d.Reversibility); err != nil {
+		return nil, fault.Within("reversibility", err)
+	}
+	if def.capabilities, err = parseCapabilities(d.Capabilities); err != nil {
+		return nil, fault.Within("capabilities", err)
+	}
+	if def.title, err = ident.ParseTitle(d.Title); err != nil {
+		return nil, fault.Within("title", err)
+	}
+	if def.summary, err = ident.ParseSummary(d.Summary); err != nil {
+		return nil, fault.Within("summary", err)
+	}
+	if d.DocRef != "" {
+		if def.docRef, err = ident.ParseDocRef(d.DocRef); err != nil {
+			return nil, fault.Within("docRef", err)
+		}
+	}
+	if def.schema, err = newSchema(d.Schema); err != nil {
+		return nil, fault.Within("schema", err)
+	}
+	def.digest = def.computeDigest()
+	return &def, nil
+}
+
+func newSchema(d SchemaDraft) (schema.Schema, error) {
+	id, err := ident.ParseSchemaID(d.ID)
+	if err != nil {
+		return schema.Schema{}, fault.Within("id", err)
+	}
+	v, err := vocab.ParseVersion(d.Version)
+	if err != nil {
+		return schema.Schema{}, fault.Within("version", err)
+	}
+	s, err := schema.New(id, v, d.Root)
+	if err != nil {
+		return schema.Schema{}, fault.Within("root", err)
+	}
+	return s, nil
+}
+
+// parseCapabilities accepts 1–16 unique Capability tokens in any order and
+// returns them in ASCII order, the set's deterministic representation.
+func parseCapabilities(tokens []string) ([]vocab.Capability, error) {
+	if len(tokens) == 0 {
+		return nil, fault.New(fault.Missing, "a tool definition declares 1–16 capabilities")
+	}
+	if len(tokens) > MaxCapabilities {
+		return nil, fault.New(fault.LimitExceeded, "a tool definition declares at most 16 capabilities")
+	}
+	caps := make([]vocab.Capability, 0, len(tokens))
+	for i, t := range tokens {
+		c, err := vocab.ParseCapability(t)
+		if err != nil {
+			return nil, fault.Within(fault.Index(i), err)
+		}
+		if slices.Contains(caps, c) {
+			return nil, fault.At(fault.Index(i), fault.Duplicate, "capabilities are unique")
+		}
+		caps = append(caps, c)
+	}
+	slices.Sort(caps) // Capability constants follow token ASCII order
+	return caps, nil
+}
+
+func (d *Definition) computeDigest() digest.Digest {
+	b := digest.New("toolgate.definition/1")
+	b.String(d.id.String())
+	b.String(d.toolID.String())
+	b.Uint(d.version.Uint64())
+	b.Uint(uint64(d.lifecycle))
+	b.Uint(uint64(d.risk))
+	b.Uint(uint64(d.sideEffect))
+	b.Uint(uint64(d.reversibility))
+	b.Count(len(d.capabilities))
+	for _, c := range d.capabilities {
+		b.Uint(uint64(c))
+	}
+	b.String(d.title.String())
+	b.String(d.summary.String())
+	if d.docRef.IsZero() {
+		b.Absent()
+	} else {
+		b.String(d.docRef.String())
+	}
+	b.Digest(d.schema.Digest())
+	return b.Sum()
+}

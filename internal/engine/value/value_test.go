@@ -1,0 +1,110 @@
+package value_test
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/toolgate/toolgate/internal/engine/fault"
+	"github.com/toolgate/toolgate/internal/engine/ident"
+	"github.com/toolgate/toolgate/internal/engine/value"
+)
+
+func name(t *testing.T, s string) ident.Name {
+	t.Helper()
+	n, err := ident.ParseName(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+func TestStringValueBounds(t *testing.T) {
+	t.Parallel()
+	cases := map[string]struct {
+		in       string
+		wantCode fault.Code
+	}{
+		"empty string is valid":    {in: ""},
+		"1024 octets is the bound": {in: strings.Repeat("a", 1024)},
+		"1025 octets rejects":      {in: strings.Repeat("a", 1025), wantCode: fault.LimitExceeded},
+		"spaces are preserved":     {in: "  a b  "},
+		"tilde is printable":       {in: "~"},
+		"tab rejects":              {in: "a\tb", wantCode: fault.Malformed},
+		"DEL rejects":              {in: "\x7f", wantCode: fault.Malformed},
+		"NUL rejects":              {in: "\x00", wantCode: fault.Malformed},
+		"non-ASCII rejects":        {in: "\u00e9", wantCode: fault.Malformed},
+	}
+	for n, tc := range cases {
+		t.Run(n, func(t *testing.T) {
+			t.Parallel()
+			v, err := value.String(tc.in)
+			if fault.CodeOf(err) != tc.wantCode {
+				t.Fatalf("String error = %v, want code %v", err, tc.wantCode)
+			}
+			if err == nil && v.Text() != tc.in {
+				t.Fatalf("Text() = %q, want the exact input", v.Text())
+			}
+		})
+	}
+}
+
+func TestArrayAndObjectBounds(t *testing.T) {
+	t.Parallel()
+	elems := make([]value.Value, 65)
+	for i := range elems {
+		elems[i] = value.Bool(i%2 == 0)
+	}
+	if _, err := value.Array(elems[:64]); err != nil {
+		t.Errorf("64 elements: %v", err)
+	}
+	if _, err := value.Array(elems); !errors.Is(err, fault.ErrLimitExceeded) {
+		t.Errorf("65 elements: %v, want limitExceeded", err)
+	}
+	fields := make([]value.Field, 65)
+	for i := range fields {
+		fields[i] = value.NewField(name(t, "f"+string(rune('a'+i/26))+string(rune('a'+i%26))), value.Unsigned(uint64(i)))
+	}
+	if _, err := value.Object(fields[:64]); err != nil {
+		t.Errorf("64 fields: %v", err)
+	}
+	if _, err := value.Object(fields); !errors.Is(err, fault.ErrLimitExceeded) {
+		t.Errorf("65 fields: %v, want limitExceeded", err)
+	}
+	a, z := value.NewField(name(t, "a"), value.Bool(true)), value.NewField(name(t, "z"), value.Bool(false))
+	if _, err := value.Object([]value.Field{z, a}); !errors.Is(err, fault.ErrDisordered) {
+		t.Errorf("reordered fields: %v, want disordered", err)
+	}
+	if _, err := value.Object([]value.Field{a, a}); !errors.Is(err, fault.ErrDuplicate) {
+		t.Errorf("duplicate fields: %v, want duplicate", err)
+	}
+	if _, err := value.Array([]value.Value{{}}); err == nil {
+		t.Error("an array of zero values must reject")
+	}
+}
+
+func TestEqualComparesKindAndContent(t *testing.T) {
+	t.Parallel()
+	r, _ := ident.ParseResource("acct-1")
+	res, _ := value.Resource(r)
+	str, _ := value.String("acct-1")
+	e, _ := value.Enum(name(t, "acct-1"))
+	if value.Equal(res, str) || value.Equal(str, e) || value.Equal(res, e) {
+		t.Error("values with equal text but different kinds must differ")
+	}
+	if value.Equal(value.Signed(1), value.Unsigned(1)) {
+		t.Error("signed and unsigned 1 must differ")
+	}
+	if value.Equal(value.Signed(-1), value.Unsigned(1<<64-1)) {
+		t.Error("signed -1 and unsigned max share bits but must differ")
+	}
+	a1, _ := value.Array([]value.Value{value.Bool(false), value.Bool(true)})
+	a2, _ := value.Array([]value.Value{value.Bool(true), value.Bool(false)})
+	if value.Equal(a1, a2) {
+		t.Error("array order is significant")
+	}
+	a3, _ := value.Array([]value.Value{value.Bool(false), value.Bool(true)})
+	if !value.Equal(a1, a3) {
+		t.Error("equal arrays must be Equal")
+	}
+}

@@ -1,0 +1,144 @@
+package manifest
+
+import (
+	"github.com/toolgate/toolgate/api/v1alpha1"
+	"github.com/toolgate/toolgate/internal/engine/fault"
+	"github.com/toolgate/toolgate/internal/engine/registry"
+	"github.com/toolgate/toolgate/internal/engine/schema"
+	"github.com/toolgate/toolgate/internal/jsonexact"
+)
+
+// RegistryDraft converts a ToolRegistry spec into the engine's draft. Only
+// the recursive Schema trees need decoding here; every value is validated by
+// registry.Publish.
+func RegistryDraft(spec v1alpha1.ToolRegistrySpec) (registry.Draft, error) {
+	d := registry.Draft{
+		ID:          spec.SnapshotID,
+		Generation:  spec.Generation,
+		Definitions: make([]registry.DefinitionDraft, len(spec.Definitions)),
+	}
+	for i, td := range spec.Definitions {
+		root, err := SchemaDraft(td.Schema.Root.Raw)
+		if err != nil {
+			return registry.Draft{}, fault.Within("spec.definitions"+fault.Index(i)+".schema.root", err)
+		}
+		d.Definitions[i] = registry.DefinitionDraft{
+			ID:            td.ID,
+			ToolID:        td.ToolID,
+			Version:       td.Version,
+			Lifecycle:     td.Lifecycle,
+			Risk:          td.Risk,
+			SideEffect:    td.SideEffect,
+			Reversibility: td.Reversibility,
+			Capabilities:  td.Capabilities,
+			Title:         td.Title,
+			Summary:       td.Summary,
+			DocRef:        td.DocRef,
+			Schema:        registry.SchemaDraft{ID: td.Schema.ID, Version: td.Schema.Version, Root: root},
+		}
+	}
+	return d, nil
+}
+
+// schemaTreeDepth bounds decoding of a Schema tree: a Schema has at most 8
+// levels, and each level is at most three JSON containers deep (node, fields
+// array, field object).
+const schemaTreeDepth = 3*schema.MaxDepth + 1
+
+// SchemaDraft decodes one Schema node tree from JSON: objects with exactly
+// the keys kind, cases, items and fields (each field: name, requirement,
+// type). Unknown keys, duplicate keys and wrong JSON kinds reject.
+func SchemaDraft(raw []byte) (schema.Draft, error) {
+	if len(raw) == 0 {
+		return schema.Draft{}, fault.New(fault.Missing, "a schema root node is required")
+	}
+	v, err := jsonexact.Decode(raw, jsonexact.Limits{MaxDepth: schemaTreeDepth})
+	if err != nil {
+		return schema.Draft{}, fault.New(fault.Malformed, err.Error())
+	}
+	return nodeDraft(v, "")
+}
+
+func nodeDraft(v jsonexact.Value, path string) (schema.Draft, error) {
+	var d schema.Draft
+	if v.Kind() != jsonexact.Object {
+		return d, fault.At(path, fault.KindMismatch, "a schema node is an object {kind, cases, items, fields}")
+	}
+	for _, m := range v.Members() {
+		p := fault.Join(path, m.Name)
+		var err error
+		switch m.Name {
+		case "kind":
+			d.Kind, err = text(m.Value, p)
+		case "cases":
+			d.Cases, err = texts(m.Value, p)
+		case "items":
+			var items schema.Draft
+			items, err = nodeDraft(m.Value, p)
+			d.Items = &items
+		case "fields":
+			d.Fields, err = fieldDrafts(m.Value, p)
+		default:
+			return d, fault.At(path, fault.UnknownField, "schema nodes have only the keys kind, cases, items and fields")
+		}
+		if err != nil {
+			return d, err
+		}
+	}
+	return d, nil
+}
+
+func fieldDrafts(v jsonexact.Value, path string) ([]schema.FieldDraft, error) {
+	if v.Kind() != jsonexact.Array {
+		return nil, fault.At(path, fault.KindMismatch, "fields is a list of {name, requirement, type}")
+	}
+	out := make([]schema.FieldDraft, 0, len(v.Elems()))
+	for i, e := range v.Elems() {
+		p := path + fault.Index(i)
+		if e.Kind() != jsonexact.Object {
+			return nil, fault.At(p, fault.KindMismatch, "a field is an object {name, requirement, type}")
+		}
+		var f schema.FieldDraft
+		for _, m := range e.Members() {
+			mp := fault.Join(p, m.Name)
+			var err error
+			switch m.Name {
+			case "name":
+				f.Name, err = text(m.Value, mp)
+			case "requirement":
+				f.Requirement, err = text(m.Value, mp)
+			case "type":
+				f.Type, err = nodeDraft(m.Value, mp)
+			default:
+				return nil, fault.At(p, fault.UnknownField, "fields have only the keys name, requirement and type")
+			}
+			if err != nil {
+				return nil, err
+			}
+		}
+		out = append(out, f)
+	}
+	return out, nil
+}
+
+func text(v jsonexact.Value, path string) (string, error) {
+	if v.Kind() != jsonexact.String {
+		return "", fault.At(path, fault.KindMismatch, "expected a string")
+	}
+	return v.Text(), nil
+}
+
+func texts(v jsonexact.Value, path string) ([]string, error) {
+	if v.Kind() != jsonexact.Array {
+		return nil, fault.At(path, fault.KindMismatch, "expected a list of strings")
+	}
+	out := make([]string, 0, len(v.Elems()))
+	for i, e := range v.Elems() {
+		s, err := text(e, path+fault.Index(i))
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, s)
+	}
+	return out, nil
+}

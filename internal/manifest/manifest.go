@@ -1,0 +1,125 @@
+// Package manifest reads toolgate's custom-resource manifests from YAML files
+// strictly (duplicate keys and unknown fields reject) and converts their
+// specs into the engine's untrusted drafts. It is the one adapter between
+// the Kubernetes API types and the engine; the engine then validates every
+// value.
+package manifest
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+	"sigs.k8s.io/yaml"
+
+	"github.com/toolgate/toolgate/api/v1alpha1"
+)
+
+// Group is the API group of toolgate's resources.
+const Group = "stk.toolgate.dev"
+
+// Set holds the objects read from one or more manifest files, in file and
+// document order.
+type Set struct {
+	ToolRegistries []v1alpha1.ToolRegistry
+}
+
+type header struct {
+	APIVersion string `json:"apiVersion"`
+	Kind       string `json:"kind"`
+}
+
+// LoadPaths reads every .yaml/.yml file named by paths; a directory is read
+// non-recursively in lexical order.
+func LoadPaths(paths ...string) (*Set, error) {
+	var files []string
+	for _, p := range paths {
+		fi, err := os.Stat(p)
+		if err != nil {
+			return nil, err
+		}
+		if !fi.IsDir() {
+			files = append(files, p)
+			continue
+		}
+		entries, err := os.ReadDir(p)
+		if err != nil {
+			return nil, err
+		}
+		for _, e := range entries {
+			if ext := filepath.Ext(e.Name()); !e.IsDir() && (ext == ".yaml" || ext == ".yml") {
+				files = append(files, filepath.Join(p, e.Name()))
+			}
+		}
+	}
+	slices.Sort(files)
+	set := &Set{}
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			return nil, err
+		}
+		if err := set.add(f, b); err != nil {
+			return nil, err
+		}
+	}
+	return set, nil
+}
+
+// Parse reads the YAML documents of one file's content into a Set.
+func Parse(name string, data []byte) (*Set, error) {
+	set := &Set{}
+	if err := set.add(name, data); err != nil {
+		return nil, err
+	}
+	return set, nil
+}
+
+func (s *Set) add(name string, data []byte) error {
+	r := utilyaml.NewYAMLReader(bufio.NewReader(bytes.NewReader(data)))
+	for doc := 1; ; doc++ {
+		raw, err := r.Read()
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("%s: document %d: %w", name, doc, err)
+		}
+		if len(bytes.TrimSpace(raw)) == 0 || isCommentOnly(raw) {
+			continue
+		}
+		var h header
+		if err := yaml.Unmarshal(raw, &h); err != nil {
+			return fmt.Errorf("%s: document %d: %w", name, doc, err)
+		}
+		if h.APIVersion != v1alpha1.GroupVersion {
+			return fmt.Errorf("%s: document %d: apiVersion must be %s", name, doc, v1alpha1.GroupVersion)
+		}
+		switch h.Kind {
+		case "ToolRegistry":
+			var tr v1alpha1.ToolRegistry
+			if err := yaml.UnmarshalStrict(raw, &tr); err != nil {
+				return fmt.Errorf("%s: document %d: %w", name, doc, err)
+			}
+			s.ToolRegistries = append(s.ToolRegistries, tr)
+		default:
+			return fmt.Errorf("%s: document %d: kind is not a toolgate kind this build reads (ToolRegistry)", name, doc)
+		}
+	}
+}
+
+func isCommentOnly(doc []byte) bool {
+	for _, l := range strings.Split(string(doc), "\n") {
+		if l = strings.TrimSpace(l); l != "" && !strings.HasPrefix(l, "#") {
+			return false
+		}
+	}
+	return true
+}
