@@ -1,0 +1,102 @@
+package agentsafe
+
+import "strconv"
+
+// Code is the closed set of reasons Parse and Canonical reject. The zero
+// Code is invalid and never returned.
+type Code uint8
+
+// Rejection codes. Their String tokens are stable and may be logged or
+// matched by callers.
+const (
+	CodeSyntax           Code = 1 + iota // not JSON text (RFC 8259 / JSON.parse grammar)
+	CodeInvalidUTF8                      // input bytes, a String or a Member key are not valid UTF-8
+	CodeDuplicateKey                     // two members of one object have the same decoded key
+	CodeForbiddenKey                     // a key is __proto__, constructor or prototype
+	CodeNonFiniteNumber                  // NaN, ±Infinity, or a literal that overflows a double
+	CodeTooDeep                          // a value nested deeper than MaxDepth
+	CodeTooManyEntries                   // more than MaxEntries array elements plus object members
+	CodeArrayTooLong                     // an array with more than MaxArrayLength elements
+	CodeTooLarge                         // canonical JSON longer than MaxCanonicalBytes
+	CodeTrailingData                     // non-whitespace after the top-level value
+	CodeEmpty                            // empty or whitespace-only input
+	CodeUnsupportedValue                 // the zero Value, which is no JSON value
+)
+
+// codeInfo holds the stable token and the human sentence of each Code.
+// Sentences are fixed text: an error must never echo input content.
+var codeInfo = [...]struct{ token, sentence string }{
+	CodeSyntax:           {"syntax", "invalid JSON syntax"},
+	CodeInvalidUTF8:      {"invalidUTF8", "text is not valid UTF-8"},
+	CodeDuplicateKey:     {"duplicateKey", "object has a duplicate key"},
+	CodeForbiddenKey:     {"forbiddenKey", "object has a forbidden key (__proto__, constructor or prototype)"},
+	CodeNonFiniteNumber:  {"nonFiniteNumber", "number is not finite"},
+	CodeTooDeep:          {"tooDeep", "nesting is deeper than 20 levels"},
+	CodeTooManyEntries:   {"tooManyEntries", "more than 5000 array elements and object members in total"},
+	CodeArrayTooLong:     {"arrayTooLong", "array has more than 1000 elements"},
+	CodeTooLarge:         {"tooLarge", "canonical JSON is larger than 102400 bytes"},
+	CodeTrailingData:     {"trailingData", "unexpected data after the JSON value"},
+	CodeEmpty:            {"empty", "no JSON value in the input"},
+	CodeUnsupportedValue: {"unsupportedValue", "value is not a JSON value (zero Value)"},
+}
+
+func (c Code) known() bool { return c >= CodeSyntax && c <= CodeUnsupportedValue }
+
+// String returns the stable lowerCamel token of c, or "Code(N)" for a value
+// outside the closed set.
+func (c Code) String() string {
+	if !c.known() {
+		return "Code(" + strconv.Itoa(int(c)) + ")"
+	}
+	return codeInfo[c].token
+}
+
+// Error is every rejection this package returns.
+//
+// Offset is the byte offset in the Parse input where the problem was
+// detected, or -1 when the error does not come from JSON text (Canonical on
+// a programmatic Value, or the canonical size limit).
+type Error struct {
+	Code   Code
+	Offset int64
+}
+
+// Error returns "agentsafe: <reason>[ at byte N]". It never quotes input, so
+// it is safe to log and to print as a CLI one-liner.
+func (e *Error) Error() string {
+	s := "agentsafe: unknown error"
+	if e.Code.known() {
+		s = "agentsafe: " + codeInfo[e.Code].sentence
+	}
+	if e.Offset >= 0 {
+		s += " at byte " + strconv.FormatInt(e.Offset, 10)
+	}
+	return s
+}
+
+// Is reports whether target is an *Error with the same Code, so
+// errors.Is(err, agentsafe.ErrTooDeep) works whatever the offset.
+func (e *Error) Is(target error) bool {
+	t, ok := target.(*Error)
+	return ok && t.Code == e.Code
+}
+
+// Sentinels for errors.Is, one per Code.
+var (
+	ErrSyntax           = &Error{Code: CodeSyntax, Offset: -1}
+	ErrInvalidUTF8      = &Error{Code: CodeInvalidUTF8, Offset: -1}
+	ErrDuplicateKey     = &Error{Code: CodeDuplicateKey, Offset: -1}
+	ErrForbiddenKey     = &Error{Code: CodeForbiddenKey, Offset: -1}
+	ErrNonFiniteNumber  = &Error{Code: CodeNonFiniteNumber, Offset: -1}
+	ErrTooDeep          = &Error{Code: CodeTooDeep, Offset: -1}
+	ErrTooManyEntries   = &Error{Code: CodeTooManyEntries, Offset: -1}
+	ErrArrayTooLong     = &Error{Code: CodeArrayTooLong, Offset: -1}
+	ErrTooLarge         = &Error{Code: CodeTooLarge, Offset: -1}
+	ErrTrailingData     = &Error{Code: CodeTrailingData, Offset: -1}
+	ErrEmpty            = &Error{Code: CodeEmpty, Offset: -1}
+	ErrUnsupportedValue = &Error{Code: CodeUnsupportedValue, Offset: -1}
+)
+
+func errAt(c Code, off int) *Error { return &Error{Code: c, Offset: int64(off)} }
+
+func errNoOffset(c Code) *Error { return &Error{Code: c, Offset: -1} }

@@ -1,0 +1,113 @@
+package jsonexact
+
+import "strconv"
+
+// Code is the closed set of reasons Decode and the Value accessors reject.
+// The zero Code is invalid and never returned.
+type Code uint8
+
+// Rejection codes. Their String tokens are stable and may be logged or
+// matched by callers.
+const (
+	CodeSyntax        Code = 1 + iota // not JSON text, or a token outside the profile
+	CodeDuplicateKey                  // two members of one object have the same decoded name
+	CodeFraction                      // number with a fraction part
+	CodeExponent                      // number with an exponent
+	CodeNull                          // the null literal
+	CodeOutOfRange                    // integer outside [-2^63, 2^64-1] or outside the accessor's domain
+	CodeNegativeZero                  // the integer -0
+	CodeInvalidUTF8                   // input is not valid UTF-8
+	CodeInvalidEscape                 // bad string escape, including a lone or reversed surrogate
+	CodeTrailingData                  // non-whitespace after the top-level value
+	CodeTooDeep                       // nesting deeper than Limits.MaxDepth
+	CodeTooLarge                      // input longer than Limits.MaxBytes
+	CodeEmpty                         // empty or whitespace-only input
+	CodeWrongKind                     // accessor used on a Value of another Kind
+)
+
+// codeInfo holds the stable token and the human sentence of each Code.
+// Sentences are fixed text: an error must never echo input bytes.
+var codeInfo = [...]struct{ token, sentence string }{
+	CodeSyntax:        {"syntax", "invalid JSON syntax"},
+	CodeDuplicateKey:  {"duplicateKey", "duplicate object member name"},
+	CodeFraction:      {"fraction", "number with a fraction part is not accepted"},
+	CodeExponent:      {"exponent", "number with an exponent is not accepted"},
+	CodeNull:          {"null", "null is not accepted"},
+	CodeOutOfRange:    {"outOfRange", "integer out of range"},
+	CodeNegativeZero:  {"negativeZero", "negative zero is not accepted"},
+	CodeInvalidUTF8:   {"invalidUTF8", "invalid UTF-8"},
+	CodeInvalidEscape: {"invalidEscape", "invalid string escape"},
+	CodeTrailingData:  {"trailingData", "unexpected data after the JSON value"},
+	CodeTooDeep:       {"tooDeep", "nesting exceeds the depth limit"},
+	CodeTooLarge:      {"tooLarge", "input exceeds the size limit"},
+	CodeEmpty:         {"empty", "empty input"},
+	CodeWrongKind:     {"wrongKind", "value is not of the requested kind"},
+}
+
+func (c Code) known() bool { return c >= CodeSyntax && c <= CodeWrongKind }
+
+// String returns the stable lowerCamel token of c, or "Code(N)" for a value
+// outside the closed set.
+func (c Code) String() string {
+	if !c.known() {
+		return "Code(" + strconv.Itoa(int(c)) + ")"
+	}
+	return codeInfo[c].token
+}
+
+// Error is every rejection this package returns.
+//
+// Offset is the byte offset in the input where the problem was detected. It
+// is -1 for errors from Value accessors, which have no input position.
+type Error struct {
+	Code   Code
+	Offset int64
+}
+
+// Error returns "jsonexact: <sentence> at offset N". It never includes input
+// bytes, member names or values, so it is safe to log for untrusted input.
+func (e *Error) Error() string {
+	if e == nil {
+		return "jsonexact: <nil>"
+	}
+	msg := "jsonexact: "
+	if e.Code.known() {
+		msg += codeInfo[e.Code].sentence
+	} else {
+		msg += "unknown error " + e.Code.String()
+	}
+	if e.Offset >= 0 {
+		msg += " at offset " + strconv.FormatInt(e.Offset, 10)
+	}
+	return msg
+}
+
+// Is reports whether target is an *Error with the same Code, ignoring the
+// offset, so errors.Is(err, ErrDuplicateKey) matches any duplicate-key error.
+func (e *Error) Is(target error) bool {
+	t, ok := target.(*Error)
+	return ok && e != nil && t != nil && e.Code == t.Code
+}
+
+// Sentinels for errors.Is, one per Code. Decode never returns these pointers
+// themselves, so they carry no offset and are never shared with callers'
+// errors.
+var (
+	ErrSyntax        = &Error{Code: CodeSyntax, Offset: -1}
+	ErrDuplicateKey  = &Error{Code: CodeDuplicateKey, Offset: -1}
+	ErrFraction      = &Error{Code: CodeFraction, Offset: -1}
+	ErrExponent      = &Error{Code: CodeExponent, Offset: -1}
+	ErrNull          = &Error{Code: CodeNull, Offset: -1}
+	ErrOutOfRange    = &Error{Code: CodeOutOfRange, Offset: -1}
+	ErrNegativeZero  = &Error{Code: CodeNegativeZero, Offset: -1}
+	ErrInvalidUTF8   = &Error{Code: CodeInvalidUTF8, Offset: -1}
+	ErrInvalidEscape = &Error{Code: CodeInvalidEscape, Offset: -1}
+	ErrTrailingData  = &Error{Code: CodeTrailingData, Offset: -1}
+	ErrTooDeep       = &Error{Code: CodeTooDeep, Offset: -1}
+	ErrTooLarge      = &Error{Code: CodeTooLarge, Offset: -1}
+	ErrEmpty         = &Error{Code: CodeEmpty, Offset: -1}
+	ErrWrongKind     = &Error{Code: CodeWrongKind, Offset: -1}
+)
+
+// errAt builds a fresh positioned error.
+func errAt(c Code, off int) *Error { return &Error{Code: c, Offset: int64(off)} }
