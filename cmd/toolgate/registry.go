@@ -22,7 +22,9 @@ func registryValidate(args []string, out io.Writer) error {
 		return err
 	}
 	for _, s := range snaps {
-		printSnapshot(out, s)
+		if err := printSnapshot(out, s); err != nil {
+			return err
+		}
 	}
 	return nil
 }
@@ -50,7 +52,7 @@ func loadRegistries(paths ...string) ([]*registry.Snapshot, error) {
 	return snaps, nil
 }
 
-func printSnapshot(out io.Writer, s *registry.Snapshot) {
+func printSnapshot(out io.Writer, s *registry.Snapshot) error {
 	fmt.Fprintf(out, "registry %s generation %s: valid, %d definitions, digest %s\n",
 		s.ID(), s.Generation(), s.Len(), s.Digest())
 	tw := tabwriter.NewWriter(out, 2, 4, 2, ' ', 0)
@@ -60,5 +62,5 @@ func printSnapshot(out io.Writer, s *registry.Snapshot) {
 		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\t%d\n", d.ToolID(), d.Version(), d.ID(),
 			d.Lifecycle(), d.Risk(), d.Schema().ID(), d.Schema().Nodes())
 	}
-	tw.Flush()
+	return tw.Flush()
 }

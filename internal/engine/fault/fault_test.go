@@ -20,7 +20,7 @@ func TestIsMatchesByCodeOnly(t *testing.T) {
 	if !errors.Is(fmt.Errorf("wrapped: %w", err), fault.ErrMalformed) {
 		t.Error("errors.Is must see through wrapping")
 	}
-	if errors.Is(fault.ErrMalformed, err) {
+	if fault.ErrMalformed.Is(err) {
 		t.Error("a sentinel must not match a specific error with a path")
 	}
 }
