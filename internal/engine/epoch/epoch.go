@@ -102,10 +102,10 @@ func (v Validity) Check(t Time) error {
 		return fault.New(fault.Missing, "evidence needs an explicit validity window")
 	}
 	if t.Before(v.notBefore) {
-		return fault.New(fault.OutOfRange, "evidence is not yet valid at the explicit time")
+		return fault.New(fault.Expired, "evidence is not yet valid at the explicit time")
 	}
 	if !t.Before(v.expiresAt) {
-		return fault.New(fault.OutOfRange, "evidence has expired at the explicit time")
+		return fault.New(fault.Expired, "evidence has expired at the explicit time")
 	}
 	return nil
 }

@@ -46,6 +46,12 @@ const (
 	Unsupported
 	// Disordered: a collection is not in its deterministic order (Section 50).
 	Disordered
+	// Unauthorized: the acting Role Authority does not hold the role this
+	// transition or fact class requires (role substitution, Section 14).
+	Unauthorized
+	// Expired: evidence is not valid at the explicit time: not yet valid, or
+	// at or after its exclusive expiry (stale).
+	Expired
 
 	maxCode
 )
@@ -65,6 +71,8 @@ var codeTokens = [...]string{
 	MixedDomain:   "mixedDomain",
 	Unsupported:   "unsupported",
 	Disordered:    "disordered",
+	Unauthorized:  "unauthorized",
+	Expired:       "expired",
 }
 
 // IsValid reports whether c is a member of the closed code set.
@@ -150,6 +158,8 @@ var (
 	ErrMixedDomain   = &Error{Code: MixedDomain}
 	ErrUnsupported   = &Error{Code: Unsupported}
 	ErrDisordered    = &Error{Code: Disordered}
+	ErrUnauthorized  = &Error{Code: Unauthorized}
+	ErrExpired       = &Error{Code: Expired}
 )
 
 // Within prefixes the path of err with prefix when err is an *Error, so a
