@@ -1,0 +1,134 @@
+package authz
+
+import (
+	"slices"
+
+	"github.com/toolgate/toolgate/internal/engine/digest"
+	"github.com/toolgate/toolgate/internal/engine/epoch"
+	"github.com/toolgate/toolgate/internal/engine/ident"
+	"github.com/toolgate/toolgate/internal/engine/principal"
+	"github.com/toolgate/toolgate/internal/engine/vocab"
+)
+
+// ConsumptionBinding is the complete Authorization Consumption Binding
+// (Section 28): the logical value a Host atomic store consumes exactly once.
+// Its digest covers the complete content of every bound value, so two
+// materially different Authorizations never share a binding even when their
+// descriptive identifiers are equal.
+type ConsumptionBinding struct {
+	authorizationID ident.ArtifactID
+	generation      ident.Generation
+	replayID        ident.ArtifactID
+	consumptionID   ident.ArtifactID
+	identity        principal.Identity
+	capabilities    []vocab.Capability
+	resources       []ident.Resource
+	issuedAt        epoch.Time
+	expiresAt       epoch.Time
+	maxLifetime     uint64
+	evaluatedAt     epoch.Time
+	renewal         ident.Generation
+
+	decision, input, request, definition, host, registry, policy digest.Digest
+	replayScope                                                  digest.Digest
+
+	digest digest.Digest
+}
+
+func newBinding(v bound, id ids, caps []vocab.Capability, res []ident.Resource) *ConsumptionBinding {
+	in := v.input
+	c := &ConsumptionBinding{
+		authorizationID: id.authorization,
+		generation:      v.generation,
+		replayID:        id.replay,
+		consumptionID:   id.consumption,
+		identity:        in.Identity(),
+		capabilities:    caps,
+		resources:       res,
+		issuedAt:        v.issuedAt,
+		expiresAt:       v.expiresAt,
+		maxLifetime:     v.maxLifetime,
+		evaluatedAt:     in.EvaluationTime(),
+		renewal:         in.RenewalGeneration(),
+		decision:        v.decision.Digest(),
+		input:           in.Digest(),
+		request:         in.Request().Digest(),
+		definition:      in.Request().Definition().Digest(),
+		host:            in.Host().Digest(),
+		registry:        v.registry.Digest(),
+		policy:          v.policy.Digest(),
+	}
+	c.replayScope = replayScope(id.authorization, c.identity, c.request)
+	c.digest = c.computeDigest()
+	return c
+}
+
+// replayScope is the limited replay correlation scope (Section 28): the
+// Authorization identity, subject, tenant, session, delegation and exact
+// Canonical Request.
+func replayScope(authz ident.ArtifactID, id principal.Identity, request digest.Digest) digest.Digest {
+	b := digest.New("toolgate.replay-scope/1")
+	b.String(authz.String())
+	id.WriteDigest(b)
+	b.Digest(request)
+	return b.Sum()
+}
+
+func (c *ConsumptionBinding) computeDigest() digest.Digest {
+	b := digest.New("toolgate.consumption-binding/1")
+	b.String(c.authorizationID.String())
+	b.Uint(uint64(vocab.V1))
+	b.Uint(c.generation.Uint64())
+	b.String(c.replayID.String())
+	b.String(c.consumptionID.String())
+	c.identity.WriteDigest(b)
+	b.Count(len(c.capabilities))
+	for _, x := range c.capabilities {
+		b.Uint(uint64(x))
+	}
+	b.Count(len(c.resources))
+	for _, r := range c.resources {
+		b.String(r.String())
+	}
+	b.Uint(c.issuedAt.Seconds())
+	b.Uint(c.expiresAt.Seconds())
+	b.Uint(c.maxLifetime)
+	b.Uint(c.evaluatedAt.Seconds())
+	b.Uint(c.renewal.Uint64())
+	for _, d := range []digest.Digest{c.decision, c.input, c.request, c.definition, c.host, c.registry, c.policy, c.replayScope} {
+		b.Digest(d)
+	}
+	b.Uint(uint64(vocab.AtomicSingleUseRequired))
+	return b.Sum()
+}
+
+// AuthorizationID returns the Authorization identity.
+func (c *ConsumptionBinding) AuthorizationID() ident.ArtifactID { return c.authorizationID }
+
+// ReplayID returns the replay correlation identity.
+func (c *ConsumptionBinding) ReplayID() ident.ArtifactID { return c.replayID }
+
+// ConsumptionID returns the future Consumption identity.
+func (c *ConsumptionBinding) ConsumptionID() ident.ArtifactID { return c.consumptionID }
+
+// ExpiresAt returns the exclusive expiry after which the binding can never
+// validate again (a Consumption record may be deleted then).
+func (c *ConsumptionBinding) ExpiresAt() epoch.Time { return c.expiresAt }
+
+// Capabilities returns the effective Capabilities.
+func (c *ConsumptionBinding) Capabilities() []vocab.Capability { return slices.Clone(c.capabilities) }
+
+// Resources returns the effective Resources.
+func (c *ConsumptionBinding) Resources() []ident.Resource { return slices.Clone(c.resources) }
+
+// Contract returns the mandatory single-use contract.
+func (c *ConsumptionBinding) Contract() vocab.ConsumptionContract { return vocab.AtomicSingleUseRequired }
+
+// Digest returns the digest that names the complete binding; a Consumption
+// store keys on it.
+func (c *ConsumptionBinding) Digest() digest.Digest { return c.digest }
+
+// EqualBindings reports complete equality.
+func EqualBindings(a, b *ConsumptionBinding) bool {
+	return a != nil && b != nil && a.digest.Equal(b.digest)
+}

@@ -1,0 +1,130 @@
+package authz
+
+import (
+	"slices"
+
+	"github.com/toolgate/toolgate/internal/engine/boundary"
+	"github.com/toolgate/toolgate/internal/engine/epoch"
+	"github.com/toolgate/toolgate/internal/engine/evalinput"
+	"github.com/toolgate/toolgate/internal/engine/fault"
+	"github.com/toolgate/toolgate/internal/engine/ident"
+	"github.com/toolgate/toolgate/internal/engine/policy"
+	"github.com/toolgate/toolgate/internal/engine/principal"
+	"github.com/toolgate/toolgate/internal/engine/registry"
+	"github.com/toolgate/toolgate/internal/engine/request"
+	"github.com/toolgate/toolgate/internal/engine/vocab"
+)
+
+// ValidationContext is the Host's independent expectation set for one
+// Validation (Section 29). None of it may be copied from the artifact under
+// Validation: in particular the expected Authorization identity must come
+// from the Host's own records (P-024, P-025).
+type ValidationContext struct {
+	AuthorizationID string
+	Version         vocab.Version
+	Generation      ident.Generation
+
+	Decision   *policy.Decision
+	Input      *evalinput.Input
+	Request    *request.CanonicalRequest
+	Definition *registry.Definition
+	Registry   *registry.Snapshot
+	Policy     *policy.Snapshot
+
+	Identity     principal.Identity
+	Capabilities []vocab.Capability
+	Resources    []ident.Resource
+
+	IssuedAt    epoch.Time
+	ExpiresAt   epoch.Time
+	MaxLifetime uint64
+
+	ReplayID      string
+	ConsumptionID string
+}
+
+// Result is successful Validation: controlled structural evidence carrying
+// the complete Consumption Binding and the mandatory single-use requirement.
+// It is not Consumption, replay protection or execution permission.
+type Result struct {
+	binding *ConsumptionBinding
+}
+
+// Binding returns the complete Consumption Binding the Host must consume
+// atomically before any protected side effect.
+func (r *Result) Binding() *ConsumptionBinding { return r.binding }
+
+// Contract returns the mandatory single-use contract.
+func (r *Result) Contract() vocab.ConsumptionContract { return vocab.AtomicSingleUseRequired }
+
+// Validate compares a with the independent expectations in ctx at the
+// explicit time at (Section 30). It is pure and repeatable: identical inputs
+// give identical results, and nothing is reserved or consumed. Any mismatch
+// rejects the whole Validation.
+func Validate(b boundary.Boundary, a *Authorization, ctx ValidationContext, at epoch.Time) (*Result, error) {
+	if a == nil {
+		return nil, fault.At("authorization", fault.Missing, "an authorization is required")
+	}
+	if b.IsZero() || !b.Same(a.domain) {
+		return nil, fault.At("domain", fault.MixedDomain, "the authorization must belong to the retained boundary's domain")
+	}
+	if err := vocab.CheckVersion(ctx.Version); err != nil {
+		return nil, fault.Within("version", err)
+	}
+	if err := compareExpectations(a, ctx); err != nil {
+		return nil, err
+	}
+	// Derive everything again from the independent context: re-evaluation,
+	// re-resolution, scope recomputation, obligations, lifetime, freshness.
+	want, err := derive(b, bound{
+		input: ctx.Input, policy: ctx.Policy, registry: ctx.Registry, decision: ctx.Decision,
+		authorizationID: ctx.AuthorizationID, replayID: ctx.ReplayID, consumptionID: ctx.ConsumptionID,
+		generation: ctx.Generation, issuedAt: ctx.IssuedAt, expiresAt: ctx.ExpiresAt, maxLifetime: ctx.MaxLifetime,
+	})
+	if err != nil {
+		return nil, err
+	}
+	if !EqualBindings(want, a.binding) {
+		return nil, fault.At("binding", fault.Mismatch, "the complete consumption binding differs from the expected one")
+	}
+	if at.Before(a.binding.issuedAt) {
+		return nil, fault.At("validationTime", fault.Expired, "the authorization is not valid before its issuance time")
+	}
+	if !at.Before(a.binding.expiresAt) {
+		return nil, fault.At("validationTime", fault.Expired, "the authorization has expired")
+	}
+	return &Result{binding: a.binding}, nil
+}
+
+// compareExpectations compares every exact expectation of Section 30 with
+// the artifact, so that a mismatch names the value that differs.
+func compareExpectations(a *Authorization, ctx ValidationContext) error {
+	bind := a.binding
+	checks := []struct {
+		path string
+		ok   bool
+	}{
+		{"authorizationID", ctx.AuthorizationID == bind.authorizationID.String()},
+		{"generation", ctx.Generation == bind.generation},
+		{"decision", policy.EqualDecisions(ctx.Decision, a.dec)},
+		{"input", evalinput.Equal(ctx.Input, a.input)},
+		{"request", request.Equal(ctx.Request, a.input.Request())},
+		{"definition", registry.EqualDefinitions(ctx.Definition, a.input.Request().Definition())},
+		{"registry", registry.EqualSnapshots(ctx.Registry, a.reg)},
+		{"policy", policy.EqualSnapshots(ctx.Policy, a.policy)},
+		{"identity", ctx.Identity.Equal(bind.identity)},
+		{"capabilities", slices.Equal(ctx.Capabilities, bind.capabilities)},
+		{"resources", slices.Equal(ctx.Resources, bind.resources)},
+		{"issuedAt", ctx.IssuedAt == bind.issuedAt},
+		{"expiresAt", ctx.ExpiresAt == bind.expiresAt},
+		{"maxLifetime", ctx.MaxLifetime == bind.maxLifetime},
+		{"replayID", ctx.ReplayID == bind.replayID.String()},
+		{"consumptionID", ctx.ConsumptionID == bind.consumptionID.String()},
+	}
+	for _, c := range checks {
+		if !c.ok {
+			return fault.At(c.path, fault.Mismatch, "the authorization differs from the independent expectation")
+		}
+	}
+	return nil
+}

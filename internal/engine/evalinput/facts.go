@@ -1,0 +1,191 @@
+package evalinput
+
+import (
+	"slices"
+
+	"github.com/toolgate/toolgate/internal/engine/assessment"
+	"github.com/toolgate/toolgate/internal/engine/authority"
+	"github.com/toolgate/toolgate/internal/engine/boundary"
+	"github.com/toolgate/toolgate/internal/engine/digest"
+	"github.com/toolgate/toolgate/internal/engine/epoch"
+	"github.com/toolgate/toolgate/internal/engine/evidence"
+	"github.com/toolgate/toolgate/internal/engine/ident"
+	"github.com/toolgate/toolgate/internal/engine/lineage"
+	"github.com/toolgate/toolgate/internal/engine/policy"
+	"github.com/toolgate/toolgate/internal/engine/principal"
+	"github.com/toolgate/toolgate/internal/engine/request"
+	"github.com/toolgate/toolgate/internal/engine/vocab"
+)
+
+// ProvenanceFact and InfluenceCollectionFact are the policy's views of lineage.
+type (
+	ProvenanceFact          = policy.ProvenanceFact
+	InfluenceCollectionFact = policy.InfluenceCollectionFact
+)
+
+var _ policy.Facts = (*Input)(nil)
+
+func (in *Input) deriveFacts() {
+	for _, r := range in.provenance.Records() {
+		in.provFacts = append(in.provFacts, ProvenanceFact{
+			Source: r.Source(), Trust: r.Trust(), Transformations: r.Transformations(),
+		})
+	}
+	for _, c := range in.influence.Collections() {
+		in.inflColls = append(in.inflColls, InfluenceCollectionFact{Boundary: c.Boundary(), Completeness: c.Completeness()})
+	}
+	for _, n := range in.influence.Nodes() {
+		in.inflKinds = append(in.inflKinds, n.Kind())
+	}
+}
+
+// Domain returns the Host authority domain.
+func (in *Input) Domain() boundary.Boundary { return in.domain }
+
+// Digest returns the digest of the complete input.
+func (in *Input) Digest() digest.Digest { return in.digest }
+
+// Version returns the Evaluation Input representation version (v1).
+func (in *Input) Version() vocab.Version { return vocab.V1 }
+
+// Request returns the bound Canonical Request.
+func (in *Input) Request() *request.CanonicalRequest { return in.req }
+
+// Assessment returns the bound Proposal Assessment.
+func (in *Input) Assessment() *assessment.Assessment { return in.req.Assessment() }
+
+// Host returns the Host Authority ceiling.
+func (in *Input) Host() *authority.HostAuthority { return in.host }
+
+// Attestations returns the composed Role attestations.
+func (in *Input) Attestations() authority.Composition { return in.composition }
+
+// SecurityContext returns the bound Security Context.
+func (in *Input) SecurityContext() *evidence.SecurityContext { return in.sc }
+
+// Intent returns the bound Intent.
+func (in *Input) Intent() *evidence.Intent { return in.intent }
+
+// Delegation returns the bound Delegation, or nil.
+func (in *Input) Delegation() *evidence.Delegation { return in.delegation }
+
+// Provenance returns the bound Provenance.
+func (in *Input) Provenance() *lineage.Provenance { return in.provenance }
+
+// Influence returns the bound Influence.
+func (in *Input) Influence() *lineage.Influence { return in.influence }
+
+// ToolID returns the resolved Tool Identifier.
+func (in *Input) ToolID() ident.ToolID { return in.req.Definition().ToolID() }
+
+// ToolVersion returns the resolved Tool Version.
+func (in *Input) ToolVersion() ident.Generation { return in.req.Definition().Version() }
+
+// DefinitionID returns the resolved Tool Definition identity.
+func (in *Input) DefinitionID() ident.DefinitionID { return in.req.Definition().ID() }
+
+// RegistrySnapshotID returns the Registry Snapshot identity.
+func (in *Input) RegistrySnapshotID() ident.SnapshotID { return in.req.Snapshot().ID() }
+
+// RegistrySnapshotGeneration returns the Registry Snapshot generation.
+func (in *Input) RegistrySnapshotGeneration() ident.Generation { return in.req.Snapshot().Generation() }
+
+// Lifecycle returns the definition's lifecycle.
+func (in *Input) Lifecycle() vocab.Lifecycle { return in.req.Definition().Lifecycle() }
+
+// Risk returns the definition's risk.
+func (in *Input) Risk() vocab.Risk { return in.req.Definition().Risk() }
+
+// SideEffect returns the definition's side effect.
+func (in *Input) SideEffect() vocab.SideEffect { return in.req.Definition().SideEffect() }
+
+// Reversibility returns the definition's reversibility.
+func (in *Input) Reversibility() vocab.Reversibility { return in.req.Definition().Reversibility() }
+
+// Identity returns the exact identity shared by all evidence.
+func (in *Input) Identity() principal.Identity { return in.sc.Identity() }
+
+// Assurance returns the Security Context's assurance classification.
+func (in *Input) Assurance() vocab.Assurance { return in.sc.Assurance() }
+
+// AuthMethods returns the Security Context's authentication methods.
+func (in *Input) AuthMethods() []vocab.AuthMethod { return in.sc.Methods() }
+
+// RequestedCapabilities returns the explicitly requested Capabilities.
+func (in *Input) RequestedCapabilities() []vocab.Capability { return slices.Clone(in.capabilities) }
+
+// RequestedResources returns the explicitly requested Resources.
+func (in *Input) RequestedResources() []ident.Resource { return slices.Clone(in.resources) }
+
+// IntendedCapabilities returns the Intent's Capability ceiling.
+func (in *Input) IntendedCapabilities() []vocab.Capability { return in.intent.Capabilities() }
+
+// IntendedResources returns the Intent's Resource ceiling.
+func (in *Input) IntendedResources() []ident.Resource { return in.intent.Resources() }
+
+// HostCapabilities returns the Host Authority's Capability ceiling.
+func (in *Input) HostCapabilities() []vocab.Capability { return in.host.Capabilities() }
+
+// HostResources returns the Host Authority's Resource ceiling.
+func (in *Input) HostResources() []ident.Resource { return in.host.Resources() }
+
+// ProvenanceCoverage returns the Provenance coverage.
+func (in *Input) ProvenanceCoverage() vocab.ProvenanceCoverage { return in.provenance.Coverage() }
+
+// ProvenanceRecords returns the policy view of every Provenance record.
+func (in *Input) ProvenanceRecords() []ProvenanceFact { return slices.Clone(in.provFacts) }
+
+// InfluenceCollections returns the policy view of every Influence collection.
+func (in *Input) InfluenceCollections() []InfluenceCollectionFact { return slices.Clone(in.inflColls) }
+
+// InfluenceKinds returns the kind of every Influence record.
+func (in *Input) InfluenceKinds() []vocab.InfluenceKind { return slices.Clone(in.inflKinds) }
+
+// EvaluationTime returns the explicit evaluation time.
+func (in *Input) EvaluationTime() epoch.Time { return in.at }
+
+// IntentIssuedAt returns the Intent's issue time.
+func (in *Input) IntentIssuedAt() epoch.Time { return in.intent.Validity().IssuedAt() }
+
+// ContextIssuedAt returns the Security Context's issue time.
+func (in *Input) ContextIssuedAt() epoch.Time { return in.sc.Validity().IssuedAt() }
+
+// RenewalGeneration returns the bound Intent renewal generation.
+func (in *Input) RenewalGeneration() ident.Generation { return in.renewal }
+
+// Equal reports complete equality: the same domain and content.
+func Equal(a, b *Input) bool {
+	return a != nil && b != nil && a.domain.Same(b.domain) && a.digest.Equal(b.digest)
+}
+
+func (in *Input) computeDigest() digest.Digest {
+	b := digest.New("toolgate.evaluation-input/1")
+	b.Uint(uint64(vocab.V1))
+	b.Digest(in.req.Digest())
+	b.Digest(in.host.Digest())
+	atts := in.composition.Attestations()
+	b.Count(len(atts))
+	for _, a := range atts {
+		b.Digest(a.Digest())
+	}
+	b.Digest(in.sc.Digest())
+	b.Digest(in.intent.Digest())
+	if in.delegation == nil {
+		b.Absent()
+	} else {
+		b.Digest(in.delegation.Digest())
+	}
+	b.Digest(in.provenance.Digest())
+	b.Digest(in.influence.Digest())
+	b.Count(len(in.capabilities))
+	for _, c := range in.capabilities {
+		b.Uint(uint64(c))
+	}
+	b.Count(len(in.resources))
+	for _, r := range in.resources {
+		b.String(r.String())
+	}
+	b.Uint(in.at.Seconds())
+	b.Uint(in.renewal.Uint64())
+	return b.Sum()
+}

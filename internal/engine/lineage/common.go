@@ -1,0 +1,135 @@
+package lineage
+
+import (
+	"github.com/toolgate/toolgate/internal/engine/assessment"
+	"github.com/toolgate/toolgate/internal/engine/authority"
+	"github.com/toolgate/toolgate/internal/engine/digest"
+	"github.com/toolgate/toolgate/internal/engine/epoch"
+	"github.com/toolgate/toolgate/internal/engine/fault"
+	"github.com/toolgate/toolgate/internal/engine/ident"
+	"github.com/toolgate/toolgate/internal/engine/principal"
+	"github.com/toolgate/toolgate/internal/engine/vocab"
+)
+
+// Limits of Section 39.
+const (
+	// MaxRecords bounds the records of one Provenance set.
+	MaxRecords = 64
+	// MaxTransformations bounds the transformations of one Provenance record.
+	MaxTransformations = 8
+	// MaxNodes bounds the nodes (Influence records) of one Influence set.
+	MaxNodes = 64
+	// MaxEdges bounds the parent edges of one Influence set in aggregate.
+	MaxEdges = 128
+	// MaxCollections bounds the collection boundaries of one Influence set.
+	MaxCollections = 8
+)
+
+// Digest domain labels. The content label names what the Role Authority
+// attests; the complete label adds the attestation itself.
+const (
+	provenanceContentLabel = "toolgate.provenance.content/1"
+	provenanceLabel        = "toolgate.provenance/1"
+	influenceContentLabel  = "toolgate.influence.content/1"
+	influenceLabel         = "toolgate.influence/1"
+)
+
+// checkBinding checks what both attested constructors share: a Role
+// Authority holding exactly the role permitted for fact, an assessment in
+// that authority's Host domain, a present identity and a validity window.
+func checkBinding(r *authority.RoleAuthority, fact vocab.Fact, roleRule string, validity epoch.Validity,
+	a *assessment.Assessment, id principal.Identity) error {
+	if r == nil {
+		return fault.At("authority", fault.Missing, "lineage is attested by a role authority")
+	}
+	if r.Role() != authority.PermittedRole(fact) {
+		return fault.At("authority", fault.Unauthorized, roleRule)
+	}
+	if err := checkSubject(a, id); err != nil {
+		return err
+	}
+	if !r.Domain().Same(a.Domain()) {
+		return fault.At("assessment", fault.MixedDomain,
+			"the assessment and the attesting role authority belong to the same host authority domain")
+	}
+	if validity.IsZero() {
+		return fault.At("validity", fault.Missing, "attested lineage needs an explicit validity window")
+	}
+	return nil
+}
+
+// checkSubject checks the assessment and identity every lineage value binds.
+func checkSubject(a *assessment.Assessment, id principal.Identity) error {
+	if a == nil || a.Domain().IsZero() {
+		return fault.At("assessment", fault.Missing, "lineage is bound to a proposal assessment")
+	}
+	if id.IsZero() {
+		return fault.At("identity", fault.Missing, "lineage is bound to an identity")
+	}
+	return nil
+}
+
+// keyed is one parsed identity of a draft collection with its input index.
+type keyed struct {
+	id    ident.ControlledID
+	index int
+}
+
+// matchExpected compares got (unique, ASCII order) with the assessment's
+// expected identities (unique, ASCII order). An identity the assessment does
+// not expect is a substitution, reported at its draft entry; an expected
+// identity that is not represented is reported at the collection.
+func matchExpected(got []keyed, expected []ident.ControlledID, collection, field, extraRule, missingRule string) error {
+	i, j := 0, 0
+	for i < len(got) || j < len(expected) {
+		switch {
+		case j == len(expected) || (i < len(got) && got[i].id.Compare(expected[j]) < 0):
+			return fault.At(collection+fault.Index(got[i].index)+"."+field, fault.Mismatch, extraRule)
+		case i == len(got) || got[i].id.Compare(expected[j]) > 0:
+			return fault.At(collection, fault.Mismatch, missingRule)
+		default:
+			i++
+			j++
+		}
+	}
+	return nil
+}
+
+// parseEvidenceRef parses a required evidence-reference identity. An empty
+// reference is Missing rather than Malformed so that the rejection says what
+// to add.
+func parseEvidenceRef(s, path, missingRule string) (ident.ControlledID, error) {
+	if s == "" {
+		return ident.ControlledID{}, fault.At(path, fault.Missing, missingRule)
+	}
+	id, err := ident.ParseControlledID(s)
+	if err != nil {
+		return ident.ControlledID{}, fault.Within(path, err)
+	}
+	return id, nil
+}
+
+// writeBinding writes the bound assessment, identity and validity window
+// (absent when unattested) to a content digest.
+func writeBinding(b *digest.Builder, a *assessment.Assessment, id principal.Identity, v epoch.Validity) {
+	b.Digest(a.Digest())
+	id.WriteDigest(b)
+	if v.IsZero() {
+		b.Absent()
+		return
+	}
+	v.WriteDigest(b)
+}
+
+// completeDigest is the digest of the attested content plus the attestation
+// that vouches for it (absent when unattested).
+func completeDigest(label string, content digest.Digest, att authority.Attestation) digest.Digest {
+	b := digest.New(label)
+	b.Digest(content)
+	if att.IsZero() {
+		b.Absent()
+	} else {
+		b.Digest(att.Digest())
+	}
+	return b.Sum()
+}

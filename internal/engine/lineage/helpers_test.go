@@ -1,0 +1,139 @@
+package lineage_test
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/toolgate/toolgate/internal/engine/assessment"
+	"github.com/toolgate/toolgate/internal/engine/authority"
+	"github.com/toolgate/toolgate/internal/engine/boundary"
+	"github.com/toolgate/toolgate/internal/engine/epoch"
+	"github.com/toolgate/toolgate/internal/engine/fault"
+	"github.com/toolgate/toolgate/internal/engine/ident"
+	"github.com/toolgate/toolgate/internal/engine/lineage"
+	"github.com/toolgate/toolgate/internal/engine/principal"
+	"github.com/toolgate/toolgate/internal/engine/vocab"
+)
+
+// env is one Host authority domain with every role granted to its own
+// issuer, one identity and one validity window.
+type env struct {
+	b        boundary.Boundary
+	prov     *authority.RoleAuthority
+	infl     *authority.RoleAuthority
+	authn    *authority.RoleAuthority
+	id       principal.Identity
+	validity epoch.Validity
+}
+
+func newEnv(t *testing.T) *env {
+	t.Helper()
+	b := boundary.New("lineage test domain")
+	h, err := authority.NewHostAuthority(b, authority.HostAuthorityDraft{
+		ID:           "host-1",
+		Capabilities: []string{"data.read"},
+		Roles:        []string{"authenticationAuthority", "provenanceAuthority", "influenceCollector"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := &env{b: b}
+	e.prov = must[*authority.RoleAuthority](t)(authority.Grant(b, h, vocab.ProvenanceAuthority, "prov-issuer"))
+	e.infl = must[*authority.RoleAuthority](t)(authority.Grant(b, h, vocab.InfluenceCollector, "infl-issuer"))
+	e.authn = must[*authority.RoleAuthority](t)(authority.Grant(b, h, vocab.AuthenticationAuthority, "authn-issuer"))
+	e.id = identity(t, "alice")
+	e.validity = validity(t, 1000, 1000, 2000)
+	return e
+}
+
+// must returns a function that unwraps (v, err), failing the test on err.
+func must[T any](t *testing.T) func(T, error) T {
+	return func(v T, err error) T {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+}
+
+func identity(t *testing.T, subject string) principal.Identity {
+	t.Helper()
+	return must[principal.Identity](t)(principal.New(principal.Draft{Subject: subject, Tenant: "acme", Session: "s-1"}))
+}
+
+func validity(t *testing.T, issued, notBefore, expires uint64) epoch.Validity {
+	t.Helper()
+	at := func(s uint64) epoch.Time { return must[epoch.Time](t)(epoch.New(s)) }
+	return must[epoch.Validity](t)(epoch.NewValidity(at(issued), at(notBefore), at(expires)))
+}
+
+// assess creates an assessment in e's domain expecting the given identities.
+func (e *env) assess(t *testing.T, provenance, influence []string) *assessment.Assessment {
+	t.Helper()
+	return assessFor(t, e.b, "asm-1", provenance, influence)
+}
+
+func assessFor(t *testing.T, b boundary.Boundary, id string, provenance, influence []string) *assessment.Assessment {
+	t.Helper()
+	return must[*assessment.Assessment](t)(assessment.New(b, assessment.Draft{
+		ProposalID: "proposal-1", AssessmentID: id, ProvenanceIDs: provenance, InfluenceIDs: influence,
+	}))
+}
+
+// record returns a valid host-verified document record with no transformations.
+func record(id string) lineage.RecordDraft {
+	return lineage.RecordDraft{ID: id, Source: "documentContent", Custody: "ev-" + id, Verification: "hostVerified"}
+}
+
+// seq returns n identities prefix-00, prefix-01, ... in ASCII order.
+func seq(prefix string, n int) []string {
+	out := make([]string, n)
+	for i := range out {
+		out[i] = fmt.Sprintf("%s-%02d", prefix, i)
+	}
+	return out
+}
+
+// wantFault checks that err is the fault sentinel want at path.
+func wantFault(t *testing.T, err error, want error, path string) {
+	t.Helper()
+	if want == nil {
+		if err != nil {
+			t.Fatalf("unexpected rejection: %v", err)
+		}
+		return
+	}
+	if !errors.Is(err, want) {
+		t.Fatalf("error = %v, want %v", err, want)
+	}
+	var fe *fault.Error
+	if !errors.As(err, &fe) {
+		t.Fatalf("error %v is not a *fault.Error", err)
+	}
+	if fe.Path != path {
+		t.Errorf("path = %q, want %q (error %v)", fe.Path, path, err)
+	}
+	if fe.Rule == "" {
+		t.Errorf("rejection %v has no rule", err)
+	}
+}
+
+// noEcho fails when the rejection text contains marker.
+func noEcho(t *testing.T, err error, marker string) {
+	t.Helper()
+	if err != nil && strings.Contains(err.Error(), marker) {
+		t.Errorf("rejection echoes its input: %v", err)
+	}
+}
+
+// cid parses a controlled identity.
+func cid(t *testing.T, s string) ident.ControlledID {
+	t.Helper()
+	return must[ident.ControlledID](t)(ident.ParseControlledID(s))
+}
+
+// long returns an identity of exactly n octets.
+func long(n int) string { return "x" + strings.Repeat("a", n-1) }
