@@ -69,12 +69,22 @@ func selectSnapshot(snaps []*registry.Snapshot, id, gen string) (*registry.Snaps
 		}
 		return snaps[0], nil
 	}
+	var found *registry.Snapshot
 	for _, s := range snaps {
-		if s.ID().String() == id && s.Generation().String() == gen {
-			return s, nil
+		if s.ID().String() != id || s.Generation().String() != gen {
+			continue
 		}
+		// Two objects claiming one generation with different content make
+		// the selection ambiguous; fail closed instead of taking the first.
+		if found != nil && !registry.EqualSnapshots(found, s) {
+			return nil, errors.New("several loaded registry snapshots have that identity and generation with different content")
+		}
+		found = s
 	}
-	return nil, errors.New("no loaded registry snapshot has exactly that identity and generation")
+	if found == nil {
+		return nil, errors.New("no loaded registry snapshot has exactly that identity and generation")
+	}
+	return found, nil
 }
 
 // parseProposal reads the proposal envelope with the same occurrence-

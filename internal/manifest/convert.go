@@ -1,6 +1,8 @@
 package manifest
 
 import (
+	"errors"
+
 	"github.com/toolgate/toolgate/api/v1alpha1"
 	"github.com/toolgate/toolgate/internal/engine/fault"
 	"github.com/toolgate/toolgate/internal/engine/registry"
@@ -54,7 +56,16 @@ func SchemaDraft(raw []byte) (schema.Draft, error) {
 	}
 	v, err := jsonexact.Decode(raw, jsonexact.Limits{MaxDepth: schemaTreeDepth})
 	if err != nil {
-		return schema.Draft{}, fault.New(fault.Malformed, err.Error())
+		// The same closed codes request construction uses for argument
+		// JSON; jsonexact's message names the reason and an offset only.
+		code := fault.Malformed
+		switch {
+		case errors.Is(err, jsonexact.ErrDuplicateKey):
+			code = fault.Duplicate
+		case errors.Is(err, jsonexact.ErrTooDeep), errors.Is(err, jsonexact.ErrTooLarge):
+			code = fault.LimitExceeded
+		}
+		return schema.Draft{}, fault.New(code, err.Error())
 	}
 	return nodeDraft(v, "")
 }

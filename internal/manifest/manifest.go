@@ -8,6 +8,7 @@ package manifest
 import (
 	"bufio"
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -97,7 +98,7 @@ func (s *Set) add(name string, data []byte) error {
 		}
 		var h header
 		if err := yaml.Unmarshal(raw, &h); err != nil {
-			return fmt.Errorf("%s: document %d: %w", name, doc, err)
+			return fmt.Errorf("%s: document %d: %s", name, doc, notYAMLObject)
 		}
 		if h.APIVersion != v1alpha1.GroupVersion {
 			return fmt.Errorf("%s: document %d: apiVersion must be %s", name, doc, v1alpha1.GroupVersion)
@@ -105,14 +106,40 @@ func (s *Set) add(name string, data []byte) error {
 		switch h.Kind {
 		case "ToolRegistry":
 			var tr v1alpha1.ToolRegistry
-			if err := yaml.UnmarshalStrict(raw, &tr); err != nil {
-				return fmt.Errorf("%s: document %d: %w", name, doc, err)
+			if err := decodeStrict(raw, &tr); err != nil {
+				return fmt.Errorf("%s: document %d: %s", name, doc, invalidToolRegistry)
 			}
 			s.ToolRegistries = append(s.ToolRegistries, tr)
 		default:
 			return fmt.Errorf("%s: document %d: kind is not a toolgate kind this build reads (ToolRegistry)", name, doc)
 		}
 	}
+}
+
+// Fixed rejection sentences. The YAML and JSON decoders' own messages quote
+// the input (an unknown field's name, a duplicated key, a value that does
+// not fit its type), and manifest errors are printed and logged, so they are
+// replaced by constant text; the file name and document number locate the
+// problem.
+const (
+	notYAMLObject       = "is not a valid YAML mapping with string apiVersion and kind"
+	invalidToolRegistry = "is not a valid ToolRegistry document: unknown field, duplicate key or wrong value type"
+)
+
+// decodeStrict decodes one YAML document into obj: duplicate keys and
+// unknown fields reject, and so does a value of the wrong JSON type.
+// yaml.UnmarshalStrict is not used because it converts YAML scalars to
+// strings when the target field is a string, so an unquoted "version: 1"
+// would silently become "1"; converting without a target keeps 1 a number,
+// which a string field rejects.
+func decodeStrict(raw []byte, obj any) error {
+	j, err := yaml.YAMLToJSONStrict(raw)
+	if err != nil {
+		return err
+	}
+	dec := json.NewDecoder(bytes.NewReader(j))
+	dec.DisallowUnknownFields()
+	return dec.Decode(obj)
 }
 
 func isCommentOnly(doc []byte) bool {

@@ -108,7 +108,9 @@ func (a *Authorization) RegistrySnapshot() *registry.Snapshot { return a.reg }
 func (a *Authorization) Identity() principal.Identity { return a.binding.identity }
 
 // Capabilities returns the effective Capabilities.
-func (a *Authorization) Capabilities() []vocab.Capability { return slices.Clone(a.binding.capabilities) }
+func (a *Authorization) Capabilities() []vocab.Capability {
+	return slices.Clone(a.binding.capabilities)
+}
 
 // Resources returns the effective Resources; empty means no resource authority.
 func (a *Authorization) Resources() []ident.Resource { return slices.Clone(a.binding.resources) }

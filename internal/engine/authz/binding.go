@@ -122,7 +122,9 @@ func (c *ConsumptionBinding) Capabilities() []vocab.Capability { return slices.C
 func (c *ConsumptionBinding) Resources() []ident.Resource { return slices.Clone(c.resources) }
 
 // Contract returns the mandatory single-use contract.
-func (c *ConsumptionBinding) Contract() vocab.ConsumptionContract { return vocab.AtomicSingleUseRequired }
+func (c *ConsumptionBinding) Contract() vocab.ConsumptionContract {
+	return vocab.AtomicSingleUseRequired
+}
 
 // Digest returns the digest that names the complete binding; a Consumption
 // store keys on it.
