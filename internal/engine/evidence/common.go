@@ -1,0 +1,40 @@
+package evidence
+
+import (
+	"github.com/toolgate/toolgate/internal/engine/authority"
+	"github.com/toolgate/toolgate/internal/engine/digest"
+	"github.com/toolgate/toolgate/internal/engine/epoch"
+	"github.com/toolgate/toolgate/internal/engine/fault"
+	"github.com/toolgate/toolgate/internal/engine/vocab"
+)
+
+// requireRole rejects a missing Role Authority or one of another role.
+func requireRole(r *authority.RoleAuthority, want vocab.Role) error {
+	if r == nil {
+		return fault.At("authority", fault.Missing, "this evidence is established by a role authority")
+	}
+	if r.Role() != want {
+		return fault.At("authority", fault.Unauthorized,
+			"this evidence is established only by the role authority of its fact class")
+	}
+	return nil
+}
+
+// attest has r attest content as fact; rejections are located under
+// "attestation".
+func attest(r *authority.RoleAuthority, id string, fact vocab.Fact, v epoch.Validity, content digest.Digest) (authority.Attestation, error) {
+	a, err := r.Attest(id, fact, v, content)
+	if err != nil {
+		return authority.Attestation{}, fault.Within("attestation", err)
+	}
+	return a, nil
+}
+
+// writeOptional writes s, or the absent marker when s is empty.
+func writeOptional(b *digest.Builder, s string) {
+	if s == "" {
+		b.Absent()
+		return
+	}
+	b.String(s)
+}

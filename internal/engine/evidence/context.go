@@ -1,0 +1,212 @@
+package evidence
+
+import (
+	"slices"
+
+	"github.com/toolgate/toolgate/internal/engine/authority"
+	"github.com/toolgate/toolgate/internal/engine/boundary"
+	"github.com/toolgate/toolgate/internal/engine/digest"
+	"github.com/toolgate/toolgate/internal/engine/epoch"
+	"github.com/toolgate/toolgate/internal/engine/fault"
+	"github.com/toolgate/toolgate/internal/engine/ident"
+	"github.com/toolgate/toolgate/internal/engine/principal"
+	"github.com/toolgate/toolgate/internal/engine/vocab"
+)
+
+// MaxMethods bounds the authentication methods of a Security Context (0–8).
+const MaxMethods = 8
+
+// SecurityContextDraft is the untrusted description of a Security Context.
+// It contains no credential or secret.
+type SecurityContextDraft struct {
+	ID        string          // controlled identity
+	Identity  principal.Draft // subject, tenant, session state, delegation
+	Assurance string          // one Section 48 assurance classification
+	Methods   []string        // 0–8 unique authentication methods, any order (Section 48 order)
+}
+
+// SecurityContext is controlled authentication evidence (Section 15).
+// Assurance is an unordered classification; labels establish no identity
+// continuity.
+type SecurityContext struct {
+	id          ident.ControlledID
+	identity    principal.Identity
+	assurance   vocab.Assurance
+	methods     []vocab.AuthMethod // unique, Section 48 order
+	attestation authority.Attestation
+	digest      digest.Digest
+}
+
+// NewSecurityContext validates d and has authn, which must hold
+// authenticationAuthority, attest it: the attestation (identity
+// attestationID, fact securityContext) covers the context's complete content
+// and carries its validity.
+func NewSecurityContext(authn *authority.RoleAuthority, attestationID string, validity epoch.Validity, d SecurityContextDraft) (*SecurityContext, error) {
+	if err := requireRole(authn, vocab.AuthenticationAuthority); err != nil {
+		return nil, err
+	}
+	c := &SecurityContext{}
+	var err error
+	if c.id, err = ident.ParseControlledID(d.ID); err != nil {
+		return nil, fault.Within("id", err)
+	}
+	if c.identity, err = principal.New(d.Identity); err != nil {
+		return nil, fault.Within("identity", err)
+	}
+	if c.assurance, err = vocab.ParseAssurance(d.Assurance); err != nil {
+		return nil, fault.Within("assurance", err)
+	}
+	if c.methods, err = parseMethods(d.Methods); err != nil {
+		return nil, fault.Within("methods", err)
+	}
+	if c.attestation, err = attest(authn, attestationID, vocab.FactSecurityContext, validity, c.contentDigest()); err != nil {
+		return nil, err
+	}
+	c.digest = c.computeDigest()
+	return c, nil
+}
+
+func parseMethods(tokens []string) ([]vocab.AuthMethod, error) {
+	if len(tokens) > MaxMethods {
+		return nil, fault.New(fault.LimitExceeded, "a security context carries at most 8 authentication methods")
+	}
+	ms := make([]vocab.AuthMethod, 0, len(tokens))
+	for i, s := range tokens {
+		m, err := vocab.ParseAuthMethod(s)
+		if err != nil {
+			return nil, fault.Within(fault.Index(i), err)
+		}
+		if slices.Contains(ms, m) {
+			return nil, fault.At(fault.Index(i), fault.Duplicate, "authentication methods are unique")
+		}
+		ms = append(ms, m)
+	}
+	slices.Sort(ms) // AuthMethod constants follow Section 48 order
+	return ms, nil
+}
+
+// ID returns the Security Context identity.
+func (c *SecurityContext) ID() ident.ControlledID { return c.id }
+
+// Version returns the Security Context version (always v1).
+func (c *SecurityContext) Version() vocab.Version { return vocab.V1 }
+
+// Identity returns the authenticated identity binding.
+func (c *SecurityContext) Identity() principal.Identity { return c.identity }
+
+// Assurance returns the assurance classification.
+func (c *SecurityContext) Assurance() vocab.Assurance { return c.assurance }
+
+// Methods returns a copy of the authentication methods, in Section 48 order.
+func (c *SecurityContext) Methods() []vocab.AuthMethod { return slices.Clone(c.methods) }
+
+// Validity returns the validity window (the attestation's).
+func (c *SecurityContext) Validity() epoch.Validity { return c.attestation.Validity() }
+
+// Attestation returns the authenticationAuthority attestation of the context.
+func (c *SecurityContext) Attestation() authority.Attestation { return c.attestation }
+
+// Domain returns the Host authority domain.
+func (c *SecurityContext) Domain() boundary.Boundary { return c.attestation.Domain() }
+
+// Digest returns the digest of the complete value: content and attestation.
+func (c *SecurityContext) Digest() digest.Digest { return c.digest }
+
+// EqualSecurityContexts reports the same domain and complete content.
+func EqualSecurityContexts(a, b *SecurityContext) bool {
+	return a != nil && b != nil && a.Domain().Same(b.Domain()) && a.digest.Equal(b.digest)
+}
+
+// contentDigest is the digest of the fact content the attestation covers.
+func (c *SecurityContext) contentDigest() digest.Digest {
+	b := digest.New("toolgate.security-context-content/1")
+	b.Uint(uint64(vocab.V1))
+	b.String(c.id.String())
+	c.identity.WriteDigest(b)
+	b.String(c.assurance.String())
+	b.Count(len(c.methods))
+	for _, m := range c.methods {
+		b.String(m.String())
+	}
+	return b.Sum()
+}
+
+func (c *SecurityContext) computeDigest() digest.Digest {
+	b := digest.New("toolgate.security-context/1")
+	b.Digest(c.attestation.Subject())
+	b.Digest(c.attestation.Digest())
+	return b.Sum()
+}
+
+// DelegationDraft is the untrusted description of delegation evidence.
+type DelegationDraft struct {
+	ID      string // the delegation identity
+	Subject string // the subject acting under the delegation
+}
+
+// Delegation is controlled evidence, attested by delegationAuthority, that a
+// subject acts under one delegation identity.
+type Delegation struct {
+	id          ident.ControlledID
+	subject     ident.ControlledID
+	attestation authority.Attestation
+	digest      digest.Digest
+}
+
+// NewDelegation validates d and has deleg, which must hold
+// delegationAuthority, attest it (identity attestationID, fact delegation).
+func NewDelegation(deleg *authority.RoleAuthority, attestationID string, validity epoch.Validity, d DelegationDraft) (*Delegation, error) {
+	if err := requireRole(deleg, vocab.DelegationAuthority); err != nil {
+		return nil, err
+	}
+	g := &Delegation{}
+	var err error
+	if g.id, err = ident.ParseControlledID(d.ID); err != nil {
+		return nil, fault.Within("id", err)
+	}
+	if g.subject, err = ident.ParseControlledID(d.Subject); err != nil {
+		return nil, fault.Within("subject", err)
+	}
+	if g.attestation, err = attest(deleg, attestationID, vocab.FactDelegation, validity, g.contentDigest()); err != nil {
+		return nil, err
+	}
+	g.digest = g.computeDigest()
+	return g, nil
+}
+
+// ID returns the delegation identity.
+func (g *Delegation) ID() ident.ControlledID { return g.id }
+
+// Subject returns the subject acting under the delegation.
+func (g *Delegation) Subject() ident.ControlledID { return g.subject }
+
+// Validity returns the validity window (the attestation's).
+func (g *Delegation) Validity() epoch.Validity { return g.attestation.Validity() }
+
+// Attestation returns the delegationAuthority attestation.
+func (g *Delegation) Attestation() authority.Attestation { return g.attestation }
+
+// Domain returns the Host authority domain.
+func (g *Delegation) Domain() boundary.Boundary { return g.attestation.Domain() }
+
+// Digest returns the digest of the complete value: content and attestation.
+func (g *Delegation) Digest() digest.Digest { return g.digest }
+
+// EqualDelegations reports the same domain and complete content.
+func EqualDelegations(a, b *Delegation) bool {
+	return a != nil && b != nil && a.Domain().Same(b.Domain()) && a.digest.Equal(b.digest)
+}
+
+func (g *Delegation) contentDigest() digest.Digest {
+	b := digest.New("toolgate.delegation-content/1")
+	b.String(g.id.String())
+	b.String(g.subject.String())
+	return b.Sum()
+}
+
+func (g *Delegation) computeDigest() digest.Digest {
+	b := digest.New("toolgate.delegation/1")
+	b.Digest(g.attestation.Subject())
+	b.Digest(g.attestation.Digest())
+	return b.Sum()
+}

@@ -1,0 +1,267 @@
+package evidence
+
+import (
+	"slices"
+
+	"github.com/toolgate/toolgate/internal/engine/authority"
+	"github.com/toolgate/toolgate/internal/engine/boundary"
+	"github.com/toolgate/toolgate/internal/engine/digest"
+	"github.com/toolgate/toolgate/internal/engine/epoch"
+	"github.com/toolgate/toolgate/internal/engine/fault"
+	"github.com/toolgate/toolgate/internal/engine/ident"
+	"github.com/toolgate/toolgate/internal/engine/principal"
+	"github.com/toolgate/toolgate/internal/engine/registry"
+	"github.com/toolgate/toolgate/internal/engine/request"
+	"github.com/toolgate/toolgate/internal/engine/vocab"
+)
+
+// Target is what an Intent applies to: one exact Canonical Request, or one
+// exact Snapshot-bound Tool Definition. The zero Target is no target.
+type Target struct {
+	kind       vocab.IntentTarget
+	request    *request.CanonicalRequest // exactRequest only
+	snapshot   *registry.Snapshot
+	definition *registry.Definition
+}
+
+// ExactRequest returns the target of one exact Canonical Request. A nil
+// request gives a target that NewIntent rejects.
+func ExactRequest(r *request.CanonicalRequest) Target {
+	t := Target{kind: vocab.TargetExactRequest, request: r}
+	if r != nil {
+		t.snapshot, t.definition = r.Snapshot(), r.Definition()
+	}
+	return t
+}
+
+// BoundedTool returns the target of one exact Tool Definition within one
+// exact Registry Snapshot. d must be part of s: s holds a definition whose
+// complete content equals d's (fault.Mismatch otherwise).
+func BoundedTool(s *registry.Snapshot, d *registry.Definition) (Target, error) {
+	if s == nil {
+		return Target{}, fault.At("snapshot", fault.Missing, "a bounded-tool target names an exact registry snapshot")
+	}
+	if d == nil {
+		return Target{}, fault.At("definition", fault.Missing, "a bounded-tool target names an exact tool definition")
+	}
+	for i := range s.Len() {
+		if registry.EqualDefinitions(s.Definition(i), d) {
+			return Target{kind: vocab.TargetBoundedTool, snapshot: s, definition: d}, nil
+		}
+	}
+	return Target{}, fault.At("definition", fault.Mismatch,
+		"a bounded-tool target's definition must be part of its exact registry snapshot")
+}
+
+// Kind returns the target kind; zero for the zero Target.
+func (t Target) Kind() vocab.IntentTarget { return t.kind }
+
+// Request returns the exact Canonical Request; nil for a bounded-tool target.
+func (t Target) Request() *request.CanonicalRequest { return t.request }
+
+// Snapshot returns the exact Registry Snapshot of the target.
+func (t Target) Snapshot() *registry.Snapshot { return t.snapshot }
+
+// Definition returns the exact Tool Definition of the target.
+func (t Target) Definition() *registry.Definition { return t.definition }
+
+// IsZero reports whether t is the zero Target.
+func (t Target) IsZero() bool { return t.kind == 0 }
+
+// Matches reports whether r is within the target: for exactRequest, r is
+// the complete structurally equal request (request.Equal); for boundedTool,
+// r was resolved in a snapshot and to a definition whose complete content
+// equals the target's. Matches does not compare Host domains; Intent.Matches
+// does.
+func (t Target) Matches(r *request.CanonicalRequest) bool {
+	switch t.kind {
+	case vocab.TargetExactRequest:
+		return request.Equal(t.request, r)
+	case vocab.TargetBoundedTool:
+		return r != nil && registry.EqualSnapshots(t.snapshot, r.Snapshot()) &&
+			registry.EqualDefinitions(t.definition, r.Definition())
+	default:
+		return false
+	}
+}
+
+func (t Target) writeDigest(b *digest.Builder) {
+	b.String(t.kind.String())
+	if t.kind == vocab.TargetExactRequest {
+		b.Digest(t.request.Digest())
+		return
+	}
+	b.Digest(t.snapshot.Digest())
+	b.Digest(t.definition.Digest())
+}
+
+// IntentDraft is the untrusted description of an authenticated Intent, as
+// the Host's explicit capture path records it.
+type IntentDraft struct {
+	ID                string
+	Identity          principal.Draft
+	Capabilities      []string // 1–8 ceiling, any order (ASCII order)
+	Resources         []string // 0–16 ceiling, any order (ASCII order)
+	RenewalGeneration string   // positive generation text
+	Display           string   // optional non-authoritative text (1–160 printable ASCII when present)
+}
+
+// Intent is authenticated Intent evidence (Section 15). It is never derived
+// from model text; its display text is descriptive only.
+type Intent struct {
+	id          ident.ControlledID
+	identity    principal.Identity
+	target      Target
+	caps        []vocab.Capability // unique, ASCII order
+	resources   []ident.Resource   // unique, ASCII order
+	renewal     ident.Generation
+	display     ident.Text
+	attestation authority.Attestation
+	digest      digest.Digest
+}
+
+// NewIntent validates d against target and has capture, which must hold
+// intentCaptureAuthority, attest it (identity attestationID, fact
+// userIntent). Ceilings can narrow but never enlarge: every Capability must
+// be in the target definition's maximum and in the Host Authority, every
+// Resource in the Host Authority (fault.Mismatch otherwise). An exactRequest
+// target's request must belong to capture's Host domain (fault.MixedDomain).
+func NewIntent(capture *authority.RoleAuthority, attestationID string, validity epoch.Validity, target Target, d IntentDraft) (*Intent, error) {
+	if err := requireRole(capture, vocab.IntentCaptureAuthority); err != nil {
+		return nil, err
+	}
+	if err := checkTarget(capture, target); err != nil {
+		return nil, err
+	}
+	in := &Intent{target: target}
+	var err error
+	if in.id, err = ident.ParseControlledID(d.ID); err != nil {
+		return nil, fault.Within("id", err)
+	}
+	if in.identity, err = principal.New(d.Identity); err != nil {
+		return nil, fault.Within("identity", err)
+	}
+	host := capture.Host()
+	if in.caps, err = authority.ParseCapabilities(d.Capabilities); err != nil {
+		return nil, fault.Within("capabilities", err)
+	}
+	maximum := target.definition.Capabilities()
+	for _, c := range in.caps {
+		if !slices.Contains(maximum, c) || !host.HasCapability(c) {
+			return nil, fault.At("capabilities", fault.Mismatch,
+				"intent capabilities must be within the tool definition maximum and the host authority")
+		}
+	}
+	if in.resources, err = authority.ParseResources(d.Resources); err != nil {
+		return nil, fault.Within("resources", err)
+	}
+	for _, r := range in.resources {
+		if !host.HasResource(r) {
+			return nil, fault.At("resources", fault.Mismatch, "intent resources must be within the host authority")
+		}
+	}
+	if in.renewal, err = ident.ParseGeneration(d.RenewalGeneration); err != nil {
+		return nil, fault.Within("renewalGeneration", err)
+	}
+	if d.Display != "" {
+		if in.display, err = ident.ParseIntentDisplay(d.Display); err != nil {
+			return nil, fault.Within("display", err)
+		}
+	}
+	if in.attestation, err = attest(capture, attestationID, vocab.FactUserIntent, validity, in.contentDigest()); err != nil {
+		return nil, err
+	}
+	in.digest = in.computeDigest()
+	return in, nil
+}
+
+func checkTarget(capture *authority.RoleAuthority, t Target) error {
+	switch t.kind {
+	case vocab.TargetExactRequest:
+		if t.request == nil {
+			return fault.At("target.request", fault.Missing, "an exact-request intent names one canonical request")
+		}
+		if !t.request.Assessment().Domain().Same(capture.Domain()) {
+			return fault.At("target.request", fault.MixedDomain,
+				"an exact-request intent's request belongs to the intent's host authority domain")
+		}
+	case vocab.TargetBoundedTool:
+	default:
+		return fault.At("target", fault.Missing, "an intent names one exact request or one bounded tool definition")
+	}
+	return nil
+}
+
+// ID returns the Intent identity.
+func (in *Intent) ID() ident.ControlledID { return in.id }
+
+// Version returns the Intent version (always v1).
+func (in *Intent) Version() vocab.Version { return vocab.V1 }
+
+// Identity returns the bound identity.
+func (in *Intent) Identity() principal.Identity { return in.identity }
+
+// Target returns the exact target.
+func (in *Intent) Target() Target { return in.target }
+
+// Capabilities returns a copy of the Capability ceiling, in ASCII order.
+func (in *Intent) Capabilities() []vocab.Capability { return slices.Clone(in.caps) }
+
+// Resources returns a copy of the Resource ceiling, in ASCII order.
+func (in *Intent) Resources() []ident.Resource { return slices.Clone(in.resources) }
+
+// Renewal returns the positive renewal generation.
+func (in *Intent) Renewal() ident.Generation { return in.renewal }
+
+// Display returns the non-authoritative display text; IsZero when absent.
+func (in *Intent) Display() ident.Text { return in.display }
+
+// Validity returns the validity window (the attestation's).
+func (in *Intent) Validity() epoch.Validity { return in.attestation.Validity() }
+
+// Attestation returns the intentCaptureAuthority attestation.
+func (in *Intent) Attestation() authority.Attestation { return in.attestation }
+
+// Domain returns the Host authority domain.
+func (in *Intent) Domain() boundary.Boundary { return in.attestation.Domain() }
+
+// Digest returns the digest of the complete value: content and attestation.
+func (in *Intent) Digest() digest.Digest { return in.digest }
+
+// Matches reports whether the Intent applies to r: r belongs to the
+// Intent's Host domain and is within its target (Target.Matches). A
+// request-bound Intent never matches a different Canonical Request.
+func (in *Intent) Matches(r *request.CanonicalRequest) bool {
+	return r != nil && r.Assessment().Domain().Same(in.Domain()) && in.target.Matches(r)
+}
+
+// EqualIntents reports the same domain and complete content.
+func EqualIntents(a, b *Intent) bool {
+	return a != nil && b != nil && a.Domain().Same(b.Domain()) && a.digest.Equal(b.digest)
+}
+
+func (in *Intent) contentDigest() digest.Digest {
+	b := digest.New("toolgate.intent-content/1")
+	b.Uint(uint64(vocab.V1))
+	b.String(in.id.String())
+	in.identity.WriteDigest(b)
+	in.target.writeDigest(b)
+	b.Count(len(in.caps))
+	for _, c := range in.caps {
+		b.String(c.String())
+	}
+	b.Count(len(in.resources))
+	for _, r := range in.resources {
+		b.String(r.String())
+	}
+	b.Uint(in.renewal.Uint64())
+	writeOptional(b, in.display.String())
+	return b.Sum()
+}
+
+func (in *Intent) computeDigest() digest.Digest {
+	b := digest.New("toolgate.intent/1")
+	b.Digest(in.attestation.Subject())
+	b.Digest(in.attestation.Digest())
+	return b.Sum()
+}
