@@ -14,7 +14,7 @@ func TestDistinctCallSequencesGiveDistinctDigests(t *testing.T) {
 		"strings a,b":            func(b *digest.Builder) { b.String("a"); b.String("b") },
 		"string a then empty":    func(b *digest.Builder) { b.String("a"); b.String("") },
 		"uint 0":                 func(b *digest.Builder) { b.Uint(0) },
-		"int 0":                  func(b *digest.Builder) { b.Count(0) },
+		"count 0":                func(b *digest.Builder) { b.Count(0) },
 		"bool false":             func(b *digest.Builder) { b.Bool(false) },
 		"bool true":              func(b *digest.Builder) { b.Bool(true) },
 		"absent":                 func(b *digest.Builder) { b.Absent() },
@@ -31,6 +31,16 @@ func TestDistinctCallSequencesGiveDistinctDigests(t *testing.T) {
 			t.Errorf("%q and %q produce the same digest", name, other)
 		}
 		seen[d] = name
+	}
+}
+
+func TestBytesEncodesLikeString(t *testing.T) {
+	t.Parallel()
+	a, b := digest.New("x"), digest.New("x")
+	a.String("payload")
+	b.Bytes([]byte("payload"))
+	if a.Sum() != b.Sum() {
+		t.Fatal("Bytes(p) must encode exactly like String(string(p))")
 	}
 }
 

@@ -171,7 +171,7 @@ func (r *CanonicalRequest) computeDigest() digest.Digest {
 	b.Digest(r.Definition().Digest())
 	b.Uint(uint64(vocab.V1))
 	r.args.WriteDigest(b)
-	b.String(string(r.bytes))
+	b.Bytes(r.bytes)
 	b.Digest(r.assessment.Digest())
 	return b.Sum()
 }

@@ -1,0 +1,245 @@
+package manifest_test
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/toolgate/toolgate/api/v1alpha1"
+	"github.com/toolgate/toolgate/internal/engine/fault"
+	"github.com/toolgate/toolgate/internal/engine/registry"
+	"github.com/toolgate/toolgate/internal/engine/schema"
+	"github.com/toolgate/toolgate/internal/manifest"
+	"github.com/toolgate/toolgate/internal/testutil"
+)
+
+// TestShippedSampleLoadsAndPublishes: the sample the README runs is a valid
+// Registry Snapshot under the engine's publication rules, and its payments
+// Schema is the one the engine tests use.
+func TestShippedSampleLoadsAndPublishes(t *testing.T) {
+	t.Parallel()
+	set, err := manifest.LoadPaths(filepath.Join(testutil.RepoRoot(t), "config", "samples"))
+	if err != nil {
+		t.Fatalf("LoadPaths: %v", err)
+	}
+	if len(set.ToolRegistries) != 1 {
+		t.Fatalf("loaded %d ToolRegistry objects, want 1", len(set.ToolRegistries))
+	}
+	tr := set.ToolRegistries[0]
+	if tr.Name != "primary-registry-1" || tr.Namespace != "payments" {
+		t.Errorf("metadata = %s/%s, want payments/primary-registry-1", tr.Namespace, tr.Name)
+	}
+	draft, err := manifest.RegistryDraft(tr.Spec)
+	if err != nil {
+		t.Fatalf("RegistryDraft: %v", err)
+	}
+	snap, err := registry.Publish(draft)
+	if err != nil {
+		t.Fatalf("Publish: %v", err)
+	}
+	var got []string
+	for i := range snap.Len() {
+		got = append(got, snap.Definition(i).ID().String())
+	}
+	if diff := cmp.Diff([]string{"accounts-lookup-1", "payments-refund-1", "payments-submit-1"}, got); diff != "" {
+		t.Errorf("definitions in Section 50 order (-want +got):\n%s", diff)
+	}
+	want := testutil.Publish(t, testutil.RegistryDraft(testutil.PaymentsDefinition())).Definition(0).Schema()
+	if !schema.Equal(want, snap.Definition(2).Schema()) {
+		t.Error("the sample's payments Schema differs from testutil.PaymentsRoot")
+	}
+}
+
+const header = "apiVersion: stk.toolgate.dev/v1alpha1\nkind: ToolRegistry\nmetadata: {name: r, namespace: ns}\n"
+
+// definition is a valid sample definition with the given version and root
+// lines, indented for the spec.definitions list.
+func definition(version, root string) string {
+	return `  - id: d-1
+    toolID: a.b
+    version: ` + version + `
+    lifecycle: active
+    risk: low
+    sideEffect: readOnly
+    reversibility: notApplicable
+    capabilities: [data.read]
+    title: A tool
+    summary: A tool.
+    schema:
+      id: s
+      version: v1
+      root: ` + root + "\n"
+}
+
+func spec(defs string) string {
+	return header + "spec:\n  snapshotID: primary-registry\n  generation: \"1\"\n  definitions:\n" + defs
+}
+
+// TestParseIsStrict proves the manifest reader's strictness: duplicate
+// keys, unknown fields, the wrong apiVersion or kind, and scalars of the
+// wrong YAML type reject the document; the error names the file and the
+// document number and never echoes the offending key or value.
+func TestParseIsStrict(t *testing.T) {
+	t.Parallel()
+	cases := map[string]struct {
+		doc      string
+		wantErr  bool
+		wantText string
+	}{
+		"a valid document is accepted":            {doc: spec(definition(`"1"`, "{kind: object}"))},
+		"an empty file is accepted as no objects": {doc: "# only a comment\n---\n"},
+		"a duplicate key rejects": {
+			doc:      header + "spec:\n  snapshotID: primary-registry\n  snapshotID: secret-value-123\n  generation: \"1\"\n",
+			wantErr:  true,
+			wantText: "f.yaml: document 1: is not a valid ToolRegistry document: unknown field, duplicate key or wrong value type",
+		},
+		"a duplicate key inside a schema tree rejects": {
+			doc:      spec(definition(`"1"`, "{kind: object, kind: secret-value-123}")),
+			wantErr:  true,
+			wantText: "f.yaml: document 1: is not a valid ToolRegistry document: unknown field, duplicate key or wrong value type",
+		},
+		"an unknown field rejects without echoing its name": {
+			doc:      header + "spec:\n  snapshotID: primary-registry\n  generation: \"1\"\n  secretfield: secret-value-123\n",
+			wantErr:  true,
+			wantText: "f.yaml: document 1: is not a valid ToolRegistry document: unknown field, duplicate key or wrong value type",
+		},
+		"an unquoted numeric tool version rejects: versions are strings": {
+			doc:      spec(definition("1", "{kind: object}")),
+			wantErr:  true,
+			wantText: "f.yaml: document 1: is not a valid ToolRegistry document: unknown field, duplicate key or wrong value type",
+		},
+		"an unquoted numeric generation rejects": {
+			doc:      header + "spec:\n  snapshotID: primary-registry\n  generation: 1\n",
+			wantErr:  true,
+			wantText: "f.yaml: document 1: is not a valid ToolRegistry document: unknown field, duplicate key or wrong value type",
+		},
+		"a wrong apiVersion rejects": {
+			doc:      strings.Replace(spec(definition(`"1"`, "{kind: object}")), "v1alpha1", "v1beta1", 1),
+			wantErr:  true,
+			wantText: "f.yaml: document 1: apiVersion must be stk.toolgate.dev/v1alpha1",
+		},
+		"a wrong kind rejects": {
+			doc:      strings.Replace(spec(definition(`"1"`, "{kind: object}")), "kind: ToolRegistry", "kind: PolicySnapshot", 1),
+			wantErr:  true,
+			wantText: "f.yaml: document 1: kind is not a toolgate kind this build reads (ToolRegistry)",
+		},
+		"the document number counts from one across separators": {
+			doc:      spec(definition(`"1"`, "{kind: object}")) + "---\n" + header + "spec: {snapshotID: x, generation: \"1\", secretfield: 1}\n",
+			wantErr:  true,
+			wantText: "f.yaml: document 2: is not a valid ToolRegistry document: unknown field, duplicate key or wrong value type",
+		},
+		"a YAML syntax error rejects without echoing the line": {
+			doc:      header + "spec: [secret-value-123\n",
+			wantErr:  true,
+			wantText: "f.yaml: document 1: is not a valid YAML mapping with string apiVersion and kind",
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			set, err := manifest.Parse("f.yaml", []byte(tc.doc))
+			if !tc.wantErr {
+				if err != nil {
+					t.Fatalf("Parse: %v", err)
+				}
+				return
+			}
+			if err == nil || set != nil {
+				t.Fatalf("Parse = %v, %v; want an error and no set", set, err)
+			}
+			if diff := cmp.Diff(tc.wantText, err.Error()); diff != "" {
+				t.Errorf("error text (-want +got):\n%s", diff)
+			}
+			if strings.Contains(err.Error(), "secret") {
+				t.Errorf("error echoes input: %v", err)
+			}
+		})
+	}
+}
+
+// TestSchemaTreesRejectWithAPath: a Schema tree (stored as a JSON subtree
+// because CRD schemas cannot recurse) is decoded strictly, and each
+// rejection carries the path of the offending node from spec down.
+func TestSchemaTreesRejectWithAPath(t *testing.T) {
+	t.Parallel()
+	cases := map[string]struct {
+		root     string
+		wantErr  error
+		wantPath string
+	}{
+		"an unknown key in a schema node rejects at that node": {
+			root: `{"kind":"object","secretfield":1}`, wantErr: fault.ErrUnknownField, wantPath: "spec.definitions[0].schema.root",
+		},
+		"an unknown key in a nested field rejects at that field": {
+			root:     `{"kind":"object","fields":[{"name":"a","requirement":"required","type":{"kind":"string"},"default":"x"}]}`,
+			wantErr:  fault.ErrUnknownField,
+			wantPath: "spec.definitions[0].schema.root.fields[0]",
+		},
+		"a duplicate key in a schema node rejects": {
+			root: `{"kind":"object","kind":"string"}`, wantErr: fault.ErrDuplicate, wantPath: "spec.definitions[0].schema.root",
+		},
+		"a tree nested beyond any valid schema depth rejects": {
+			root:    strings.Repeat(`{"kind":"array","items":`, 26) + `{"kind":"string"}` + strings.Repeat(`}`, 26),
+			wantErr: fault.ErrLimitExceeded, wantPath: "spec.definitions[0].schema.root",
+		},
+		"JSON that is not a tree rejects": {
+			root: `{"kind":`, wantErr: fault.ErrMalformed, wantPath: "spec.definitions[0].schema.root",
+		},
+		"a non-string kind rejects at the kind": {
+			root: `{"kind":7}`, wantErr: fault.ErrKindMismatch, wantPath: "spec.definitions[0].schema.root.kind",
+		},
+		"a non-string enumeration case rejects at the case": {
+			root:     `{"kind":"object","fields":[{"name":"c","requirement":"required","type":{"kind":"enumeration","cases":["a",true]}}]}`,
+			wantErr:  fault.ErrKindMismatch,
+			wantPath: "spec.definitions[0].schema.root.fields[0].type.cases[1]",
+		},
+		"fields that are not a list reject": {
+			root: `{"kind":"object","fields":{"name":"a"}}`, wantErr: fault.ErrKindMismatch, wantPath: "spec.definitions[0].schema.root.fields",
+		},
+		"a schema node that is not an object rejects": {
+			root: `"object"`, wantErr: fault.ErrKindMismatch, wantPath: "spec.definitions[0].schema.root",
+		},
+		"a missing root rejects": {
+			root: ``, wantErr: fault.ErrMissing, wantPath: "spec.definitions[0].schema.root",
+		},
+		"a valid nested tree converts": {
+			root: `{"kind":"object","fields":[{"name":"l","requirement":"optional","type":{"kind":"array","items":{"kind":"resourceID"}}}]}`,
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			spec := v1alpha1.ToolRegistrySpec{SnapshotID: "r", Generation: "1", Definitions: []v1alpha1.ToolDefinition{{
+				ID: "d", ToolID: "a.b", Version: "1",
+				Schema: v1alpha1.ToolSchema{ID: "s", Version: "v1", Root: runtime.RawExtension{Raw: []byte(tc.root)}},
+			}}}
+			_, err := manifest.RegistryDraft(spec)
+			testutil.CheckFault(t, err, tc.wantErr, tc.wantPath)
+			if err != nil && strings.Contains(err.Error(), "secret") {
+				t.Errorf("error echoes input: %v", err)
+			}
+		})
+	}
+}
+
+// TestSchemaDraftKeepsEveryAttribute: the decoded draft carries exactly the
+// declared attributes, so the engine (not the adapter) judges them.
+func TestSchemaDraftKeepsEveryAttribute(t *testing.T) {
+	t.Parallel()
+	got, err := manifest.SchemaDraft([]byte(`{"kind":"object","fields":[` +
+		`{"name":"c","requirement":"required","type":{"kind":"enumeration","cases":["y","x"]}},` +
+		`{"type":{"kind":"array","items":{"kind":"string"}},"requirement":"optional","name":"l"}]}`))
+	if err != nil {
+		t.Fatalf("SchemaDraft: %v", err)
+	}
+	want := schema.Draft{Kind: "object", Fields: []schema.FieldDraft{
+		{Name: "c", Requirement: "required", Type: schema.Draft{Kind: "enumeration", Cases: []string{"y", "x"}}},
+		{Name: "l", Requirement: "optional", Type: schema.Draft{Kind: "array", Items: &schema.Draft{Kind: "string"}}},
+	}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("SchemaDraft (-want +got):\n%s", diff)
+	}
+}
