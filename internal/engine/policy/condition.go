@@ -1,0 +1,156 @@
+package policy
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/toolgate/toolgate/internal/engine/fault"
+	"github.com/toolgate/toolgate/internal/engine/vocab"
+)
+
+// Condition is one normalized, immutable condition node: an unordered all or
+// any over 1–16 unique children, or one typed predicate. Children are held in
+// Section 50 key order.
+type Condition struct {
+	kind     vocab.ConditionKind
+	children []*Condition
+	pred     predicate
+	key      string
+}
+
+// Kind returns all, any or predicate.
+func (c *Condition) Kind() vocab.ConditionKind { return c.kind }
+
+// Len returns the number of children of a compound node; 0 for a predicate.
+func (c *Condition) Len() int { return len(c.children) }
+
+// Child returns child i in normalized order.
+func (c *Condition) Child(i int) *Condition { return c.children[i] }
+
+// Predicate returns the predicate of a predicate node; 0 for a compound.
+func (c *Condition) Predicate() vocab.Predicate { return c.pred.name }
+
+// Key returns the Section 50 normalization key:
+//
+//	all(children) -> "0[" + comma-joined child keys + "]"
+//	any(children) -> "1[" + comma-joined child keys + "]"
+//	predicate     -> "2:" + predicate key
+//
+// The key is an in-memory normalization rule, not a portable serialization.
+func (c *Condition) Key() string { return c.key }
+
+// eval returns the three-valued result of c. Within both all and any, any
+// indeterminate child makes the compound indeterminate, so a false child of
+// an all or a true child of an any never ends the loop: only an indeterminate
+// child, which decides the compound whatever follows, does. Evaluation has no
+// side effects, so stopping there cannot hide anything.
+func (c *Condition) eval(v *view) result {
+	if c.kind == vocab.ConditionPredicate {
+		return c.pred.eval(v)
+	}
+	var nMatched int
+	for _, ch := range c.children {
+		switch ch.eval(v) {
+		case indeterminate:
+			return indeterminate
+		case matched:
+			nMatched++
+		}
+	}
+	if c.kind == vocab.ConditionAll {
+		return is(nMatched == len(c.children))
+	}
+	return is(nMatched > 0)
+}
+
+// compiler holds the per-publication state of condition compilation: the
+// Host ceiling and the node budgets, which are checked at every node before
+// any further work.
+type compiler struct {
+	ceiling   ceiling
+	ruleNodes int
+	nodes     int // across the whole snapshot
+}
+
+// condition validates and normalizes one node at depth (root = 1). Paths are
+// relative to the node.
+func (k *compiler) condition(d *ConditionDraft, depth int) (*Condition, error) {
+	k.ruleNodes++
+	k.nodes++
+	switch {
+	case k.ruleNodes > MaxRuleNodes:
+		return nil, fault.New(fault.LimitExceeded, "a rule condition has at most 64 nodes, counting the root")
+	case k.nodes > MaxNodes:
+		return nil, fault.New(fault.LimitExceeded, "a policy snapshot has at most 8192 condition nodes")
+	case depth > MaxDepth:
+		return nil, fault.New(fault.LimitExceeded, "a rule condition is at most 8 levels deep, counting the root")
+	}
+	forms := 0
+	if d.All != nil {
+		forms++
+	}
+	if d.Any != nil {
+		forms++
+	}
+	if d.Predicate != nil {
+		forms++
+	}
+	switch {
+	case forms == 0:
+		return nil, fault.New(fault.Missing, "a condition is exactly one of all, any or predicate")
+	case forms > 1:
+		return nil, fault.New(fault.Malformed, "a condition is exactly one of all, any or predicate")
+	case d.Predicate != nil:
+		p, err := newPredicate(d.Predicate, &k.ceiling)
+		if err != nil {
+			return nil, fault.Within("predicate", err)
+		}
+		return &Condition{kind: vocab.ConditionPredicate, pred: p, key: "2:" + p.key}, nil
+	case d.All != nil:
+		return k.compound(vocab.ConditionAll, "all", d.All, depth)
+	default:
+		return k.compound(vocab.ConditionAny, "any", d.Any, depth)
+	}
+}
+
+func (k *compiler) compound(kind vocab.ConditionKind, name string, ds []ConditionDraft, depth int) (*Condition, error) {
+	switch {
+	case len(ds) == 0:
+		return nil, fault.At(name, fault.Missing, "compound conditions have 1–16 children")
+	case len(ds) > MaxChildren:
+		return nil, fault.At(name, fault.LimitExceeded, "compound conditions have 1–16 children")
+	}
+	children := make([]*Condition, len(ds))
+	for i := range ds {
+		ch, err := k.condition(&ds[i], depth+1)
+		if err != nil {
+			return nil, fault.Within(name+fault.Index(i), err)
+		}
+		children[i] = ch
+	}
+	// Children are semantically unordered; normalize by key and reject
+	// duplicates, reporting the later child in draft order.
+	order := make([]int, len(children))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return strings.Compare(children[a].key, children[b].key) })
+	sorted := make([]*Condition, len(children))
+	for i, j := range order {
+		sorted[i] = children[j]
+		if i > 0 && sorted[i-1].key == sorted[i].key {
+			return nil, fault.At(name+fault.Index(max(j, order[i-1])), fault.Duplicate, "compound children are unique")
+		}
+	}
+	var b strings.Builder
+	b.WriteByte(byte('0' + kind - 1))
+	b.WriteByte('[')
+	for i, ch := range sorted {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(ch.key)
+	}
+	b.WriteByte(']')
+	return &Condition{kind: kind, children: sorted, key: b.String()}, nil
+}

@@ -1,0 +1,190 @@
+package policy
+
+import (
+	"slices"
+
+	"github.com/toolgate/toolgate/internal/engine/fault"
+	"github.com/toolgate/toolgate/internal/engine/ident"
+	"github.com/toolgate/toolgate/internal/engine/vocab"
+)
+
+// Selection names exactly one Snapshot generation and one Policy version in
+// it. There is no ambient, current or latest selection.
+type Selection struct {
+	SnapshotID         ident.PolicyID
+	SnapshotGeneration ident.Generation
+	PolicyID           ident.PolicyID
+	PolicyGeneration   ident.Generation
+}
+
+// Evaluate applies the complete Evaluation Input in to the exactly selected
+// Policy Definition of snap (Section 21) and returns the complete Decision
+// decisionID (Section 22). It is pure and deterministic and reads in and
+// snap without modifying either.
+//
+// Structural misuse rejects with no Decision: a nil input or snapshot, a
+// malformed decisionID (Policy identity grammar), a selection naming another
+// snapshot identity or generation (fault.Mismatch), an input from another
+// Host domain (fault.MixedDomain) or an input version other than v1
+// (fault.Unsupported). A missing policy, unknown generation or retired
+// policy is a complete deny Decision.
+func Evaluate(in Facts, snap *Snapshot, sel Selection, decisionID string) (*Decision, error) {
+	if in == nil {
+		return nil, fault.At("input", fault.Missing, "evaluation needs a complete evaluation input")
+	}
+	if snap == nil {
+		return nil, fault.At("snapshot", fault.Missing, "evaluation needs an exactly selected policy snapshot")
+	}
+	id, err := ident.ParsePolicyID(decisionID)
+	if err != nil {
+		return nil, fault.Within("decisionID", err)
+	}
+	if sel.SnapshotID != snap.id || sel.SnapshotGeneration != snap.gen {
+		return nil, fault.At("selection", fault.Mismatch, "the selection names the exact snapshot identity and generation evaluated")
+	}
+	if !in.Domain().Same(snap.domain) {
+		return nil, fault.At("input", fault.MixedDomain, "the evaluation input and the policy snapshot are in one host domain")
+	}
+	if in.Version() != vocab.V1 {
+		return nil, fault.At("input.version", fault.Unsupported, "evaluation input version must be v1")
+	}
+	d := &Decision{
+		id:          id,
+		version:     vocab.V1,
+		input:       in,
+		inputDigest: in.Digest(),
+		snapshot:    snap,
+		selection:   sel,
+		domain:      snap.domain,
+	}
+	def, idFound := snap.find(sel.PolicyID, sel.PolicyGeneration)
+	switch {
+	case !idFound:
+		d.deny(vocab.ReasonPolicyMissing)
+	case def == nil:
+		d.deny(vocab.ReasonPolicyUnknown)
+	case def.lifecycle == vocab.PolicyRetired:
+		d.policy = def
+		d.deny(vocab.ReasonPolicyRetired)
+	default:
+		d.policy = def
+		d.evaluate(newView(in))
+	}
+	d.digest = d.computeDigest()
+	return d, nil
+}
+
+// deny makes d a deny Decision with one outcome reason and nothing else.
+func (d *Decision) deny(r vocab.Reason) {
+	d.outcome = vocab.Deny
+	d.reasons = []vocab.Reason{r}
+}
+
+// evaluate resolves d.policy against v.
+func (d *Decision) evaluate(v *view) {
+	var anyIndeterminate bool
+	var effects [vocab.Allow + 1]bool // matched effects
+	var matches []*Rule
+	// Combining rule (Section 21). Every rule is evaluated, in rule-identity
+	// order, with no short-circuit: no early match can hide a later deny or
+	// indeterminate condition, and every match contributes its reason,
+	// identity and obligations. Resolution afterwards is:
+	//   any indeterminate condition, in a rule of any effect -> deny;
+	//   otherwise any matched deny                           -> deny;
+	//   otherwise any matched requireConfirmation            -> requireConfirmation;
+	//   otherwise any matched allow                          -> allow;
+	//   otherwise                                            -> deny.
+	// deny > requireConfirmation > allow; the default is deny.
+	for _, r := range d.policy.rules {
+		switch r.condition.eval(v) {
+		case indeterminate:
+			anyIndeterminate = true
+		case matched:
+			effects[r.effect] = true
+			matches = append(matches, r)
+		}
+	}
+	var reasons uint32
+	switch {
+	case anyIndeterminate:
+		d.outcome, reasons = vocab.Deny, bit(vocab.ReasonConditionIndeterminate)
+	case effects[vocab.Deny]:
+		d.outcome, reasons = vocab.Deny, bit(vocab.ReasonDenyRuleMatched)
+	case effects[vocab.RequireConfirmation]:
+		d.outcome, reasons = vocab.RequireConfirmation, bit(vocab.ReasonConfirmationRuleMatched)
+	case effects[vocab.Allow]:
+		d.outcome, reasons = vocab.Allow, bit(vocab.ReasonAllowRuleMatched)
+	default:
+		d.outcome, reasons = vocab.Deny, bit(vocab.ReasonNoAllowRuleMatched)
+	}
+	if d.outcome != vocab.Deny {
+		if lost := d.constrain(v, matches); lost != 0 {
+			d.outcome, reasons = vocab.Deny, lost
+		}
+	}
+	var obligations []Obligation
+	for _, r := range matches {
+		reasons |= bit(r.reason)
+		d.matched = append(d.matched, r.id) // rules are in identity order: unique and sorted
+		obligations = append(obligations, r.obligations...)
+	}
+	slices.SortFunc(obligations, compareObligations)
+	d.obligations = slices.CompactFunc(obligations, func(a, b Obligation) bool { return a.key == b.key })
+	d.reasons = reasonsOf(reasons)
+	if len(d.reasons) > MaxDecisionReasons || len(d.matched) > MaxDecisionMatches || len(d.obligations) > MaxDecisionObligations {
+		// Aggregation limit: deny with the policy-limit reason only, empty
+		// scope, no matched rules and no obligations.
+		d.capabilities, d.resources, d.matched, d.obligations = 0, nil, nil, nil
+		d.deny(vocab.ReasonPolicyLimitExceeded)
+	}
+}
+
+// constrain computes the scope of a non-deny outcome: the requested scope,
+// intersected with the Host Authority and with every matched non-deny rule's
+// constraint. Constraints are never unioned and nothing is added. It returns
+// the loss reasons (capabilityNotPermitted, resourceNotPermitted) when a
+// requested member did not survive, leaving the scope empty; a Decision is
+// never under-bound.
+func (d *Decision) constrain(v *view, matches []*Rule) uint32 {
+	caps := v.requested & v.host
+	res := make([]ident.Resource, 0, len(v.requestedResources))
+	for _, r := range v.requestedResources {
+		if containsResource(v.hostResources, r) {
+			res = append(res, r)
+		}
+	}
+	for _, r := range matches {
+		if r.effect == vocab.Deny {
+			continue
+		}
+		caps &= r.capabilities
+		res = slices.DeleteFunc(res, func(x ident.Resource) bool { return !containsResource(r.resources, x) })
+	}
+	var lost uint32
+	if caps != v.requested {
+		lost |= bit(vocab.ReasonCapabilityNotPermitted)
+	}
+	if len(res) != len(v.requestedResources) {
+		lost |= bit(vocab.ReasonResourceNotPermitted)
+	}
+	if lost == 0 {
+		d.capabilities, d.resources = caps, res
+	}
+	return lost
+}
+
+// reasonsOf expands a reason mask in Section 48 reason order.
+func reasonsOf(m uint32) []vocab.Reason {
+	out := make([]vocab.Reason, 0, 4)
+	for _, r := range allReasons {
+		if m&bit(r) != 0 {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+var (
+	allReasons      = vocab.AllReason()
+	allCapabilities = vocab.AllCapability()
+)

@@ -1,0 +1,261 @@
+package policy
+
+import (
+	"slices"
+
+	"github.com/toolgate/toolgate/internal/engine/authority"
+	"github.com/toolgate/toolgate/internal/engine/fault"
+	"github.com/toolgate/toolgate/internal/engine/ident"
+	"github.com/toolgate/toolgate/internal/engine/vocab"
+)
+
+// Publish validates d completely and returns the initial (generation 1)
+// Policy Snapshot bound to admin's Host domain, or rejects the whole draft.
+// admin must hold policyAdministrationAuthority (fault.Unauthorized
+// otherwise); every Capability and Resource named by the content must lie
+// within admin's Host Authority ceiling.
+func Publish(admin *authority.RoleAuthority, d SnapshotDraft) (*Snapshot, error) {
+	c, err := publisherCeiling(admin)
+	if err != nil {
+		return nil, err
+	}
+	id, gen, err := snapshotIdentity(d)
+	if err != nil {
+		return nil, err
+	}
+	if gen.Uint64() != 1 {
+		return nil, fault.At("generation", fault.Mismatch, "initial publication uses generation 1")
+	}
+	s, _, err := build(admin, c, id, gen, d.Policies)
+	return s, err
+}
+
+// PublishSuccessor validates d as the exact successor of prev: the same
+// Snapshot identity and Host domain, generation prev+1, every prior policy
+// version retained with identical rule content, and lifecycles moved only
+// forward (active→deprecated→retired, active→retired). prev is not modified.
+func PublishSuccessor(admin *authority.RoleAuthority, prev *Snapshot, d SnapshotDraft) (*Snapshot, error) {
+	c, err := publisherCeiling(admin)
+	if err != nil {
+		return nil, err
+	}
+	if prev == nil {
+		return nil, fault.At("previous", fault.Missing, "a successor names the exact previous snapshot")
+	}
+	if !admin.Domain().Same(prev.domain) {
+		return nil, fault.New(fault.MixedDomain, "a successor is published in the previous snapshot's host domain")
+	}
+	id, gen, err := snapshotIdentity(d)
+	if err != nil {
+		return nil, err
+	}
+	if id != prev.id {
+		return nil, fault.At("id", fault.Mismatch, "a successor keeps the snapshot identity")
+	}
+	if prev.gen.Uint64() == ^uint64(0) || gen.Uint64() != prev.gen.Uint64()+1 {
+		return nil, fault.At("generation", fault.Mismatch, "a successor uses exactly the next generation")
+	}
+	s, index, err := build(admin, c, id, gen, d.Policies)
+	if err != nil {
+		return nil, err
+	}
+	for _, old := range prev.defs {
+		i, found := slices.BinarySearchFunc(s.defs, old, compareDefinitions)
+		if !found {
+			return nil, fault.At("policies", fault.Missing, "a successor retains every prior policy version")
+		}
+		path := "policies" + fault.Index(index[i])
+		if !s.defs[i].rulesDigest.Equal(old.rulesDigest) {
+			return nil, fault.At(path+".rules", fault.Mismatch, "a retained policy version keeps its complete rule content")
+		}
+		if s.defs[i].lifecycle < old.lifecycle {
+			return nil, fault.At(path+".lifecycle", fault.Ineligible, "policy lifecycles move only forward: active, deprecated, retired")
+		}
+	}
+	return s, nil
+}
+
+func publisherCeiling(admin *authority.RoleAuthority) (ceiling, error) {
+	if admin == nil || admin.Role() != vocab.PolicyAdministrationAuthority {
+		return ceiling{}, fault.At("admin", fault.Unauthorized, "publication requires a policyAdministrationAuthority role authority")
+	}
+	if admin.Host() == nil || admin.Domain().IsZero() {
+		return ceiling{}, fault.At("admin", fault.Missing, "the role authority is bound to a host domain and host authority")
+	}
+	h := admin.Host()
+	c := ceiling{capabilities: maskOf(h.Capabilities()), resources: normalizedResources(h.Resources())}
+	return c, nil
+}
+
+func snapshotIdentity(d SnapshotDraft) (ident.PolicyID, ident.Generation, error) {
+	id, err := ident.ParsePolicyID(d.ID)
+	if err != nil {
+		return ident.PolicyID{}, ident.Generation{}, fault.Within("id", err)
+	}
+	gen, err := ident.ParseGeneration(d.Generation)
+	if err != nil {
+		return ident.PolicyID{}, ident.Generation{}, fault.Within("generation", err)
+	}
+	return id, gen, nil
+}
+
+// build validates every policy and returns the snapshot together with, for
+// each sorted definition, its index in the draft.
+func build(admin *authority.RoleAuthority, c ceiling, id ident.PolicyID, gen ident.Generation, ds []DefinitionDraft) (*Snapshot, []int, error) {
+	switch {
+	case len(ds) == 0:
+		return nil, nil, fault.At("policies", fault.Missing, "a policy snapshot holds 1–32 policies")
+	case len(ds) > MaxPolicies:
+		return nil, nil, fault.At("policies", fault.LimitExceeded, "a policy snapshot holds 1–32 policies")
+	}
+	total := 0
+	for _, d := range ds {
+		total += len(d.Rules)
+	}
+	if total > MaxRules {
+		return nil, nil, fault.At("policies", fault.LimitExceeded, "a policy snapshot holds at most 512 rules")
+	}
+	k := &compiler{ceiling: c}
+	defs := make([]*Definition, len(ds))
+	for i := range ds {
+		def, err := k.definition(&ds[i])
+		if err != nil {
+			return nil, nil, fault.Within("policies"+fault.Index(i), err)
+		}
+		defs[i] = def
+	}
+	index := make([]int, len(defs))
+	for i := range index {
+		index[i] = i
+	}
+	slices.SortStableFunc(index, func(a, b int) int { return compareDefinitions(defs[a], defs[b]) })
+	sorted := make([]*Definition, len(defs))
+	for i, j := range index {
+		sorted[i] = defs[j]
+		if i > 0 && compareDefinitions(sorted[i-1], sorted[i]) == 0 {
+			return nil, nil, fault.At("policies"+fault.Index(j), fault.Duplicate, "policy identity and generation pairs are unique")
+		}
+	}
+	s := &Snapshot{id: id, gen: gen, domain: admin.Domain(), publisher: admin, defs: sorted}
+	s.digest = s.computeDigest()
+	return s, index, nil
+}
+
+func (k *compiler) definition(d *DefinitionDraft) (*Definition, error) {
+	id, err := ident.ParsePolicyID(d.ID)
+	if err != nil {
+		return nil, fault.Within("id", err)
+	}
+	gen, err := ident.ParseGeneration(d.Generation)
+	if err != nil {
+		return nil, fault.Within("generation", err)
+	}
+	lc, err := vocab.ParsePolicyLifecycle(d.Lifecycle)
+	if err != nil {
+		return nil, fault.Within("lifecycle", err)
+	}
+	switch {
+	case len(d.Rules) == 0:
+		return nil, fault.At("rules", fault.Missing, "a policy has 1–128 rules")
+	case len(d.Rules) > MaxRulesPerPolicy:
+		return nil, fault.At("rules", fault.LimitExceeded, "a policy has 1–128 rules")
+	}
+	def := &Definition{id: id, gen: gen, lifecycle: lc, rules: make([]*Rule, len(d.Rules))}
+	before := k.nodes
+	for i := range d.Rules {
+		r, err := k.rule(&d.Rules[i])
+		if err != nil {
+			return nil, fault.Within("rules"+fault.Index(i), err)
+		}
+		for j := range i {
+			if def.rules[j].id == r.id {
+				return nil, fault.At("rules"+fault.Index(i)+".id", fault.Duplicate, "rule identities are unique within a policy")
+			}
+		}
+		def.rules[i] = r
+	}
+	def.nodes = k.nodes - before
+	slices.SortFunc(def.rules, func(a, b *Rule) int { return a.id.Compare(b.id) })
+	def.computeDigests()
+	return def, nil
+}
+
+func (k *compiler) rule(d *RuleDraft) (*Rule, error) {
+	id, err := ident.ParsePolicyID(d.ID)
+	if err != nil {
+		return nil, fault.Within("id", err)
+	}
+	effect, err := vocab.ParseEffect(d.Effect)
+	if err != nil {
+		return nil, fault.Within("effect", err)
+	}
+	reason, err := vocab.ParseReason(d.Reason)
+	if err != nil {
+		return nil, fault.Within("reason", err)
+	}
+	k.ruleNodes = 0
+	cond, err := k.condition(&d.Condition, 1)
+	if err != nil {
+		return nil, fault.Within("condition", err)
+	}
+	r := &Rule{id: id, effect: effect, reason: reason, condition: cond}
+	switch {
+	case effect == vocab.Deny && d.Scope != nil:
+		return nil, fault.At("scope", fault.UnknownField, "a deny rule carries no scope constraint")
+	case effect != vocab.Deny && d.Scope == nil:
+		return nil, fault.At("scope", fault.Missing, "allow and requireConfirmation rules carry an explicit scope constraint")
+	case d.Scope != nil:
+		if err := k.scope(r, d.Scope); err != nil {
+			return nil, fault.Within("scope", err)
+		}
+	}
+	if r.obligations, err = newObligations(d.Obligations); err != nil {
+		return nil, err
+	}
+	r.computeDigest()
+	return r, nil
+}
+
+// scope validates a constraint: 0–16 unique Capabilities and 0–32 unique
+// Resources, all within the publisher's ceiling. Empty permits nothing.
+func (k *compiler) scope(r *Rule, d *ScopeDraft) error {
+	r.scoped = true
+	if len(d.Capabilities) > MaxConstraintCapabilities {
+		return fault.At("capabilities", fault.LimitExceeded, "a scope constraint has at most 16 capabilities")
+	}
+	if len(d.Resources) > MaxConstraintResources {
+		return fault.At("resources", fault.LimitExceeded, "a scope constraint has at most 32 resources")
+	}
+	for i, s := range d.Capabilities {
+		path := "capabilities" + fault.Index(i)
+		c, err := vocab.ParseCapability(s)
+		if err != nil {
+			return fault.Within(path, err)
+		}
+		if r.capabilities&bit(c) != 0 {
+			return fault.At(path, fault.Duplicate, "constraint capabilities are unique")
+		}
+		if k.ceiling.capabilities&bit(c) == 0 {
+			return fault.At(path, fault.OutOfRange, capabilityCeilingRule)
+		}
+		r.capabilities |= bit(c)
+	}
+	rs := make([]ident.Resource, 0, len(d.Resources))
+	for i, s := range d.Resources {
+		path := "resources" + fault.Index(i)
+		res, err := ident.ParseResource(s)
+		if err != nil {
+			return fault.Within(path, err)
+		}
+		if slices.Contains(rs, res) {
+			return fault.At(path, fault.Duplicate, "constraint resources are unique")
+		}
+		if !k.ceiling.hasResource(res) {
+			return fault.At(path, fault.OutOfRange, resourceCeilingRule)
+		}
+		rs = append(rs, res)
+	}
+	slices.SortFunc(rs, ident.Resource.Compare)
+	r.resources = rs
+	return nil
+}
