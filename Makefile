@@ -57,6 +57,7 @@ test-fuzz: ## Run every fuzz target for FUZZTIME each.
 	$(GO) test -run '^$$' -fuzz '^FuzzValidate$$' -fuzztime $(FUZZTIME) ./internal/engine/schema/
 	$(GO) test -run '^$$' -fuzz '^FuzzNew$$' -fuzztime $(FUZZTIME) ./internal/engine/schema/
 	$(GO) test -run '^$$' -fuzz '^FuzzEncode$$' -fuzztime $(FUZZTIME) ./internal/engine/canon/
+	$(GO) test -run '^$$' -fuzz '^FuzzPublish$$' -fuzztime $(FUZZTIME) ./internal/engine/policy/
 
 .PHONY: bench
 bench: ## Run the engine benchmarks (numbers go to docs/performance.md).

@@ -52,4 +52,18 @@
 //   - When scope filtering loses a requested member, the outcome reason is
 //     replaced by capabilityNotPermitted and/or resourceNotPermitted; matched
 //     rule reasons are still included.
+//   - Because a Host Authority holds at most 16 Resources and 8
+//     Capabilities, the ceiling rule is tighter than the Section 39
+//     constraint bounds (32 Resources, 16 Capabilities): those bounds are
+//     still checked first (fault.LimitExceeded), then the ceiling.
+//   - Rejection codes: a missing or wrong role is fault.Unauthorized; an
+//     empty required collection (policies, rules, compound children,
+//     collection operands) fault.Missing; an operand field the predicate
+//     does not take, or a scope on a deny rule, fault.UnknownField; a
+//     successor that drops a prior policy version fault.Missing, changes its
+//     rules fault.Mismatch, or moves a lifecycle backwards fault.Ineligible;
+//     a non-successor generation or identity fault.Mismatch.
+//   - The condition digest is taken over the normalization key, which is
+//     injective over validated content (identifiers never contain ":", ","
+//     "[" or "]").
 package policy

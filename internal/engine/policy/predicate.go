@@ -70,9 +70,13 @@ type view struct {
 	renewal                  uint64
 }
 
+// bit maps a vocabulary constant to its mask bit. Constants start at 1, so
+// bit 0 is never named by a published operand or constraint; an invalid
+// value (0 or out of range) maps to bit 0 and therefore never satisfies a
+// membership, subset or scope comparison: it fails closed.
 func bit[T ~uint8](v T) uint32 {
 	if v >= 32 {
-		return 0
+		return 1
 	}
 	return 1 << v
 }
@@ -132,7 +136,7 @@ func newView(in Facts) *view {
 		v.trusts |= bit(r.Trust)
 		t := maskOf(r.Transformations)
 		v.transformations |= t
-		v.semanticPresent = v.semanticPresent || t&semantic != 0
+		v.semanticPresent = v.semanticPresent || t&(semantic|1) != 0 // an invalid transformation counts as semantic
 	}
 	ks := in.InfluenceKinds()
 	v.influences = len(ks)

@@ -192,6 +192,9 @@ func TestPredicates(t *testing.T) {
 		"25 provenanceTrustIsOneOf: an empty represented record set is indeterminate, not vacuously true": {
 			pred:   policy.PredicateDraft{Name: "provenanceTrustIsOneOf", Values: []string{"hostVerified"}},
 			modify: func(f *facts) { f.records = nil }, want: isIndeterminate},
+		"25 provenanceTrustIsOneOf: a record with an invalid trust class fails closed": {
+			pred:   policy.PredicateDraft{Name: "provenanceTrustIsOneOf", Values: []string{"untrusted", "hostVerified", "unknown"}},
+			modify: func(f *facts) { f.records[0].Trust = 200 }, want: isNotMatched},
 		"26 provenanceContainsTransformation: a record with the transformation matches": {
 			pred: policy.PredicateDraft{Name: "provenanceContainsTransformation", Value: "redacted"}, want: isMatched},
 		"26 provenanceContainsTransformation: no record with it does not match": {
