@@ -90,13 +90,13 @@ func New(b boundary.Boundary, d Draft) (*Input, error) {
 		at: d.EvaluationTime, renewal: d.ExpectedRenewal,
 	}
 	checks := []func(*Input, Draft) error{
+		(*Input).bindTime,
 		(*Input).bindAttestations,
 		(*Input).bindIdentity,
 		(*Input).bindIntentTarget,
 		(*Input).bindAssessment,
 		(*Input).bindCapabilities,
 		(*Input).bindResources,
-		(*Input).bindTime,
 		(*Input).bindRenewal,
 	}
 	for _, check := range checks {
@@ -172,7 +172,9 @@ func (in *Input) bindAttestations(d Draft) error {
 	}
 	c, err := authority.Compose(d.Host, d.EvaluationTime, atts)
 	if err != nil {
-		return fault.Within("attestations", err)
+		// Compose already locates member rejections at "attestations[i]"
+		// (i in the order above); prefixing again would stutter.
+		return err
 	}
 	in.composition = c
 	return nil
@@ -300,9 +302,10 @@ func (in *Input) bindResources(d Draft) error {
 	return nil
 }
 
-// bindTime rechecks every validity interval at the explicit evaluation time.
-// Attestation windows were checked by Compose; the evidence's own windows
-// are checked here so that no interval is skipped.
+// bindTime rechecks the evidence's own validity windows at the explicit
+// evaluation time, first, so a stale piece is reported at its own path.
+// Compose then checks every attestation window (the same windows for
+// attested evidence, and the lineage attestations).
 func (in *Input) bindTime(d Draft) error {
 	windows := []struct {
 		path string

@@ -132,8 +132,16 @@ func (in *Input) HostResources() []ident.Resource { return in.host.Resources() }
 // ProvenanceCoverage returns the Provenance coverage.
 func (in *Input) ProvenanceCoverage() vocab.ProvenanceCoverage { return in.provenance.Coverage() }
 
-// ProvenanceRecords returns the policy view of every Provenance record.
-func (in *Input) ProvenanceRecords() []ProvenanceFact { return slices.Clone(in.provFacts) }
+// ProvenanceRecords returns the policy view of every Provenance record. The
+// copy is deep: each record's transformations are copied too, so a caller
+// cannot rewrite the input's lineage.
+func (in *Input) ProvenanceRecords() []ProvenanceFact {
+	out := slices.Clone(in.provFacts)
+	for i := range out {
+		out[i].Transformations = slices.Clone(out[i].Transformations)
+	}
+	return out
+}
 
 // InfluenceCollections returns the policy view of every Influence collection.
 func (in *Input) InfluenceCollections() []InfluenceCollectionFact { return slices.Clone(in.inflColls) }
