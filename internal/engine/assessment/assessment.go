@@ -123,13 +123,7 @@ func (a *Assessment) computeDigest() digest.Digest {
 	b := digest.New("toolgate.assessment/1")
 	b.String(a.proposal.String())
 	b.String(a.id.String())
-	b.Count(len(a.provenance))
-	for _, id := range a.provenance {
-		b.String(id.String())
-	}
-	b.Count(len(a.influence))
-	for _, id := range a.influence {
-		b.String(id.String())
-	}
+	digest.Strings(b, a.provenance)
+	digest.Strings(b, a.influence)
 	return b.Sum()
 }

@@ -94,17 +94,8 @@ func Equal(a, b *HostAuthority) bool {
 func (h *HostAuthority) computeDigest() digest.Digest {
 	b := digest.New("toolgate.host-authority/1")
 	b.String(h.id.String())
-	b.Count(len(h.caps))
-	for _, c := range h.caps {
-		b.String(c.String())
-	}
-	b.Count(len(h.resources))
-	for _, r := range h.resources {
-		b.String(r.String())
-	}
-	b.Count(len(h.roles))
-	for _, r := range h.roles {
-		b.String(r.String())
-	}
+	digest.Strings(b, h.caps)
+	digest.Strings(b, h.resources)
+	digest.Strings(b, h.roles)
 	return b.Sum()
 }

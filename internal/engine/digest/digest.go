@@ -107,6 +107,15 @@ func (b *Builder) Count(n int) {
 	b.h.Write(b.buf[:])
 }
 
+// Strings writes a collection of textual values: its count, then each
+// value's String form, in the given (deterministic) order.
+func Strings[T interface{ String() string }](b *Builder, xs []T) {
+	b.Count(len(xs))
+	for _, x := range xs {
+		b.String(x.String())
+	}
+}
+
 // Absent writes the marker of an absent optional value.
 func (b *Builder) Absent() { b.h.Write([]byte{tagAbsent}) }
 

@@ -67,3 +67,19 @@ func TestEncodingIsTheDocumentedOctets(t *testing.T) {
 		t.Fatalf("String() = %q", s)
 	}
 }
+
+type name string
+
+func (n name) String() string { return string(n) }
+
+func TestStringsWritesCountThenEachValue(t *testing.T) {
+	t.Parallel()
+	a, b := digest.New("x"), digest.New("x")
+	digest.Strings(a, []name{"p", "q"})
+	b.Count(2)
+	b.String("p")
+	b.String("q")
+	if a.Sum() != b.Sum() {
+		t.Fatal("Strings must write the count and then each value")
+	}
+}

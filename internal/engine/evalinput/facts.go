@@ -189,10 +189,7 @@ func (in *Input) computeDigest() digest.Digest {
 	for _, c := range in.capabilities {
 		b.Uint(uint64(c))
 	}
-	b.Count(len(in.resources))
-	for _, r := range in.resources {
-		b.String(r.String())
-	}
+	digest.Strings(b, in.resources)
 	b.Uint(in.at.Seconds())
 	b.Uint(in.renewal.Uint64())
 	return b.Sum()

@@ -124,10 +124,7 @@ func (c *SecurityContext) contentDigest() digest.Digest {
 	b.String(c.id.String())
 	c.identity.WriteDigest(b)
 	b.String(c.assurance.String())
-	b.Count(len(c.methods))
-	for _, m := range c.methods {
-		b.String(m.String())
-	}
+	digest.Strings(b, c.methods)
 	return b.Sum()
 }
 

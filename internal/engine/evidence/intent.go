@@ -246,14 +246,8 @@ func (in *Intent) contentDigest() digest.Digest {
 	b.String(in.id.String())
 	in.identity.WriteDigest(b)
 	in.target.writeDigest(b)
-	b.Count(len(in.caps))
-	for _, c := range in.caps {
-		b.String(c.String())
-	}
-	b.Count(len(in.resources))
-	for _, r := range in.resources {
-		b.String(r.String())
-	}
+	digest.Strings(b, in.caps)
+	digest.Strings(b, in.resources)
 	b.Uint(in.renewal.Uint64())
 	writeOptional(b, in.display.String())
 	return b.Sum()
