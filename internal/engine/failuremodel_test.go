@@ -61,7 +61,7 @@ func newPipeline(t *testing.T, pd policy.SnapshotDraft) pipeline {
 		t.Fatalf("policy.Evaluate: %v", err)
 	}
 	p.issue = authz.IssueRequest{
-		Input: p.input, Policy: p.policy, Registry: p.f.Snapshot, Decision: p.decision,
+		Input: p.input, Policy: p.policy, Registry: p.f.Snapshot, Decision: p.decision, Selection: p.sel,
 		AuthorizationID: "authz-1", ReplayID: "replay-1", ConsumptionID: "consume-1",
 		Generation: p.input.RenewalGeneration(),
 		IssuedAt:   at(t, testutil.EvidenceTime), ExpiresAt: at(t, testutil.EvidenceTime+60), MaxLifetime: 300,

@@ -39,6 +39,10 @@ type IssueRequest struct {
 	Policy   *policy.Snapshot
 	Registry *registry.Snapshot
 	Decision *policy.Decision
+	// Selection is the Host's own exact policy selection (Section 19); the
+	// Decision must have been made for exactly this selection. It is never
+	// taken from the Decision.
+	Selection policy.Selection
 
 	AuthorizationID string // ArtifactID grammar
 	ReplayID        string
@@ -70,7 +74,7 @@ type Authorization struct {
 // boundary. Any failed check rejects without an artifact.
 func Issue(b boundary.Boundary, r IssueRequest) (*Authorization, error) {
 	bind, err := derive(b, bound{
-		input: r.Input, policy: r.Policy, registry: r.Registry, decision: r.Decision,
+		input: r.Input, policy: r.Policy, registry: r.Registry, decision: r.Decision, selection: r.Selection,
 		authorizationID: r.AuthorizationID, replayID: r.ReplayID, consumptionID: r.ConsumptionID,
 		generation: r.Generation, issuedAt: r.IssuedAt, expiresAt: r.ExpiresAt, maxLifetime: r.MaxLifetime,
 	})
@@ -152,6 +156,8 @@ type bound struct {
 	policy   *policy.Snapshot
 	registry *registry.Snapshot
 	decision *policy.Decision
+	// selection is the independently supplied policy selection.
+	selection policy.Selection
 
 	authorizationID, replayID, consumptionID string
 	generation                               ident.Generation
@@ -201,7 +207,7 @@ func derive(b boundary.Boundary, v bound) (*ConsumptionBinding, error) {
 	if err := checkObligations(v); err != nil {
 		return nil, err
 	}
-	return newBinding(v, ids, caps, res), nil
+	return newBinding(b, v, ids, caps, res), nil
 }
 
 // checkDecision compares the supplied Decision with the exact input and
@@ -214,6 +220,10 @@ func checkDecision(v bound) error {
 	}
 	if !policy.EqualSnapshots(d.Snapshot(), v.policy) {
 		return fault.At("decision.snapshot", fault.Mismatch, "the decision must be for this exact policy snapshot")
+	}
+	if d.Selection() != v.selection {
+		return fault.At("decision.selection", fault.Mismatch,
+			"the decision must be for the host's exact snapshot and policy selection")
 	}
 	again, err := policy.Evaluate(v.input, v.policy, d.Selection(), d.ID().String())
 	if err != nil {

@@ -3,6 +3,7 @@ package authz
 import (
 	"slices"
 
+	"github.com/toolgate/toolgate/internal/engine/boundary"
 	"github.com/toolgate/toolgate/internal/engine/digest"
 	"github.com/toolgate/toolgate/internal/engine/epoch"
 	"github.com/toolgate/toolgate/internal/engine/ident"
@@ -14,8 +15,12 @@ import (
 // (Section 28): the logical value a Host atomic store consumes exactly once.
 // Its digest covers the complete content of every bound value, so two
 // materially different Authorizations never share a binding even when their
-// descriptive identifiers are equal.
+// descriptive identifiers are equal. Like every controlled value it also
+// retains its Host authority domain, which has no content: EqualBindings
+// compares it, the digest cannot.
 type ConsumptionBinding struct {
+	domain boundary.Boundary
+
 	authorizationID ident.ArtifactID
 	generation      ident.Generation
 	replayID        ident.ArtifactID
@@ -35,9 +40,10 @@ type ConsumptionBinding struct {
 	digest digest.Digest
 }
 
-func newBinding(v bound, id ids, caps []vocab.Capability, res []ident.Resource) *ConsumptionBinding {
+func newBinding(b boundary.Boundary, v bound, id ids, caps []vocab.Capability, res []ident.Resource) *ConsumptionBinding {
 	in := v.input
 	c := &ConsumptionBinding{
+		domain:          b,
 		authorizationID: id.authorization,
 		generation:      v.generation,
 		replayID:        id.replay,
@@ -126,11 +132,15 @@ func (c *ConsumptionBinding) Contract() vocab.ConsumptionContract {
 	return vocab.AtomicSingleUseRequired
 }
 
-// Digest returns the digest that names the complete binding; a Consumption
-// store keys on it.
+// Digest returns the digest that names the complete binding's content; a
+// Consumption store keys on it. The Host authority domain has no content and
+// is not part of the digest: a store shared by several domains must
+// namespace its keys by domain (Section 28 leaves namespace and collision
+// handling to the Host facility).
 func (c *ConsumptionBinding) Digest() digest.Digest { return c.digest }
 
-// EqualBindings reports complete equality.
+// EqualBindings reports complete equality: the same Host authority domain
+// and the same complete content.
 func EqualBindings(a, b *ConsumptionBinding) bool {
-	return a != nil && b != nil && a.digest.Equal(b.digest)
+	return a != nil && b != nil && a.domain.Same(b.domain) && a.digest.Equal(b.digest)
 }

@@ -76,8 +76,14 @@ func Validate(b boundary.Boundary, a *Authorization, ctx ValidationContext, at e
 	}
 	// Derive everything again from the independent context: re-evaluation,
 	// re-resolution, scope recomputation, obligations, lifetime, freshness.
+	// The expected Decision was compared with the artifact's above, so its
+	// selection is the Host's expected selection.
+	var sel policy.Selection
+	if ctx.Decision != nil {
+		sel = ctx.Decision.Selection()
+	}
 	want, err := derive(b, bound{
-		input: ctx.Input, policy: ctx.Policy, registry: ctx.Registry, decision: ctx.Decision,
+		input: ctx.Input, policy: ctx.Policy, registry: ctx.Registry, decision: ctx.Decision, selection: sel,
 		authorizationID: ctx.AuthorizationID, replayID: ctx.ReplayID, consumptionID: ctx.ConsumptionID,
 		generation: ctx.Generation, issuedAt: ctx.IssuedAt, expiresAt: ctx.ExpiresAt, maxLifetime: ctx.MaxLifetime,
 	})

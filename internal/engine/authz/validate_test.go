@@ -1,0 +1,792 @@
+package authz_test
+
+// Validation (Sections 29–32) and the Validation rows of the Section 33
+// failure table, including same-identity content substitution.
+
+import (
+	"errors"
+	"reflect"
+	"slices"
+	"testing"
+
+	"github.com/toolgate/toolgate/internal/engine/assessment"
+	"github.com/toolgate/toolgate/internal/engine/authz"
+	"github.com/toolgate/toolgate/internal/engine/boundary"
+	"github.com/toolgate/toolgate/internal/engine/epoch"
+	"github.com/toolgate/toolgate/internal/engine/evalinput"
+	"github.com/toolgate/toolgate/internal/engine/fault"
+	"github.com/toolgate/toolgate/internal/engine/lineage"
+	"github.com/toolgate/toolgate/internal/engine/policy"
+	"github.com/toolgate/toolgate/internal/engine/principal"
+	"github.com/toolgate/toolgate/internal/engine/registry"
+	"github.com/toolgate/toolgate/internal/engine/request"
+	"github.com/toolgate/toolgate/internal/engine/vocab"
+	"github.com/toolgate/toolgate/internal/testutil"
+)
+
+// ctxField describes one field of authz.ValidationContext: the fault a
+// mismatch in it reports and how two expectations compare on it.
+type ctxField struct {
+	name string // Go field name
+	path string
+	code error
+	same func(a, b authz.ValidationContext) bool
+}
+
+// ctxFields lists every field of authz.ValidationContext, in declaration
+// order (TestValidate_EveryExpectationIsCovered keeps it complete).
+var ctxFields = []ctxField{
+	{"AuthorizationID", "authorizationID", fault.ErrMismatch, func(a, b authz.ValidationContext) bool { return a.AuthorizationID == b.AuthorizationID }},
+	{"Version", "version", fault.ErrUnsupported, func(a, b authz.ValidationContext) bool { return a.Version == b.Version }},
+	{"Generation", "generation", fault.ErrMismatch, func(a, b authz.ValidationContext) bool { return a.Generation == b.Generation }},
+	{"Decision", "decision", fault.ErrMismatch, func(a, b authz.ValidationContext) bool { return policy.EqualDecisions(a.Decision, b.Decision) }},
+	{"Input", "input", fault.ErrMismatch, func(a, b authz.ValidationContext) bool { return evalinput.Equal(a.Input, b.Input) }},
+	{"Request", "request", fault.ErrMismatch, func(a, b authz.ValidationContext) bool { return request.Equal(a.Request, b.Request) }},
+	{"Definition", "definition", fault.ErrMismatch, func(a, b authz.ValidationContext) bool {
+		return registry.EqualDefinitions(a.Definition, b.Definition)
+	}},
+	{"Registry", "registry", fault.ErrMismatch, func(a, b authz.ValidationContext) bool { return registry.EqualSnapshots(a.Registry, b.Registry) }},
+	{"Policy", "policy", fault.ErrMismatch, func(a, b authz.ValidationContext) bool { return policy.EqualSnapshots(a.Policy, b.Policy) }},
+	{"Identity", "identity", fault.ErrMismatch, func(a, b authz.ValidationContext) bool { return a.Identity.Equal(b.Identity) }},
+	{"Capabilities", "capabilities", fault.ErrMismatch, func(a, b authz.ValidationContext) bool { return slices.Equal(a.Capabilities, b.Capabilities) }},
+	{"Resources", "resources", fault.ErrMismatch, func(a, b authz.ValidationContext) bool { return slices.Equal(a.Resources, b.Resources) }},
+	{"IssuedAt", "issuedAt", fault.ErrMismatch, func(a, b authz.ValidationContext) bool { return a.IssuedAt == b.IssuedAt }},
+	{"ExpiresAt", "expiresAt", fault.ErrMismatch, func(a, b authz.ValidationContext) bool { return a.ExpiresAt == b.ExpiresAt }},
+	{"MaxLifetime", "maxLifetime", fault.ErrMismatch, func(a, b authz.ValidationContext) bool { return a.MaxLifetime == b.MaxLifetime }},
+	{"ReplayID", "replayID", fault.ErrMismatch, func(a, b authz.ValidationContext) bool { return a.ReplayID == b.ReplayID }},
+	{"ConsumptionID", "consumptionID", fault.ErrMismatch, func(a, b authz.ValidationContext) bool { return a.ConsumptionID == b.ConsumptionID }},
+}
+
+// splice copies one named field from src into dst.
+func splice(dst *authz.ValidationContext, src authz.ValidationContext, field string) {
+	reflect.ValueOf(dst).Elem().FieldByName(field).Set(reflect.ValueOf(src).FieldByName(field))
+}
+
+// expectationMutations returns, for every field of w's Validation Context,
+// a change to a different but well-formed expectation: a genuine controlled
+// value that is not the one bound, or a different scalar.
+func expectationMutations(tb testing.TB, w *world) map[string]func(*authz.ValidationContext) {
+	tb.Helper()
+	altDecision := w.evaluate(tb, w.in, w.pol, "decision-other")
+	altInput := w.shiftedInput(tb)
+	altRequest := w.otherAssessmentRequest(tb)
+	var altDefinition *registry.Definition
+	for i := range w.reg.Len() {
+		if d := w.reg.Definition(i); !registry.EqualDefinitions(d, w.req.Definition()) {
+			altDefinition = d
+			break
+		}
+	}
+	next := w.s.Registry
+	next.Generation = "2"
+	altRegistry := testutil.Publish(tb, next)
+	altPolicy := samePolicyIDsOtherContent(tb, w)
+	otherSession := w.s.Context.Identity
+	otherSession.Session, otherSession.SessionIndependent = otherSession.Session+"-other", false
+	altIdentity, err := principal.New(otherSession)
+	if err != nil {
+		tb.Fatalf("principal.New: %v", err)
+	}
+	later := func(t epoch.Time) epoch.Time { return timeAt(t.Seconds() + 1) }
+	return map[string]func(*authz.ValidationContext){
+		"AuthorizationID": func(c *authz.ValidationContext) { c.AuthorizationID += "-other" },
+		"Version":         func(c *authz.ValidationContext) { c.Version = vocab.V1 + 1 },
+		"Generation":      func(c *authz.ValidationContext) { c.Generation = generation(tb, c.Generation.Uint64()+1) },
+		"Decision":        func(c *authz.ValidationContext) { c.Decision = altDecision },
+		"Input":           func(c *authz.ValidationContext) { c.Input = altInput },
+		"Request":         func(c *authz.ValidationContext) { c.Request = altRequest },
+		"Definition":      func(c *authz.ValidationContext) { c.Definition = altDefinition },
+		"Registry":        func(c *authz.ValidationContext) { c.Registry = altRegistry },
+		"Policy":          func(c *authz.ValidationContext) { c.Policy = altPolicy },
+		"Identity":        func(c *authz.ValidationContext) { c.Identity = altIdentity },
+		"Capabilities":    func(c *authz.ValidationContext) { c.Capabilities = widened(c.Capabilities) },
+		"Resources": func(c *authz.ValidationContext) {
+			c.Resources = append(slices.Clone(c.Resources), parseResources(tb, []string{"acct-9999"})...)
+		},
+		"IssuedAt":      func(c *authz.ValidationContext) { c.IssuedAt = later(c.IssuedAt) },
+		"ExpiresAt":     func(c *authz.ValidationContext) { c.ExpiresAt = later(c.ExpiresAt) },
+		"MaxLifetime":   func(c *authz.ValidationContext) { c.MaxLifetime++ },
+		"ReplayID":      func(c *authz.ValidationContext) { c.ReplayID += "-other" },
+		"ConsumptionID": func(c *authz.ValidationContext) { c.ConsumptionID += "-other" },
+	}
+}
+
+// widened adds the first Capability not in cs (an escalation attempt), or
+// drops one when cs already holds all of them.
+func widened(cs []vocab.Capability) []vocab.Capability {
+	for _, c := range vocab.AllCapability() {
+		if !slices.Contains(cs, c) {
+			out := append(slices.Clone(cs), c)
+			slices.Sort(out)
+			return out
+		}
+	}
+	return slices.Clone(cs[1:])
+}
+
+// shiftedInput is w's Evaluation Input again, from the same evidence, at an
+// evaluation time one second later (or earlier, at the window's end).
+func (w *world) shiftedInput(tb testing.TB) *evalinput.Input {
+	tb.Helper()
+	for _, s := range []uint64{w.s.EvaluatedAt + 1, w.s.EvaluatedAt - 1} {
+		if in, err := w.inputAt(s); err == nil {
+			return in
+		}
+	}
+	tb.Fatal("no evaluation time next to the scenario's is valid")
+	return nil
+}
+
+// inputAt builds w's Evaluation Input from w's evidence at time s.
+func (w *world) inputAt(s uint64) (*evalinput.Input, error) {
+	d := w.f.Draft
+	d.EvaluationTime = timeAt(s)
+	return evalinput.New(w.s.B, d)
+}
+
+// otherAssessmentRequest is the Canonical Request for w's exact proposal
+// under another Host assessment: identical canonicalization-v1 bytes,
+// different complete request.
+func (w *world) otherAssessmentRequest(tb testing.TB) *request.CanonicalRequest {
+	tb.Helper()
+	d := w.s.Assessment
+	d.AssessmentID = "assessment-other"
+	a, err := assessment.New(w.s.B, d)
+	if err != nil {
+		tb.Fatalf("assessment.New: %v", err)
+	}
+	r, err := request.New(w.reg, w.s.Proposal, a)
+	if err != nil {
+		tb.Fatalf("request.New: %v", err)
+	}
+	return r
+}
+
+// TestValidate_EveryExpectationIsCovered keeps ctxFields and
+// expectationMutations complete: every field of ValidationContext has a
+// comparison, a fault path and a mutation, so a field added later cannot
+// silently escape the mutation tests.
+func TestValidate_EveryExpectationIsCovered(t *testing.T) {
+	t.Parallel()
+	w := build(t, base(boundary.New("payments host")))
+	muts := expectationMutations(t, w)
+	typ := reflect.TypeFor[authz.ValidationContext]()
+	var names []string
+	for i := range typ.NumField() {
+		names = append(names, typ.Field(i).Name)
+	}
+	var listed []string
+	for _, f := range ctxFields {
+		listed = append(listed, f.name)
+		if muts[f.name] == nil {
+			t.Errorf("no mutation for ValidationContext.%s", f.name)
+		}
+	}
+	diffStrings(t, "ValidationContext fields covered by ctxFields", names, listed)
+	if len(muts) != len(names) {
+		t.Errorf("%d mutations for %d fields", len(muts), len(names))
+	}
+}
+
+// TestValidate_Section30Checks has one row per Validation check of Section
+// 30 that an independent expectation, the boundary or the explicit time can
+// violate. Each row changes exactly one thing relative to the Host's exact
+// independent expectations.
+func TestValidate_Section30Checks(t *testing.T) {
+	t.Parallel()
+	w := build(t, withDelegation(base(boundary.New("payments host"))))
+	a := w.issue(t)
+	muts := expectationMutations(t, w)
+	identity := func(change func(*principal.Draft)) func(*authz.ValidationContext) {
+		return func(c *authz.ValidationContext) {
+			d := w.s.Context.Identity
+			change(&d)
+			id, err := principal.New(d)
+			if err != nil {
+				t.Fatalf("principal.New: %v", err)
+			}
+			c.Identity = id
+		}
+	}
+	issued, expires := w.s.IssuedAt, w.s.ExpiresAt
+	tests := map[string]struct {
+		boundary func() boundary.Boundary
+		artifact func() *authz.Authorization
+		mutate   func(*authz.ValidationContext)
+		at       uint64 // 0: the issuance time
+		wantErr  error
+		wantPath string
+	}{
+		"the exact independent expectations validate": {},
+
+		"bound to the retained boundary: another host's boundary rejects": {
+			boundary: func() boundary.Boundary { return boundary.New("payments host") },
+			wantErr:  fault.ErrMixedDomain, wantPath: "domain",
+		},
+		"bound to the retained boundary: no boundary rejects": {
+			boundary: func() boundary.Boundary { return boundary.Boundary{} },
+			wantErr:  fault.ErrMixedDomain, wantPath: "domain",
+		},
+		"an artifact is required": {
+			artifact: func() *authz.Authorization { return nil },
+			wantErr:  fault.ErrMissing, wantPath: "authorization",
+		},
+		"an arbitrarily constructed artifact never validates": {
+			artifact: func() *authz.Authorization { return &authz.Authorization{} },
+			wantErr:  fault.ErrMixedDomain, wantPath: "domain",
+		},
+
+		"exact Authorization identity":     {mutate: muts["AuthorizationID"], wantErr: fault.ErrMismatch, wantPath: "authorizationID"},
+		"exact version: v2 is unsupported": {mutate: muts["Version"], wantErr: fault.ErrUnsupported, wantPath: "version"},
+		"exact version: version 0 is unsupported": {
+			mutate:  func(c *authz.ValidationContext) { c.Version = 0 },
+			wantErr: fault.ErrUnsupported, wantPath: "version",
+		},
+		"exact renewal-bound generation": {mutate: muts["Generation"], wantErr: fault.ErrMismatch, wantPath: "generation"},
+		"exact Policy Decision":          {mutate: muts["Decision"], wantErr: fault.ErrMismatch, wantPath: "decision"},
+		"exact Evaluation Input":         {mutate: muts["Input"], wantErr: fault.ErrMismatch, wantPath: "input"},
+		"exact Canonical Request":        {mutate: muts["Request"], wantErr: fault.ErrMismatch, wantPath: "request"},
+		"exact Tool Definition":          {mutate: muts["Definition"], wantErr: fault.ErrMismatch, wantPath: "definition"},
+		"exact Registry Snapshot":        {mutate: muts["Registry"], wantErr: fault.ErrMismatch, wantPath: "registry"},
+		"exact Policy Snapshot":          {mutate: muts["Policy"], wantErr: fault.ErrMismatch, wantPath: "policy"},
+		"exact subject": {
+			mutate:  identity(func(d *principal.Draft) { d.Subject = "bob" }),
+			wantErr: fault.ErrMismatch, wantPath: "identity",
+		},
+		"exact tenant": {
+			mutate:  identity(func(d *principal.Draft) { d.Tenant = "globex" }),
+			wantErr: fault.ErrMismatch, wantPath: "identity",
+		},
+		"exact tenant: absence of a tenant is not a wildcard": {
+			mutate:  identity(func(d *principal.Draft) { d.Tenant = "" }),
+			wantErr: fault.ErrMismatch, wantPath: "identity",
+		},
+		"exact session": {mutate: muts["Identity"], wantErr: fault.ErrMismatch, wantPath: "identity"},
+		"exact session: session independence is not a wildcard": {
+			mutate:  identity(func(d *principal.Draft) { d.Session, d.SessionIndependent = "", true }),
+			wantErr: fault.ErrMismatch, wantPath: "identity",
+		},
+		"exact delegation": {
+			mutate:  identity(func(d *principal.Draft) { d.Delegation = "deleg-2" }),
+			wantErr: fault.ErrMismatch, wantPath: "identity",
+		},
+		"exact delegation: no delegation is not the bound delegation": {
+			mutate:  identity(func(d *principal.Draft) { d.Delegation = "" }),
+			wantErr: fault.ErrMismatch, wantPath: "identity",
+		},
+		"exact effective Capabilities: a broader expectation": {
+			mutate: muts["Capabilities"], wantErr: fault.ErrMismatch, wantPath: "capabilities",
+		},
+		"exact effective Capabilities: a narrower expectation": {
+			mutate:  func(c *authz.ValidationContext) { c.Capabilities = c.Capabilities[1:] },
+			wantErr: fault.ErrMismatch, wantPath: "capabilities",
+		},
+		"exact effective Capabilities: the Section 50 order is part of exactness": {
+			mutate: func(c *authz.ValidationContext) {
+				c.Capabilities = slices.Clone(c.Capabilities)
+				slices.Reverse(c.Capabilities)
+			},
+			wantErr: fault.ErrMismatch, wantPath: "capabilities",
+		},
+		"exact effective Resources: a broader expectation": {
+			mutate: muts["Resources"], wantErr: fault.ErrMismatch, wantPath: "resources",
+		},
+		"exact effective Resources: a narrower expectation": {
+			mutate:  func(c *authz.ValidationContext) { c.Resources = c.Resources[:1] },
+			wantErr: fault.ErrMismatch, wantPath: "resources",
+		},
+		"exact effective Resources: no resource is not a wildcard": {
+			mutate:  func(c *authz.ValidationContext) { c.Resources = nil },
+			wantErr: fault.ErrMismatch, wantPath: "resources",
+		},
+		"exact issuance time":    {mutate: muts["IssuedAt"], wantErr: fault.ErrMismatch, wantPath: "issuedAt"},
+		"exact expiry":           {mutate: muts["ExpiresAt"], wantErr: fault.ErrMismatch, wantPath: "expiresAt"},
+		"exact maximum lifetime": {mutate: muts["MaxLifetime"], wantErr: fault.ErrMismatch, wantPath: "maxLifetime"},
+		"exact replay identity":  {mutate: muts["ReplayID"], wantErr: fault.ErrMismatch, wantPath: "replayID"},
+		"exact future Consumption identity": {
+			mutate: muts["ConsumptionID"], wantErr: fault.ErrMismatch, wantPath: "consumptionID",
+		},
+
+		"an absent expected decision never matches": {
+			mutate:  func(c *authz.ValidationContext) { c.Decision = nil },
+			wantErr: fault.ErrMismatch, wantPath: "decision",
+		},
+		"an absent expected input never matches": {
+			mutate:  func(c *authz.ValidationContext) { c.Input = nil },
+			wantErr: fault.ErrMismatch, wantPath: "input",
+		},
+		"an absent expected request never matches": {
+			mutate:  func(c *authz.ValidationContext) { c.Request = nil },
+			wantErr: fault.ErrMismatch, wantPath: "request",
+		},
+		"an absent expected definition never matches": {
+			mutate:  func(c *authz.ValidationContext) { c.Definition = nil },
+			wantErr: fault.ErrMismatch, wantPath: "definition",
+		},
+		"an absent expected registry never matches": {
+			mutate:  func(c *authz.ValidationContext) { c.Registry = nil },
+			wantErr: fault.ErrMismatch, wantPath: "registry",
+		},
+		"an absent expected policy never matches": {
+			mutate:  func(c *authz.ValidationContext) { c.Policy = nil },
+			wantErr: fault.ErrMismatch, wantPath: "policy",
+		},
+		"an absent expected identity never matches": {
+			mutate:  func(c *authz.ValidationContext) { c.Identity = principal.Identity{} },
+			wantErr: fault.ErrMismatch, wantPath: "identity",
+		},
+		"the zero context is no expectation": {
+			mutate:  func(c *authz.ValidationContext) { *c = authz.ValidationContext{} },
+			wantErr: fault.ErrUnsupported, wantPath: "version",
+		},
+
+		"inclusive issuance: exactly at issuance validates": {at: issued},
+		"inclusive issuance: one second before issuance rejects": {
+			at: issued - 1, wantErr: fault.ErrExpired, wantPath: "validationTime",
+		},
+		"exclusive expiry: one second before expiry validates": {at: expires - 1},
+		"exclusive expiry: exactly at expiry rejects": {
+			at: expires, wantErr: fault.ErrExpired, wantPath: "validationTime",
+		},
+		"exclusive expiry: after expiry rejects": {
+			at: expires + 1000, wantErr: fault.ErrExpired, wantPath: "validationTime",
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			b, art, ctx, at := w.s.B, a, w.expect(t), issued
+			if tc.boundary != nil {
+				b = tc.boundary()
+			}
+			if tc.artifact != nil {
+				art = tc.artifact()
+			}
+			if tc.mutate != nil {
+				tc.mutate(&ctx)
+			}
+			if tc.at != 0 {
+				at = tc.at
+			}
+			res, err := authz.Validate(b, art, ctx, timeAt(at))
+			checkFault(t, err, tc.wantErr, tc.wantPath)
+			switch {
+			case tc.wantErr != nil && res != nil:
+				t.Error("a failed Validation returned a result (partial success)")
+			case tc.wantErr == nil && (res == nil || !authz.EqualBindings(res.Binding(), a.Binding())):
+				t.Error("a successful Validation must return the artifact's exact Consumption Binding")
+			}
+		})
+	}
+}
+
+// TestValidate_FailureTable has one row per Section 33 failure that
+// applies to Validation. Each row presents the Host with a genuine,
+// controlled artifact that differs from what the Host independently expects
+// (the substitution an attacker can actually make: another artifact), and
+// validates it against the Host's exact expectations.
+func TestValidate_FailureTable(t *testing.T) {
+	t.Parallel()
+	b := boundary.New("payments host")
+	w := build(t, base(b))
+	original := w.issue(t)
+	tests := map[string]struct {
+		boundary boundary.Boundary // default b
+		change   func(setup) setup // the substitute artifact's setup
+		at       uint64            // 0: the issuance time
+		wantErr  error
+		wantPath string
+	}{
+		"Authorization identity mismatch": {
+			change:  func(s setup) setup { s.AuthorizationID = "authz-2"; return s },
+			wantErr: fault.ErrMismatch, wantPath: "authorizationID",
+		},
+		"Request substitution": {
+			change: func(s setup) setup {
+				s.Proposal.Arguments = []byte(`{"currency":"eur","amount":99999,"debtor-account":"acct-2002","creditor-account":"acct-1001"}`)
+				return s
+			},
+			wantErr: fault.ErrMismatch, wantPath: "decision",
+		},
+		"Proposal Assessment substitution": {
+			change:  func(s setup) setup { s.Assessment.AssessmentID = "assessment-2"; return s },
+			wantErr: fault.ErrMismatch, wantPath: "decision",
+		},
+		"Tool substitution": {
+			change:  reports,
+			wantErr: fault.ErrMismatch, wantPath: "decision",
+		},
+		"Registry substitution": {
+			change:  func(s setup) setup { s.Registry.Generation = "2"; return s },
+			wantErr: fault.ErrMismatch, wantPath: "decision",
+		},
+		"Schema substitution": {
+			change:  memoRequired,
+			wantErr: fault.ErrMismatch, wantPath: "decision",
+		},
+		"Intent substitution": {
+			change:  func(s setup) setup { s.Intent.ID = "intent-2"; return s },
+			wantErr: fault.ErrMismatch, wantPath: "decision",
+		},
+		"identity substitution": {
+			change: func(s setup) setup {
+				return withIdentity(s, principal.Draft{Subject: "alice", Tenant: "acme", Session: "session-2"})
+			},
+			wantErr: fault.ErrMismatch, wantPath: "decision",
+		},
+		"Policy substitution": {
+			change: func(s setup) setup {
+				s.Policy.ID = "payments-policy-2"
+				return s
+			},
+			wantErr: fault.ErrMismatch, wantPath: "decision",
+		},
+		"Policy Decision substitution": {
+			change:  func(s setup) setup { s.DecisionID = "decision-2"; return s },
+			wantErr: fault.ErrMismatch, wantPath: "decision",
+		},
+		"Capability substitution": {
+			change:  func(s setup) setup { s.RequestedCapabilities = []string{"financial.transfer"}; return s },
+			wantErr: fault.ErrMismatch, wantPath: "decision",
+		},
+		"Resource substitution": {
+			change: func(s setup) setup {
+				s.Proposal.Arguments = []byte(`{"currency":"eur","amount":12500,"debtor-account":"acct-2002","creditor-account":"acct-3003"}`)
+				s.Intent.Resources = []string{"acct-2002", "acct-3003"}
+				s.RequestedResources = []string{"acct-2002", "acct-3003"}
+				return s
+			},
+			wantErr: fault.ErrMismatch, wantPath: "decision",
+		},
+		"Replay identity substitution": {
+			change:  func(s setup) setup { s.ReplayID = "replay-2"; return s },
+			wantErr: fault.ErrMismatch, wantPath: "replayID",
+		},
+		"Consumption identity substitution": {
+			change:  func(s setup) setup { s.ConsumptionID = "consumption-2"; return s },
+			wantErr: fault.ErrMismatch, wantPath: "consumptionID",
+		},
+		"Complete Consumption Binding substitution: only the lifetime differs": {
+			change:  func(s setup) setup { s.MaxLifetime = 900; return s },
+			wantErr: fault.ErrMismatch, wantPath: "maxLifetime",
+		},
+		"Complete Consumption Binding substitution: only the expiry differs": {
+			change:  func(s setup) setup { s.ExpiresAt--; return s },
+			wantErr: fault.ErrMismatch, wantPath: "expiresAt",
+		},
+		"Validation before issuance": {
+			change: func(s setup) setup { return s }, at: evaluatedAt - 1,
+			wantErr: fault.ErrExpired, wantPath: "validationTime",
+		},
+		"Validation at expiry": {
+			change: func(s setup) setup { return s }, at: evaluatedAt + defaultLifetime,
+			wantErr: fault.ErrExpired, wantPath: "validationTime",
+		},
+		"Validation after expiry": {
+			change: func(s setup) setup { return s }, at: windowEnd,
+			wantErr: fault.ErrExpired, wantPath: "validationTime",
+		},
+		"Mixed Host authority domains: an identical artifact of another host": {
+			boundary: boundary.New("payments host"),
+			change:   func(s setup) setup { return s },
+			wantErr:  fault.ErrMixedDomain, wantPath: "domain",
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			s := base(b)
+			if !tc.boundary.IsZero() {
+				s.B = tc.boundary
+			}
+			substitute := build(t, tc.change(s)).issue(t)
+			at := uint64(evaluatedAt)
+			if tc.at != 0 {
+				at = tc.at
+			}
+			res, err := authz.Validate(b, substitute, w.expect(t), timeAt(at))
+			checkFault(t, err, tc.wantErr, tc.wantPath)
+			if res != nil {
+				t.Error("a failed Validation returned a result")
+			}
+			if tc.wantErr != fault.ErrExpired && authz.Equal(substitute, original) {
+				t.Error("the substitute is Equal to the original artifact")
+			}
+		})
+	}
+}
+
+// memoRequired changes the payments Schema content under the same Schema
+// identity and version: memo becomes required. The default arguments set
+// memo, so the same proposal still validates.
+func memoRequired(s setup) setup {
+	root := testutil.PaymentsRoot()
+	root.Fields = slices.Clone(root.Fields)
+	for i, f := range root.Fields {
+		if f.Name == "memo" {
+			root.Fields[i].Requirement = "required"
+		}
+	}
+	s.Registry.Definitions = []registry.DefinitionDraft{
+		testutil.PaymentsDefinition(testutil.WithSchema("payments-submit-args", root)),
+		reportsDefinition(),
+	}
+	return s
+}
+
+// TestValidate_SameIdentitySubstitution is the issue-3 bar: for every
+// bound value, a substitute that keeps every identifier and differs only in
+// content is rejected — at issuance when it is spliced into the Host's
+// issuance request, and at Validation both when the substitute's own genuine
+// artifact is presented against the Host's expectations and when the
+// substitute is spliced into those expectations.
+func TestValidate_SameIdentitySubstitution(t *testing.T) {
+	t.Parallel()
+	tests := map[string]struct {
+		base   func(setup) setup // optional: the original scenario
+		change func(setup) setup
+		// ids returns the identifiers the substitute must share.
+		ids func(w *world) []string
+	}{
+		"registry snapshot (another definition's content)": {
+			change: func(s setup) setup {
+				s.Registry.Definitions = []registry.DefinitionDraft{
+					testutil.PaymentsDefinition(),
+					testutil.Definition("reports-list-1", "reports.list", "1",
+						func(d *registry.DefinitionDraft) { d.Summary = "Lists the reports of one tenant." }),
+				}
+				return s
+			},
+			ids: func(w *world) []string { return []string{w.reg.ID().String(), w.reg.Generation().String()} },
+		},
+		"tool definition": {
+			change: func(s setup) setup {
+				s.Registry.Definitions = []registry.DefinitionDraft{
+					testutil.PaymentsDefinition(func(d *registry.DefinitionDraft) { d.Summary = "Submits a payment." }),
+					reportsDefinition(),
+				}
+				return s
+			},
+			ids: func(w *world) []string {
+				d := w.req.Definition()
+				return []string{d.ID().String(), d.ToolID().String(), d.Version().String()}
+			},
+		},
+		"schema": {
+			change: memoRequired,
+			ids: func(w *world) []string {
+				sc := w.req.Schema()
+				return []string{sc.ID().String(), sc.Version().String()}
+			},
+		},
+		"proposal assessment": {
+			change: func(s setup) setup {
+				s.Assessment.ProvenanceIDs = append(slices.Clone(s.Assessment.ProvenanceIDs), "prov-ledger")
+				s.Records = append(slices.Clone(s.Records), lineage.RecordDraft{
+					ID: "prov-ledger", Source: "applicationState", Custody: "custody-ledger", Verification: "hostVerified",
+				})
+				return s
+			},
+			ids: func(w *world) []string { return []string{w.asmt.ID().String(), w.asmt.ProposalID().String()} },
+		},
+		"intent": {
+			change: func(s setup) setup { s.Intent.Display = "Pay invoice 2026-114 today"; return s },
+			ids:    func(w *world) []string { return []string{w.intent.ID().String()} },
+		},
+		"security context": {
+			change: func(s setup) setup {
+				s.Context.Methods = append(slices.Clone(s.Context.Methods), "inherenceFactor")
+				return s
+			},
+			ids: func(w *world) []string { return []string{w.sc.ID().String()} },
+		},
+		"delegation": {
+			base:   withDelegation,
+			change: func(s setup) setup { s.DelegationWindow.expiresAt--; return s },
+			ids:    func(w *world) []string { return []string{w.deleg.ID().String(), w.deleg.Subject().String()} },
+		},
+		"provenance": {
+			change: func(s setup) setup {
+				s.Records = slices.Clone(s.Records)
+				s.Records[1].Transformations = []string{"extracted", "redacted"}
+				return s
+			},
+			ids: func(w *world) []string { return recordIDs(w.pv) },
+		},
+		"influence": {
+			change: func(s setup) setup {
+				s.Nodes = append(slices.Clone(s.Nodes), lineage.NodeDraft{ID: "n-calendar", Kind: "applicationState", Boundary: "chat-session"})
+				return s
+			},
+			ids: func(w *world) []string { return collectionIDs(w.iv) },
+		},
+		"host authority": {
+			change: func(s setup) setup {
+				s.Host.Resources = append(slices.Clone(s.Host.Resources), "acct-5005")
+				return s
+			},
+			ids: func(w *world) []string { return []string{w.host.ID().String()} },
+		},
+		"policy content": {
+			change: func(s setup) setup {
+				s.Policy.Policies = slices.Clone(s.Policy.Policies)
+				s.Policy.Policies[0].Rules = append(slices.Clone(s.Policy.Policies[0].Rules),
+					denyRule("zz-deny-substitute", "tenantMismatch", is("exactTenant", "umbrella")))
+				return s
+			},
+			ids: policyIDs,
+		},
+		"freshness obligation mutated": {
+			change: func(s setup) setup { s.Policy = realisticPolicy(singleUse(), maxAge(600)); return s },
+			ids:    policyIDs,
+		},
+		"freshness obligation removed": {
+			change: func(s setup) setup { s.Policy = realisticPolicy(singleUse()); return s },
+			ids:    policyIDs,
+		},
+		"policy decision (same identity, outcome, scope, reasons and obligations; another selected version)": {
+			base: func(s setup) setup {
+				v2 := s.Policy.Policies[0]
+				v2.Generation = "2"
+				s.Policy.Policies = append(s.Policy.Policies, v2)
+				return s
+			},
+			change: func(s setup) setup { s.PolicyGeneration = "2"; return s },
+			ids:    func(w *world) []string { return []string{w.dec.ID().String(), w.dec.Outcome().String()} },
+			// The IssueRequest's own Selection rejects a Decision made for
+			// another active version of the same snapshot.
+		},
+		"effective scope": {
+			change: func(s setup) setup { s.RequestedCapabilities = []string{"financial.transfer"}; return s },
+			ids:    func(w *world) []string { return []string{w.s.AuthorizationID, w.dec.ID().String()} },
+		},
+		"principal identity (same subject and tenant, another session)": {
+			change: func(s setup) setup {
+				return withIdentity(s, principal.Draft{Subject: "alice", Tenant: "acme", Session: "session-2"})
+			},
+			ids: func(w *world) []string {
+				id := w.in.Identity()
+				return []string{id.Subject().String(), id.Tenant().String()}
+			},
+		},
+		"issuance time": {
+			change: func(s setup) setup { s.IssuedAt += 10; s.ExpiresAt += 10; return s },
+			ids:    artifactIDs,
+		},
+		"expiry": {
+			change: func(s setup) setup { s.ExpiresAt -= 10; return s },
+			ids:    artifactIDs,
+		},
+		"maximum lifetime": {
+			change: func(s setup) setup { s.MaxLifetime = 900; return s },
+			ids:    artifactIDs,
+		},
+		"evaluation time": {
+			change: func(s setup) setup { s.EvaluatedAt -= 10; return s },
+			ids:    artifactIDs,
+		},
+		"renewal generation": {
+			change: func(s setup) setup { s.Intent.RenewalGeneration = "2"; return s },
+			ids:    artifactIDs,
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			s := base(boundary.New("payments host"))
+			if tc.base != nil {
+				s = tc.base(s)
+			}
+			w := build(t, s)
+			alt := build(t, tc.change(s))
+			diffStrings(t, "identifiers of the substitute", tc.ids(w), tc.ids(alt))
+			diffStrings(t, "artifact identifiers of the substitute", artifactIDs(w), artifactIDs(alt))
+			a, altA := w.issue(t), alt.issue(t)
+			if authz.Equal(a, altA) || authz.EqualBindings(a.Binding(), altA.Binding()) {
+				t.Fatal("the substitute's artifact is Equal to the original: the content difference is not bound")
+			}
+			rejected := 0
+
+			// Issuance: splice every differing IssueRequest value.
+			issueSplices := []struct {
+				name   string
+				differ bool
+				apply  func(r *authz.IssueRequest)
+			}{
+				{"Input", !evalinput.Equal(w.in, alt.in), func(r *authz.IssueRequest) { r.Input = alt.in }},
+				{"Policy", !policy.EqualSnapshots(w.pol, alt.pol), func(r *authz.IssueRequest) { r.Policy = alt.pol }},
+				{"Registry", !registry.EqualSnapshots(w.reg, alt.reg), func(r *authz.IssueRequest) { r.Registry = alt.reg }},
+				{"Decision", !policy.EqualDecisions(w.dec, alt.dec), func(r *authz.IssueRequest) { r.Decision = alt.dec }},
+			}
+			for _, sp := range issueSplices {
+				if !sp.differ {
+					continue
+				}
+				r := w.issueRequest()
+				sp.apply(&r)
+				got, err := authz.Issue(w.s.B, r)
+				if err == nil || got != nil {
+					t.Errorf("issuance accepted the substitute %s", sp.name)
+				} else if !errors.Is(err, fault.ErrMismatch) {
+					t.Errorf("issuance with the substitute %s: %v, want a mismatch", sp.name, err)
+				}
+				rejected++
+			}
+
+			// Validation: the substitute's own genuine artifact against the
+			// Host's independent expectations.
+			want := w.expect(t)
+			at := timeAt(max(w.s.IssuedAt, alt.s.IssuedAt))
+			if res, err := authz.Validate(w.s.B, altA, want, at); err == nil || res != nil {
+				t.Error("Validation accepted the substitute artifact")
+			} else if !errors.Is(err, fault.ErrMismatch) {
+				t.Errorf("Validation of the substitute artifact: %v, want a mismatch", err)
+			}
+
+			// Validation: the original artifact against expectations with
+			// each differing substitute value spliced in.
+			altWant := alt.expect(t)
+			for _, f := range ctxFields {
+				if f.same(want, altWant) {
+					continue
+				}
+				ctx := want
+				splice(&ctx, altWant, f.name)
+				res, err := authz.Validate(w.s.B, a, ctx, timeAt(w.s.IssuedAt))
+				if res != nil {
+					t.Errorf("Validation accepted the substitute %s", f.name)
+				}
+				checkFault(t, err, f.code, f.path)
+				rejected++
+			}
+			if rejected == 0 {
+				t.Fatal("the substitute differs in no issuance value and no expectation")
+			}
+		})
+	}
+}
+
+func artifactIDs(w *world) []string {
+	return []string{w.s.AuthorizationID, w.s.ReplayID, w.s.ConsumptionID}
+}
+
+func policyIDs(w *world) []string {
+	d := w.dec.Policy()
+	return []string{w.pol.ID().String(), w.pol.Generation().String(), d.ID().String(), d.Generation().String()}
+}
+
+func recordIDs(p *lineage.Provenance) []string {
+	var out []string
+	for _, r := range p.Records() {
+		out = append(out, r.ID().String())
+	}
+	return out
+}
+
+func collectionIDs(v *lineage.Influence) []string {
+	var out []string
+	for _, c := range v.Collections() {
+		out = append(out, c.Boundary().String())
+	}
+	return out
+}
