@@ -27,7 +27,6 @@ type pipeline struct {
 	sel      policy.Selection
 	decision *policy.Decision
 	issue    authz.IssueRequest
-	authz    *authz.Authorization
 }
 
 func allowPolicy(extra ...policy.RuleDraft) policy.SnapshotDraft {
