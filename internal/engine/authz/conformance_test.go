@@ -328,7 +328,7 @@ func TestInvariant_P013_UnknownNeverMeansUnrestricted(t *testing.T) {
 
 	w := build(t, base(newHost()))
 	a := w.issue(t)
-	rejectsValidation(t, boundary.Boundary{}, a, w.expect(t), evaluatedAt, fault.ErrMixedDomain, "domain")
+	rejectsValidation(t, boundary.Boundary{}, a, w.expect(t), evaluatedAt, fault.ErrMissing, "domain")
 	rejectsValidation(t, w.s.B, a, authz.ValidationContext{}, evaluatedAt, fault.ErrUnsupported, "version")
 }
 

@@ -65,7 +65,10 @@ func Validate(b boundary.Boundary, a *Authorization, ctx ValidationContext, at e
 	if a == nil {
 		return nil, fault.At("authorization", fault.Missing, "an authorization is required")
 	}
-	if b.IsZero() || !b.Same(a.domain) {
+	if b.IsZero() {
+		return nil, fault.At("domain", fault.Missing, "validation needs the host's retained boundary")
+	}
+	if !b.Same(a.domain) {
 		return nil, fault.At("domain", fault.MixedDomain, "the authorization must belong to the retained boundary's domain")
 	}
 	if err := vocab.CheckVersion(ctx.Version); err != nil {

@@ -225,7 +225,7 @@ func TestValidate_Section30Checks(t *testing.T) {
 		},
 		"bound to the retained boundary: no boundary rejects": {
 			boundary: func() boundary.Boundary { return boundary.Boundary{} },
-			wantErr:  fault.ErrMixedDomain, wantPath: "domain",
+			wantErr:  fault.ErrMissing, wantPath: "domain",
 		},
 		"an artifact is required": {
 			artifact: func() *authz.Authorization { return nil },
