@@ -72,6 +72,7 @@ build: ## Build bin/toolgate.
 	$(GO) build -o $(BIN)/toolgate ./cmd/toolgate
 
 .PHONY: run
-run: build ## Validate the shipped sample registry and canonicalize the sample proposal.
+run: build ## Validate the shipped samples (registry, host authority, policy) and canonicalize the sample proposal.
 	$(BIN)/toolgate registry validate $(SAMPLES)
+	$(BIN)/toolgate policy validate $(SAMPLES)
 	$(BIN)/toolgate request canonicalize --manifests $(SAMPLES) --proposal $(SAMPLES)/proposal-payments-submit.json

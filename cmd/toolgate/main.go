@@ -3,6 +3,8 @@
 // standalone service arrive with later work.
 //
 //	toolgate registry validate PATH...              validate ToolRegistry manifests
+//	toolgate policy validate [--publisher ID] PATH...
+//	                                                publish HostAuthority and PolicySnapshot manifests
 //	toolgate request canonicalize --manifests PATH --proposal FILE
 //	                                                build a Canonical Request from a Proposal
 //	toolgate intent digest                          agent-safe.intent/1 canonical JSON and digest of stdin
@@ -20,6 +22,7 @@ func main() {
 
 const usage = `usage:
   toolgate registry validate PATH...
+  toolgate policy validate [--publisher ID] PATH...
   toolgate request canonicalize --manifests PATH [--registry ID --generation N] --proposal FILE [--assessment-id ID]
   toolgate intent digest < binding.json
 `
@@ -35,6 +38,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	switch args[0] + " " + args[1] {
 	case "registry validate":
 		err = registryValidate(args[2:], stdout)
+	case "policy validate":
+		err = policyValidate(args[2:], stdout)
 	case "request canonicalize":
 		err = requestCanonicalize(args[2:], stdout)
 	case "intent digest":

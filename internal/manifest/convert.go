@@ -54,20 +54,23 @@ func SchemaDraft(raw []byte) (schema.Draft, error) {
 	if len(raw) == 0 {
 		return schema.Draft{}, fault.New(fault.Missing, "a schema root node is required")
 	}
-	v, err := jsonexact.Decode(raw, jsonexact.Limits{MaxDepth: schemaTreeDepth})
+	v, err := decodeTree(raw, schemaTreeDepth)
 	if err != nil {
-		// The same closed codes request construction uses for argument
-		// JSON; jsonexact's message names the reason and an offset only.
-		code := fault.Malformed
-		switch {
-		case errors.Is(err, jsonexact.ErrDuplicateKey):
-			code = fault.Duplicate
-		case errors.Is(err, jsonexact.ErrTooDeep), errors.Is(err, jsonexact.ErrTooLarge):
-			code = fault.LimitExceeded
-		}
-		return schema.Draft{}, fault.New(code, err.Error())
+		return schema.Draft{}, err
 	}
 	return nodeDraft(v, "")
+}
+
+// jsonFaultCode maps a jsonexact error onto the closed fault codes request
+// construction uses for argument JSON.
+func jsonFaultCode(err error) fault.Code {
+	switch {
+	case errors.Is(err, jsonexact.ErrDuplicateKey):
+		return fault.Duplicate
+	case errors.Is(err, jsonexact.ErrTooDeep), errors.Is(err, jsonexact.ErrTooLarge):
+		return fault.LimitExceeded
+	}
+	return fault.Malformed
 }
 
 func nodeDraft(v jsonexact.Value, path string) (schema.Draft, error) {

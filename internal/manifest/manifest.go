@@ -29,7 +29,9 @@ const Group = "stk.toolgate.dev"
 // Set holds the objects read from one or more manifest files, in file and
 // document order.
 type Set struct {
-	ToolRegistries []v1alpha1.ToolRegistry
+	ToolRegistries  []v1alpha1.ToolRegistry
+	HostAuthorities []v1alpha1.HostAuthority
+	PolicySnapshots []v1alpha1.PolicySnapshot
 }
 
 type header struct {
@@ -110,8 +112,20 @@ func (s *Set) add(name string, data []byte) error {
 				return fmt.Errorf("%s: document %d: %s", name, doc, invalidToolRegistry)
 			}
 			s.ToolRegistries = append(s.ToolRegistries, tr)
+		case "HostAuthority":
+			var ha v1alpha1.HostAuthority
+			if err := decodeStrict(raw, &ha); err != nil {
+				return fmt.Errorf("%s: document %d: %s", name, doc, invalidHostAuthority)
+			}
+			s.HostAuthorities = append(s.HostAuthorities, ha)
+		case "PolicySnapshot":
+			var ps v1alpha1.PolicySnapshot
+			if err := decodeStrict(raw, &ps); err != nil {
+				return fmt.Errorf("%s: document %d: %s", name, doc, invalidPolicySnapshot)
+			}
+			s.PolicySnapshots = append(s.PolicySnapshots, ps)
 		default:
-			return fmt.Errorf("%s: document %d: kind is not a toolgate kind this build reads (ToolRegistry)", name, doc)
+			return fmt.Errorf("%s: document %d: kind is not a toolgate kind this build reads (%s)", name, doc, knownKinds)
 		}
 	}
 }
@@ -122,8 +136,11 @@ func (s *Set) add(name string, data []byte) error {
 // replaced by constant text; the file name and document number locate the
 // problem.
 const (
-	notYAMLObject       = "is not a valid YAML mapping with string apiVersion and kind"
-	invalidToolRegistry = "is not a valid ToolRegistry document: unknown field, duplicate key or wrong value type"
+	notYAMLObject         = "is not a valid YAML mapping with string apiVersion and kind"
+	invalidToolRegistry   = "is not a valid ToolRegistry document: unknown field, duplicate key or wrong value type"
+	invalidHostAuthority  = "is not a valid HostAuthority document: unknown field, duplicate key or wrong value type"
+	invalidPolicySnapshot = "is not a valid PolicySnapshot document: unknown field, duplicate key or wrong value type"
+	knownKinds            = "HostAuthority, PolicySnapshot, ToolRegistry"
 )
 
 // decodeStrict decodes one YAML document into obj: duplicate keys and

@@ -122,9 +122,9 @@ func TestParseIsStrict(t *testing.T) {
 			wantText: "f.yaml: document 1: apiVersion must be stk.toolgate.dev/v1alpha1",
 		},
 		"a wrong kind rejects": {
-			doc:      strings.Replace(spec(definition(`"1"`, "{kind: object}")), "kind: ToolRegistry", "kind: PolicySnapshot", 1),
+			doc:      strings.Replace(spec(definition(`"1"`, "{kind: object}")), "kind: ToolRegistry", "kind: Consumption", 1),
 			wantErr:  true,
-			wantText: "f.yaml: document 1: kind is not a toolgate kind this build reads (ToolRegistry)",
+			wantText: "f.yaml: document 1: kind is not a toolgate kind this build reads (HostAuthority, PolicySnapshot, ToolRegistry)",
 		},
 		"the document number counts from one across separators": {
 			doc:      spec(definition(`"1"`, "{kind: object}")) + "---\n" + header + "spec: {snapshotID: x, generation: \"1\", secretfield: 1}\n",

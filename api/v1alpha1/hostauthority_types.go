@@ -1,0 +1,67 @@
+package v1alpha1
+
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// HostAuthority is one Host authority domain (spec Sections 13–14): the
+// Capability and Resource ceilings of everything decided in it, which
+// Kubernetes identities hold which protocol role, and who may validate and
+// consume its Authorizations. Its Host Capability Boundary is created by the
+// service per object UID; a recreated object is a new domain.
+type HostAuthority struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	Spec HostAuthoritySpec `json:"spec"`
+}
+
+// HostAuthoritySpec is the complete content of one Host Authority.
+type HostAuthoritySpec struct {
+	// AuthorityID is the engine's Host Authority identity (controlled
+	// identity, lower-token, 1–64 octets).
+	AuthorityID string `json:"authorityID"`
+	// Capabilities is the Capability ceiling: 1–8 unique Section 48
+	// Capability tokens in any order, e.g. financial.transfer.
+	Capabilities []string `json:"capabilities"`
+	// Resources is the Resource ceiling: 0–16 unique Resource identifiers in
+	// any order. Empty means no Resource authority at all.
+	// +optional
+	Resources []string `json:"resources,omitempty"`
+	// Roles binds each declared protocol role to the Kubernetes subjects
+	// that hold it. A role is declared in this domain exactly when it has a
+	// binding here; each role appears at most once.
+	Roles []RoleBinding `json:"roles"`
+	// Executors are the subjects that may validate and consume this
+	// domain's Authorizations (the services that perform side effects).
+	// +optional
+	Executors []Subject `json:"executors,omitempty"`
+	// MaxAuthorizationLifetimeSeconds bounds every Authorization issued in
+	// this domain (Section 26), 1–3,600 seconds.
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=3600
+	MaxAuthorizationLifetimeSeconds int32 `json:"maxAuthorizationLifetimeSeconds"`
+}
+
+// RoleBinding grants one protocol role to Kubernetes subjects.
+type RoleBinding struct {
+	// Role is one of the six Section 48 Role Authority kinds.
+	// +kubebuilder:validation:Enum=authenticationAuthority;intentCaptureAuthority;provenanceAuthority;influenceCollector;delegationAuthority;policyAdministrationAuthority
+	Role string `json:"role"`
+	// Subjects are the 1 or more Kubernetes identities that hold the role.
+	// +kubebuilder:validation:MinItems=1
+	Subjects []Subject `json:"subjects"`
+}
+
+// Subject names one Kubernetes identity, as in RBAC.
+type Subject struct {
+	// Kind is the kind of identity.
+	// +kubebuilder:validation:Enum=ServiceAccount;User;Group
+	Kind string `json:"kind"`
+	// Name is the ServiceAccount, User or Group name.
+	Name string `json:"name"`
+	// Namespace is the ServiceAccount's namespace; only for ServiceAccount,
+	// and the HostAuthority's own namespace when omitted.
+	// +optional
+	Namespace string `json:"namespace,omitempty"`
+}

@@ -1,0 +1,180 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// TestPolicyValidateShippedSamples: the shipped HostAuthority and
+// PolicySnapshot publish, and the output lists the snapshot and its policy.
+func TestPolicyValidateShippedSamples(t *testing.T) {
+	t.Parallel()
+	r := runCLI("", "policy", "validate", samples(t))
+	if r.code != 0 || r.stderr != "" {
+		t.Fatalf("exit %d, stderr %q", r.code, r.stderr)
+	}
+	lines := strings.Split(strings.TrimSuffix(r.stdout, "\n"), "\n")
+	if len(lines) != 4 {
+		t.Fatalf("stdout has %d lines, want 4:\n%s", len(lines), r.stdout)
+	}
+	for i, prefix := range []string{
+		"host authority payments/payments-host (payments-host): valid, 5 capabilities, 6 resources, 6 roles, digest sha256:",
+		"policy snapshot payments-policy generation 1: valid, 1 policies, 5 rules, digest sha256:",
+	} {
+		if !strings.HasPrefix(lines[i], prefix) {
+			t.Errorf("line %d = %q, want prefix %q", i, lines[i], prefix)
+		}
+	}
+	if got := strings.Fields(lines[3]); strings.Join(got, " ") != "payments-guardrails 1 active 5" {
+		t.Errorf("policy row = %q", lines[3])
+	}
+}
+
+// sampleDocs returns the shipped HostAuthority and PolicySnapshot texts.
+func sampleDocs(t *testing.T) (host, pol string) {
+	t.Helper()
+	h, err := os.ReadFile(filepath.Join(samples(t), "stk_v1alpha1_hostauthority.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := os.ReadFile(filepath.Join(samples(t), "stk_v1alpha1_policysnapshot.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(h), string(p)
+}
+
+// edit replaces old with new once and fails the test when the sample no
+// longer has old.
+func edit(t *testing.T, s, old, new string) string {
+	t.Helper()
+	if !strings.Contains(s, old) {
+		t.Fatalf("the sample no longer has %q", old)
+	}
+	return strings.Replace(s, old, new, 1)
+}
+
+// generation returns the sample snapshot as generation gen: a new object
+// that keeps policy version 1 unchanged and adds version 2 with one more
+// rule (a valid exact successor when gen is 2).
+func generation(t *testing.T, pol string, gen int) string {
+	t.Helper()
+	g := strconv.Itoa(gen)
+	out := edit(t, pol, "name: payments-policy-1\n", "name: payments-policy-"+g+"\n")
+	out = edit(t, out, "  generation: \"1\"\n  hostAuthorityRef:", "  generation: \""+g+"\"\n  hostAuthorityRef:")
+	i := strings.Index(out, "  - id: payments-guardrails\n")
+	v1 := out[i:]
+	v2 := edit(t, v1, "    generation: \"1\"\n", "    generation: \"2\"\n") + `    - id: deny-delegated-payments
+      effect: deny
+      reason: delegationRequired
+      condition:
+        all:
+        - predicate: {name: sideEffectIs, value: financial}
+        - predicate: {name: delegationPresent}
+`
+	return out + v2
+}
+
+// TestPolicyValidateRejects: each rejection exits 1 with one line naming the
+// object and the engine's reason.
+func TestPolicyValidateRejects(t *testing.T) {
+	t.Parallel()
+	host, pol := sampleDocs(t)
+	noAdmin := edit(t, host, `  - role: policyAdministrationAuthority
+    subjects:
+    - {kind: Group, name: payments-policy-admins}
+    - {kind: ServiceAccount, name: argocd-application-controller, namespace: argocd}
+`, "")
+	cases := map[string]struct {
+		docs     []string
+		args     []string
+		wantText string
+	}{
+		"a missing hostAuthorityRef target rejects": {
+			docs:     []string{host, edit(t, pol, "    name: payments-host\n", "    name: other-host\n")},
+			wantText: "PolicySnapshot payments/payments-policy-1: engine: spec.hostAuthorityRef.name: notFound",
+		},
+		"a HostAuthority in another namespace is not found": {
+			docs:     []string{edit(t, host, "namespace: payments\n", "namespace: treasury\n"), pol},
+			wantText: "PolicySnapshot payments/payments-policy-1: engine: spec.hostAuthorityRef.name: notFound",
+		},
+		"a HostAuthority binding no policy administrator fails closed": {
+			docs:     []string{noAdmin, pol},
+			args:     []string{"--publisher", "release-bot"},
+			wantText: "PolicySnapshot payments/payments-policy-1: HostAuthority payments/payments-host binds no subject to policyAdministrationAuthority",
+		},
+		"a generation gap is not a successor": {
+			docs:     []string{host, pol, generation(t, pol, 3)},
+			wantText: "PolicySnapshot payments/payments-policy-3: engine: spec.generation: mismatch: a successor uses exactly the next generation",
+		},
+		"a duplicated generation is not a successor": {
+			docs:     []string{host, pol, edit(t, pol, "name: payments-policy-1\n", "name: payments-policy-1b\n")},
+			wantText: "PolicySnapshot payments/payments-policy-1b: engine: spec.generation: mismatch",
+		},
+		"a chain must start at generation 1": {
+			docs:     []string{host, generation(t, pol, 2)},
+			wantText: "PolicySnapshot payments/payments-policy-2: engine: spec.generation: mismatch: initial publication uses generation 1",
+		},
+		"a successor that changes a retained policy version rejects": {
+			docs:     []string{host, pol, edit(t, generation(t, pol, 2), "seconds: \"60\"", "seconds: \"30\"")},
+			wantText: "PolicySnapshot payments/payments-policy-2: engine: spec.policies[0].rules: mismatch",
+		},
+		"a rule outside the Host ceiling rejects with its path": {
+			docs:     []string{host, edit(t, pol, "values: [acct-1001, acct-2002]}", "values: [acct-1001, acct-9999]}")},
+			wantText: "PolicySnapshot payments/payments-policy-1: engine: spec.policies[0].rules[0].condition.all[1].predicate.values[1]: outOfRange",
+		},
+		"an invalid HostAuthority rejects": {
+			docs:     []string{edit(t, host, "maxAuthorizationLifetimeSeconds: 300", "maxAuthorizationLifetimeSeconds: 7200"), pol},
+			wantText: "HostAuthority payments/payments-host: engine: spec.maxAuthorizationLifetimeSeconds: outOfRange",
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			for i, d := range tc.docs {
+				if err := os.WriteFile(filepath.Join(dir, strconv.Itoa(i)+".yaml"), []byte(d), 0o600); err != nil {
+					t.Fatal(err)
+				}
+			}
+			r := runCLI("", append(append([]string{"policy", "validate"}, tc.args...), dir)...)
+			oneLine(t, r, 1, tc.wantText)
+			if strings.Contains(r.stderr, "9999") {
+				t.Errorf("stderr echoes the rejected value: %q", r.stderr)
+			}
+		})
+	}
+}
+
+// TestPolicyValidatePublishesSuccessors: generation 2 is published as the
+// exact successor of generation 1, whatever the file order.
+func TestPolicyValidatePublishesSuccessors(t *testing.T) {
+	t.Parallel()
+	host, pol := sampleDocs(t)
+	dir := t.TempDir()
+	for name, d := range map[string]string{"a-gen2.yaml": generation(t, pol, 2), "b-gen1.yaml": pol, "c-host.yaml": host} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(d), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r := runCLI("", "policy", "validate", "--publisher", "release-bot", dir)
+	if r.code != 0 || r.stderr != "" {
+		t.Fatalf("exit %d, stderr %q", r.code, r.stderr)
+	}
+	var summaries []string
+	for _, l := range strings.Split(r.stdout, "\n") {
+		if strings.HasPrefix(l, "policy snapshot ") {
+			summaries = append(summaries, l[:strings.Index(l, ", digest")])
+		}
+	}
+	want := []string{
+		"policy snapshot payments-policy generation 1: valid, 1 policies, 5 rules",
+		"policy snapshot payments-policy generation 2: valid, 2 policies, 11 rules",
+	}
+	if strings.Join(summaries, "\n") != strings.Join(want, "\n") {
+		t.Errorf("summaries = %q, want %q", summaries, want)
+	}
+}

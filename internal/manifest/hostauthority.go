@@ -1,0 +1,140 @@
+package manifest
+
+import (
+	"errors"
+	"slices"
+	"strings"
+
+	"github.com/toolgate/toolgate/api/v1alpha1"
+	"github.com/toolgate/toolgate/internal/engine/authority"
+	"github.com/toolgate/toolgate/internal/engine/boundary"
+	"github.com/toolgate/toolgate/internal/engine/fault"
+	"github.com/toolgate/toolgate/internal/engine/vocab"
+)
+
+// Bounds of the Kubernetes-side HostAuthority fields the engine does not
+// see.
+const (
+	// MaxAuthorizationLifetimeSeconds is the Section 26 upper bound of an
+	// Authorization lifetime.
+	MaxAuthorizationLifetimeSeconds = 3600
+	maxSubjectName                  = 253 // a Kubernetes object or RBAC subject name
+	maxNamespace                    = 63  // a DNS-1123 label
+)
+
+// HostAuthorityDraft converts a HostAuthority spec into the engine's draft.
+// The declared roles are exactly the roles that have a binding; a role bound
+// twice rejects. The Kubernetes-only parts the engine never sees (subjects,
+// executors, the lifetime bound) are checked here; every value of the draft
+// is validated by authority.NewHostAuthority.
+func HostAuthorityDraft(spec v1alpha1.HostAuthoritySpec) (authority.HostAuthorityDraft, error) {
+	d := authority.HostAuthorityDraft{
+		ID:           spec.AuthorityID,
+		Capabilities: spec.Capabilities,
+		Resources:    spec.Resources,
+		Roles:        make([]string, 0, len(spec.Roles)),
+	}
+	for i, rb := range spec.Roles {
+		p := "spec.roles" + fault.Index(i)
+		if _, err := vocab.ParseRole(rb.Role); err != nil {
+			return authority.HostAuthorityDraft{}, fault.Within(p+".role", err)
+		}
+		if slices.Contains(d.Roles, rb.Role) {
+			return authority.HostAuthorityDraft{}, fault.At(p+".role", fault.Duplicate, "each role is bound once; list all its subjects in one binding")
+		}
+		if len(rb.Subjects) == 0 {
+			return authority.HostAuthorityDraft{}, fault.At(p+".subjects", fault.Missing, "a role binding names at least one subject")
+		}
+		if err := checkSubjects(rb.Subjects, p+".subjects"); err != nil {
+			return authority.HostAuthorityDraft{}, err
+		}
+		d.Roles = append(d.Roles, rb.Role)
+	}
+	if err := checkSubjects(spec.Executors, "spec.executors"); err != nil {
+		return authority.HostAuthorityDraft{}, err
+	}
+	if l := spec.MaxAuthorizationLifetimeSeconds; l < 1 || l > MaxAuthorizationLifetimeSeconds {
+		return authority.HostAuthorityDraft{}, fault.At("spec.maxAuthorizationLifetimeSeconds", fault.OutOfRange,
+			"the maximum authorization lifetime is 1–3,600 seconds")
+	}
+	return d, nil
+}
+
+// NewHostAuthority converts spec and creates the engine Host Authority in
+// the domain of b. Engine rejections are located at the spec field they
+// came from (the engine's "id" is spec.authorityID).
+func NewHostAuthority(b boundary.Boundary, spec v1alpha1.HostAuthoritySpec) (*authority.HostAuthority, error) {
+	d, err := HostAuthorityDraft(spec)
+	if err != nil {
+		return nil, err
+	}
+	h, err := authority.NewHostAuthority(b, d)
+	if err != nil {
+		var fe *fault.Error
+		if errors.As(err, &fe) && (fe.Path == "id" || strings.HasPrefix(fe.Path, "id.")) {
+			c := *fe
+			c.Path = "authorityID" + strings.TrimPrefix(fe.Path, "id")
+			err = &c
+		}
+		return nil, fault.Within("spec", err)
+	}
+	return h, nil
+}
+
+// checkSubjects validates a list of RBAC-style subjects: a closed kind, a
+// bounded name without whitespace or control characters, a namespace only
+// on a ServiceAccount, and no subject listed twice.
+func checkSubjects(subjects []v1alpha1.Subject, path string) error {
+	for i, s := range subjects {
+		p := path + fault.Index(i)
+		switch s.Kind {
+		case "ServiceAccount", "User", "Group":
+		default:
+			return fault.At(p+".kind", fault.UnknownToken, "a subject kind is one of: ServiceAccount, User, Group")
+		}
+		if err := checkName(s.Name); err != nil {
+			return fault.Within(p+".name", err)
+		}
+		if s.Namespace != "" {
+			if s.Kind != "ServiceAccount" {
+				return fault.At(p+".namespace", fault.Unsupported, "only a ServiceAccount subject has a namespace")
+			}
+			if !isDNSLabel(s.Namespace) {
+				return fault.At(p+".namespace", fault.Malformed, "a namespace is a DNS-1123 label of 1–63 octets")
+			}
+		}
+		for j := range i {
+			if subjects[j] == s {
+				return fault.At(p, fault.Duplicate, "subjects in one list are unique")
+			}
+		}
+	}
+	return nil
+}
+
+func checkName(n string) error {
+	switch {
+	case n == "":
+		return fault.New(fault.Missing, "a subject names a ServiceAccount, User or Group")
+	case len(n) > maxSubjectName:
+		return fault.New(fault.LimitExceeded, "a subject name has at most 253 octets")
+	}
+	for i := 0; i < len(n); i++ {
+		if n[i] <= 0x20 || n[i] >= 0x7f {
+			return fault.New(fault.Malformed, "a subject name is printable ASCII without spaces")
+		}
+	}
+	return nil
+}
+
+func isDNSLabel(s string) bool {
+	if len(s) == 0 || len(s) > maxNamespace || s[0] == '-' || s[len(s)-1] == '-' {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; !('a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '-') {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,180 @@
+package manifest
+
+import (
+	"github.com/toolgate/toolgate/api/v1alpha1"
+	"github.com/toolgate/toolgate/internal/engine/fault"
+	"github.com/toolgate/toolgate/internal/engine/policy"
+	"github.com/toolgate/toolgate/internal/jsonexact"
+)
+
+// PolicyDraft converts a PolicySnapshot spec into the engine's draft. Only
+// the recursive condition trees need decoding here; every value is
+// validated by policy.Publish or policy.PublishSuccessor. The
+// hostAuthorityRef is resolved by the caller, which owns the domains.
+func PolicyDraft(spec v1alpha1.PolicySnapshotSpec) (policy.SnapshotDraft, error) {
+	d := policy.SnapshotDraft{
+		ID:         spec.SnapshotID,
+		Generation: spec.Generation,
+		Policies:   make([]policy.DefinitionDraft, len(spec.Policies)),
+	}
+	for i, pd := range spec.Policies {
+		def := policy.DefinitionDraft{
+			ID:         pd.ID,
+			Generation: pd.Generation,
+			Lifecycle:  pd.Lifecycle,
+			Rules:      make([]policy.RuleDraft, len(pd.Rules)),
+		}
+		for j, r := range pd.Rules {
+			cond, err := ConditionDraft(r.Condition.Raw)
+			if err != nil {
+				return policy.SnapshotDraft{}, fault.Within("spec.policies"+fault.Index(i)+".rules"+fault.Index(j)+".condition", err)
+			}
+			rule := policy.RuleDraft{ID: r.ID, Effect: r.Effect, Reason: r.Reason, Condition: cond}
+			if r.Scope != nil {
+				rule.Scope = &policy.ScopeDraft{Capabilities: r.Scope.Capabilities, Resources: r.Scope.Resources}
+			}
+			for _, o := range r.Obligations {
+				rule.Obligations = append(rule.Obligations, policy.ObligationDraft{Kind: o.Kind, Seconds: o.Seconds, Boundary: o.Boundary})
+			}
+			def.Rules[j] = rule
+		}
+		d.Policies[i] = def
+	}
+	return d, nil
+}
+
+// conditionTreeDepth bounds decoding of a condition tree: a condition has at
+// most 8 levels, and each level is at most three JSON containers deep
+// (node, all/any list or predicate object, values list or window object).
+const conditionTreeDepth = 3*policy.MaxDepth + 1
+
+// ConditionDraft decodes one condition node tree from JSON: objects with
+// the keys all, any (lists of nodes) and predicate ({name, identifier,
+// generation, value, values, count, seconds, window: {issuedAt, notBefore,
+// expiresAt}}); every operand is a string or a list of strings. Unknown
+// keys, duplicate keys and wrong JSON kinds reject; which keys a node or a
+// predicate must have is the engine's rule.
+func ConditionDraft(raw []byte) (policy.ConditionDraft, error) {
+	if len(raw) == 0 {
+		return policy.ConditionDraft{}, fault.New(fault.Missing, "a rule has a root condition node")
+	}
+	v, err := decodeTree(raw, conditionTreeDepth)
+	if err != nil {
+		return policy.ConditionDraft{}, err
+	}
+	return conditionNode(v, "")
+}
+
+// decodeTree decodes a JSON subtree with jsonexact and maps its errors onto
+// the closed codes request construction uses for argument JSON;
+// jsonexact's message names the reason and an offset only.
+func decodeTree(raw []byte, depth int) (jsonexact.Value, error) {
+	v, err := jsonexact.Decode(raw, jsonexact.Limits{MaxDepth: depth})
+	if err != nil {
+		return v, fault.New(jsonFaultCode(err), err.Error())
+	}
+	return v, nil
+}
+
+func conditionNode(v jsonexact.Value, path string) (policy.ConditionDraft, error) {
+	var d policy.ConditionDraft
+	if v.Kind() != jsonexact.Object {
+		return d, fault.At(path, fault.KindMismatch, "a condition node is an object {all}, {any} or {predicate}")
+	}
+	for _, m := range v.Members() {
+		p := fault.Join(path, m.Name)
+		var err error
+		switch m.Name {
+		case "all":
+			d.All, err = conditionList(m.Value, p)
+		case "any":
+			d.Any, err = conditionList(m.Value, p)
+		case "predicate":
+			d.Predicate, err = predicateDraft(m.Value, p)
+		default:
+			return d, fault.At(path, fault.UnknownField, "condition nodes have only the keys all, any and predicate")
+		}
+		if err != nil {
+			return d, err
+		}
+	}
+	return d, nil
+}
+
+// conditionList returns a non-nil list, so an empty compound reaches the
+// engine as an empty compound (and rejects there) rather than as absent.
+func conditionList(v jsonexact.Value, path string) ([]policy.ConditionDraft, error) {
+	if v.Kind() != jsonexact.Array {
+		return nil, fault.At(path, fault.KindMismatch, "all and any are lists of condition nodes")
+	}
+	out := make([]policy.ConditionDraft, 0, len(v.Elems()))
+	for i, e := range v.Elems() {
+		c, err := conditionNode(e, path+fault.Index(i))
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, c)
+	}
+	return out, nil
+}
+
+func predicateDraft(v jsonexact.Value, path string) (*policy.PredicateDraft, error) {
+	if v.Kind() != jsonexact.Object {
+		return nil, fault.At(path, fault.KindMismatch, "a predicate is an object {name, operands...}")
+	}
+	d := &policy.PredicateDraft{}
+	for _, m := range v.Members() {
+		p := fault.Join(path, m.Name)
+		var err error
+		switch m.Name {
+		case "name":
+			d.Name, err = text(m.Value, p)
+		case "identifier":
+			d.Identifier, err = text(m.Value, p)
+		case "generation":
+			d.Generation, err = text(m.Value, p)
+		case "value":
+			d.Value, err = text(m.Value, p)
+		case "values":
+			d.Values, err = texts(m.Value, p)
+		case "count":
+			d.Count, err = text(m.Value, p)
+		case "seconds":
+			d.Seconds, err = text(m.Value, p)
+		case "window":
+			d.Window, err = windowDraft(m.Value, p)
+		default:
+			return nil, fault.At(path, fault.UnknownField,
+				"predicates have only the keys name, identifier, generation, value, values, count, seconds and window")
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	return d, nil
+}
+
+func windowDraft(v jsonexact.Value, path string) (*policy.WindowDraft, error) {
+	if v.Kind() != jsonexact.Object {
+		return nil, fault.At(path, fault.KindMismatch, "a window is an object {issuedAt, notBefore, expiresAt}")
+	}
+	w := &policy.WindowDraft{}
+	for _, m := range v.Members() {
+		p := fault.Join(path, m.Name)
+		var err error
+		switch m.Name {
+		case "issuedAt":
+			w.IssuedAt, err = text(m.Value, p)
+		case "notBefore":
+			w.NotBefore, err = text(m.Value, p)
+		case "expiresAt":
+			w.ExpiresAt, err = text(m.Value, p)
+		default:
+			return nil, fault.At(path, fault.UnknownField, "windows have only the keys issuedAt, notBefore and expiresAt")
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	return w, nil
+}
