@@ -1,6 +1,8 @@
 package manifest
 
 import (
+	"k8s.io/apimachinery/pkg/util/validation"
+
 	"errors"
 	"slices"
 	"strings"
@@ -19,7 +21,6 @@ const (
 	// Authorization lifetime.
 	MaxAuthorizationLifetimeSeconds = 3600
 	maxSubjectName                  = 253 // a Kubernetes object or RBAC subject name
-	maxNamespace                    = 63  // a DNS-1123 label
 )
 
 // HostAuthorityDraft converts a HostAuthority spec into the engine's draft.
@@ -127,14 +128,5 @@ func checkName(n string) error {
 	return nil
 }
 
-func isDNSLabel(s string) bool {
-	if len(s) == 0 || len(s) > maxNamespace || s[0] == '-' || s[len(s)-1] == '-' {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; !('a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '-') {
-			return false
-		}
-	}
-	return true
-}
+// isDNSLabel reports whether s is a valid Kubernetes namespace name.
+func isDNSLabel(s string) bool { return len(validation.IsDNS1123Label(s)) == 0 }
