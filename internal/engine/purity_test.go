@@ -4,6 +4,7 @@ import (
 	"go/parser"
 	"go/token"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -60,6 +61,36 @@ func TestEnginePurity(t *testing.T) {
 		})
 		if err != nil {
 			t.Fatal(err)
+		}
+	}
+}
+
+// TestEngineHasNoTransitiveEnvironmentDependency checks the complete
+// dependency graph, not only direct imports: a standard package can reach
+// the environment on the engine's behalf (crypto/sha256 reaches os through
+// the FIPS module's randomness source, which is why package digest carries
+// its own SHA-256).
+func TestEngineHasNoTransitiveEnvironmentDependency(t *testing.T) {
+	t.Parallel()
+	goTool, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("go tool not on PATH: cannot list the engine's dependency graph")
+	}
+	cmd := exec.Command(goTool, "list", "-deps", "./internal/engine/...", "./internal/jsonexact/...")
+	cmd.Dir = testutil.RepoRoot(t)
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list -deps: %v", err)
+	}
+	forbidden := []string{"os", "os/exec", "net", "syscall", "time", "math/rand", "math/rand/v2", "crypto/rand", "plugin"}
+	for _, dep := range strings.Fields(string(out)) {
+		if strings.HasPrefix(dep, "net/") || strings.HasPrefix(dep, "k8s.io/") || strings.HasPrefix(dep, "sigs.k8s.io/") {
+			t.Errorf("the engine depends on %s transitively", dep)
+		}
+		for _, f := range forbidden {
+			if dep == f {
+				t.Errorf("the engine depends on %s transitively", dep)
+			}
 		}
 	}
 }

@@ -12,21 +12,26 @@
 package digest
 
 import (
-	"crypto/sha256"
 	"crypto/subtle"
 	"encoding/binary"
-	"encoding/hex"
-	"hash"
 )
 
 // Size is the length of a Digest in octets.
-const Size = sha256.Size
+const Size = 32
 
 // Digest is a SHA-256 content digest.
 type Digest [Size]byte
 
 // String returns "sha256:" followed by lowercase hex.
-func (d Digest) String() string { return "sha256:" + hex.EncodeToString(d[:]) }
+func (d Digest) String() string {
+	const hexDigits = "0123456789abcdef"
+	out := make([]byte, 0, len("sha256:")+2*Size)
+	out = append(out, "sha256:"...)
+	for _, b := range d {
+		out = append(out, hexDigits[b>>4], hexDigits[b&0x0f])
+	}
+	return string(out)
+}
 
 // IsZero reports whether d is the zero value (no content was digested).
 func (d Digest) IsZero() bool { return d == Digest{} }
@@ -46,14 +51,14 @@ const (
 // Builder accumulates the encoding of one value. The zero Builder is not
 // usable; call New.
 type Builder struct {
-	h   hash.Hash
+	h   sha256
 	buf [9]byte
 }
 
 // New starts a digest in the domain named by label, for example
 // "toolgate.schema/1".
 func New(label string) *Builder {
-	b := &Builder{h: sha256.New()}
+	b := &Builder{h: newSHA256()}
 	b.String(label)
 	return b
 }
@@ -62,8 +67,8 @@ func New(label string) *Builder {
 func (b *Builder) String(s string) {
 	b.buf[0] = tagString
 	binary.BigEndian.PutUint64(b.buf[1:], uint64(len(s)))
-	b.h.Write(b.buf[:])
-	b.h.Write([]byte(s))
+	b.h.write(b.buf[:])
+	b.h.writeString(s)
 }
 
 // Bytes writes a length-prefixed octet string; it encodes exactly like
@@ -71,15 +76,15 @@ func (b *Builder) String(s string) {
 func (b *Builder) Bytes(p []byte) {
 	b.buf[0] = tagString
 	binary.BigEndian.PutUint64(b.buf[1:], uint64(len(p)))
-	b.h.Write(b.buf[:])
-	b.h.Write(p)
+	b.h.write(b.buf[:])
+	b.h.write(p)
 }
 
 // Uint writes an unsigned 64-bit integer.
 func (b *Builder) Uint(v uint64) {
 	b.buf[0] = tagUint
 	binary.BigEndian.PutUint64(b.buf[1:], v)
-	b.h.Write(b.buf[:])
+	b.h.write(b.buf[:])
 }
 
 // Int writes a signed 64-bit integer as its two's-complement bits.
@@ -91,20 +96,20 @@ func (b *Builder) Bool(v bool) {
 	if v {
 		b.buf[1] = 1
 	}
-	b.h.Write(b.buf[:2])
+	b.h.write(b.buf[:2])
 }
 
 // Digest writes a nested digest.
 func (b *Builder) Digest(d Digest) {
-	b.h.Write([]byte{tagDigest})
-	b.h.Write(d[:])
+	b.h.write([]byte{tagDigest})
+	b.h.write(d[:])
 }
 
 // Count writes the member count of the collection that follows.
 func (b *Builder) Count(n int) {
 	b.buf[0] = tagCount
 	binary.BigEndian.PutUint64(b.buf[1:], uint64(n))
-	b.h.Write(b.buf[:])
+	b.h.write(b.buf[:])
 }
 
 // Strings writes a collection of textual values: its count, then each
@@ -117,11 +122,9 @@ func Strings[T interface{ String() string }](b *Builder, xs []T) {
 }
 
 // Absent writes the marker of an absent optional value.
-func (b *Builder) Absent() { b.h.Write([]byte{tagAbsent}) }
+func (b *Builder) Absent() { b.h.write([]byte{tagAbsent}) }
 
 // Sum returns the digest of everything written.
 func (b *Builder) Sum() Digest {
-	var d Digest
-	b.h.Sum(d[:0])
-	return d
+	return Digest(b.h.sum())
 }
