@@ -71,15 +71,6 @@ func (b *Builder) String(s string) {
 	b.h.writeString(s)
 }
 
-// Bytes writes a length-prefixed octet string; it encodes exactly like
-// String(string(p)) without copying p.
-func (b *Builder) Bytes(p []byte) {
-	b.buf[0] = tagString
-	binary.BigEndian.PutUint64(b.buf[1:], uint64(len(p)))
-	b.h.write(b.buf[:])
-	b.h.write(p)
-}
-
 // Uint writes an unsigned 64-bit integer.
 func (b *Builder) Uint(v uint64) {
 	b.buf[0] = tagUint

@@ -34,16 +34,6 @@ func TestDistinctCallSequencesGiveDistinctDigests(t *testing.T) {
 	}
 }
 
-func TestBytesEncodesLikeString(t *testing.T) {
-	t.Parallel()
-	a, b := digest.New("x"), digest.New("x")
-	a.String("payload")
-	b.Bytes([]byte("payload"))
-	if a.Sum() != b.Sum() {
-		t.Fatal("Bytes(p) must encode exactly like String(string(p))")
-	}
-}
-
 func TestDomainLabelSeparatesDigests(t *testing.T) {
 	t.Parallel()
 	a, b := digest.New("toolgate.schema/1"), digest.New("toolgate.definition/1")
