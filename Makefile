@@ -28,16 +28,28 @@ fmt-check: ## Fail if any Go file is not gofmt-clean.
 vet: ## Run go vet.
 	$(GO) vet $(PKGS)
 
-.PHONY: generate
-generate: ## Regenerate generated code (Section 48 vocabularies).
-	$(GO) generate ./internal/engine/vocab/
+CONTROLLER_GEN ?= $(BIN)/controller-gen
 
-# Files written by generators; verify fails when regenerating changes them.
-GENERATED ?= internal/engine/vocab/zz_generated.vocab.go
+.PHONY: generate
+generate: $(CONTROLLER_GEN) ## Regenerate generated code (Section 48 vocabularies, API deepcopy).
+	$(GO) generate ./internal/engine/vocab/
+	$(CONTROLLER_GEN) object:headerFile=hack/boilerplate.go.txt paths=./api/...
+
+.PHONY: manifests
+manifests: $(CONTROLLER_GEN) ## Regenerate the CRDs in config/crd/bases from api/.
+	$(CONTROLLER_GEN) crd paths=./api/... output:crd:artifacts:config=config/crd/bases
+
+# Files written by generators; verify fails when regenerating changes them or
+# leaves one untracked.
+GENERATED ?= internal/engine/vocab/zz_generated.vocab.go \
+	api/v1alpha1/zz_generated.deepcopy.go \
+	config/crd/bases
 
 .PHONY: verify
-verify: generate fmt-check ## Regenerate everything and fail if a generated file changed.
-	@git diff --exit-code -- $(GENERATED) || (echo "generated files are stale: run make generate and commit"; exit 1)
+verify: generate manifests fmt-check ## Regenerate everything and fail if a generated file changed.
+	@git diff --exit-code -- $(GENERATED) || (echo "generated files are stale: run make generate manifests and commit"; exit 1)
+	@untracked=$$(git status --porcelain --untracked-files=all -- $(GENERATED) | grep '^??'); \
+	if [ -n "$$untracked" ]; then echo "generated files are not committed:"; echo "$$untracked"; exit 1; fi
 
 .PHONY: lint
 lint: vet fmt-check $(BIN)/golangci-lint ## Run go vet, gofmt and golangci-lint (depguard keeps the engine pure).
@@ -45,6 +57,9 @@ lint: vet fmt-check $(BIN)/golangci-lint ## Run go vet, gofmt and golangci-lint 
 
 $(BIN)/golangci-lint: hack/tools/go.mod
 	$(GO) -C hack/tools build -o $(BIN)/golangci-lint github.com/golangci/golangci-lint/v2/cmd/golangci-lint
+
+$(BIN)/controller-gen: hack/tools/go.mod
+	$(GO) -C hack/tools build -o $(BIN)/controller-gen sigs.k8s.io/controller-tools/cmd/controller-gen
 
 ##@ Test
 

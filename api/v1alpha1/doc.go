@@ -9,6 +9,7 @@
 // numbers (generations, versions, seconds, counts, epoch times) are decimal
 // strings.
 //
+// +kubebuilder:object:generate=true
 // +groupName=stk.toolgate.dev
 package v1alpha1
 

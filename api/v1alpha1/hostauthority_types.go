@@ -9,11 +9,31 @@ import (
 // Kubernetes identities hold which protocol role, and who may validate and
 // consume its Authorizations. Its Host Capability Boundary is created by the
 // service per object UID; a recreated object is a new domain.
+// +kubebuilder:object:root=true
+// +kubebuilder:subresource:status
+// +kubebuilder:resource:scope=Namespaced,shortName=hauth,categories=toolgate
+// +kubebuilder:printcolumn:name="Authority",type=string,JSONPath=`.spec.authorityID`
+// +kubebuilder:printcolumn:name="Ready",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].status`
+// +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
 type HostAuthority struct {
 	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata,omitempty"`
 
+	// Spec is immutable: a new generation is a new object.
+	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="spec is immutable: publish a new generation as a new object"
 	Spec HostAuthoritySpec `json:"spec"`
+	// Status is written only by the controller.
+	// +optional
+	Status PublicationStatus `json:"status,omitempty"`
+}
+
+// HostAuthorityList is a list of HostAuthority objects.
+// +kubebuilder:object:root=true
+type HostAuthorityList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty"`
+
+	Items []HostAuthority `json:"items"`
 }
 
 // HostAuthoritySpec is the complete content of one Host Authority.

@@ -9,11 +9,33 @@ import (
 // 19), published in the domain of the HostAuthority it references. A new
 // generation is a new object; it must be the exact successor of the
 // previous one, and the old one stays.
+// +kubebuilder:object:root=true
+// +kubebuilder:subresource:status
+// +kubebuilder:resource:scope=Namespaced,shortName=psnap,categories=toolgate
+// +kubebuilder:printcolumn:name="Snapshot",type=string,JSONPath=`.spec.snapshotID`
+// +kubebuilder:printcolumn:name="Generation",type=string,JSONPath=`.spec.generation`
+// +kubebuilder:printcolumn:name="HostAuthority",type=string,JSONPath=`.spec.hostAuthorityRef.name`
+// +kubebuilder:printcolumn:name="Ready",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].status`
+// +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
 type PolicySnapshot struct {
 	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata,omitempty"`
 
+	// Spec is immutable: a new generation is a new object.
+	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="spec is immutable: publish a new generation as a new object"
 	Spec PolicySnapshotSpec `json:"spec"`
+	// Status is written only by the controller.
+	// +optional
+	Status PublicationStatus `json:"status,omitempty"`
+}
+
+// PolicySnapshotList is a list of PolicySnapshot objects.
+// +kubebuilder:object:root=true
+type PolicySnapshotList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty"`
+
+	Items []PolicySnapshot `json:"items"`
 }
 
 // PolicySnapshotSpec is the complete content of one Policy Snapshot.

@@ -7,11 +7,32 @@ import (
 
 // ToolRegistry is one immutable Registry Snapshot generation (spec Section 9).
 // A new generation is a new object; the old one stays.
+// +kubebuilder:object:root=true
+// +kubebuilder:subresource:status
+// +kubebuilder:resource:scope=Namespaced,shortName=treg,categories=toolgate
+// +kubebuilder:printcolumn:name="Snapshot",type=string,JSONPath=`.spec.snapshotID`
+// +kubebuilder:printcolumn:name="Generation",type=string,JSONPath=`.spec.generation`
+// +kubebuilder:printcolumn:name="Ready",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].status`
+// +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
 type ToolRegistry struct {
 	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata,omitempty"`
 
+	// Spec is immutable: a new generation is a new object.
+	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="spec is immutable: publish a new generation as a new object"
 	Spec ToolRegistrySpec `json:"spec"`
+	// Status is written only by the controller.
+	// +optional
+	Status PublicationStatus `json:"status,omitempty"`
+}
+
+// ToolRegistryList is a list of ToolRegistry objects.
+// +kubebuilder:object:root=true
+type ToolRegistryList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty"`
+
+	Items []ToolRegistry `json:"items"`
 }
 
 // ToolRegistrySpec is the complete content of one Registry Snapshot.

@@ -1,0 +1,331 @@
+package v1alpha1
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+
+	"k8s.io/apimachinery/pkg/runtime"
+	"sigs.k8s.io/yaml"
+
+	"github.com/toolgate/toolgate/internal/engine/vocab"
+)
+
+// The generated CRDs (make manifests) are what the apiserver enforces; these
+// tests pin the properties reviewers rely on and tie every CRD enum to the
+// engine's Section 48 vocabulary so the two cannot drift.
+
+const crdDir = "../../config/crd/bases"
+
+// crd is the subset of apiextensions.k8s.io/v1 CustomResourceDefinition the
+// tests read (the product module does not depend on apiextensions).
+type crd struct {
+	APIVersion string `json:"apiVersion"`
+	Kind       string `json:"kind"`
+	Metadata   struct {
+		Name string `json:"name"`
+	} `json:"metadata"`
+	Spec struct {
+		Group string `json:"group"`
+		Names struct {
+			Kind       string   `json:"kind"`
+			ListKind   string   `json:"listKind"`
+			Plural     string   `json:"plural"`
+			ShortNames []string `json:"shortNames"`
+			Categories []string `json:"categories"`
+		} `json:"names"`
+		Scope    string `json:"scope"`
+		Versions []struct {
+			Name    string `json:"name"`
+			Served  bool   `json:"served"`
+			Storage bool   `json:"storage"`
+			Schema  struct {
+				OpenAPIV3Schema schemaNode `json:"openAPIV3Schema"`
+			} `json:"schema"`
+			Subresources struct {
+				Status *map[string]any `json:"status"`
+			} `json:"subresources"`
+			AdditionalPrinterColumns []struct {
+				Name     string `json:"name"`
+				Type     string `json:"type"`
+				JSONPath string `json:"jsonPath"`
+			} `json:"additionalPrinterColumns"`
+		} `json:"versions"`
+	} `json:"spec"`
+}
+
+type schemaNode struct {
+	Type                   string                `json:"type"`
+	Enum                   []string              `json:"enum"`
+	Minimum                *float64              `json:"minimum"`
+	Maximum                *float64              `json:"maximum"`
+	Properties             map[string]schemaNode `json:"properties"`
+	Items                  *schemaNode           `json:"items"`
+	PreserveUnknownFields  *bool                 `json:"x-kubernetes-preserve-unknown-fields"`
+	XKubernetesValidations []struct {
+		Rule    string `json:"rule"`
+		Message string `json:"message"`
+	} `json:"x-kubernetes-validations"`
+}
+
+// walk calls f for every node under n with its dotted path ("[]" marks list
+// items).
+func walk(path string, n schemaNode, f func(string, schemaNode)) {
+	f(path, n)
+	for _, k := range sortedKeys(n.Properties) {
+		walk(path+"."+k, n.Properties[k], f)
+	}
+	if n.Items != nil {
+		walk(path+"[]", *n.Items, f)
+	}
+}
+
+func sortedKeys(m map[string]schemaNode) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+func tokens[T interface{ String() string }](all []T) []string {
+	out := make([]string, len(all))
+	for i, v := range all {
+		out[i] = v.String()
+	}
+	return out
+}
+
+// kindCase is what each CRD must declare.
+type kindCase struct {
+	file      string
+	kind      string
+	plural    string
+	shortName string
+	columns   []string
+	// preserve lists the only paths stored as free JSON subtrees.
+	preserve []string
+	// enums maps every enum path in spec to its exact expected tokens.
+	enums map[string][]string
+}
+
+func kindCases() []kindCase {
+	return []kindCase{
+		{
+			file:      "stk.toolgate.dev_toolregistries.yaml",
+			kind:      "ToolRegistry",
+			plural:    "toolregistries",
+			shortName: "treg",
+			columns:   []string{"Snapshot", "Generation", "Ready", "Age"},
+			preserve:  []string{"spec.definitions[].schema.root"},
+			enums: map[string][]string{
+				"spec.definitions[].lifecycle":      tokens(vocab.AllLifecycle()),
+				"spec.definitions[].risk":           tokens(vocab.AllRisk()),
+				"spec.definitions[].sideEffect":     tokens(vocab.AllSideEffect()),
+				"spec.definitions[].reversibility":  tokens(vocab.AllReversibility()),
+				"spec.definitions[].schema.version": {vocab.V1.String()},
+			},
+		},
+		{
+			file:      "stk.toolgate.dev_hostauthorities.yaml",
+			kind:      "HostAuthority",
+			plural:    "hostauthorities",
+			shortName: "hauth",
+			columns:   []string{"Authority", "Ready", "Age"},
+			enums: map[string][]string{
+				"spec.roles[].role": tokens(vocab.AllRole()),
+				// Kubernetes RBAC subject kinds, not a protocol vocabulary.
+				"spec.roles[].subjects[].kind": {"ServiceAccount", "User", "Group"},
+				"spec.executors[].kind":        {"ServiceAccount", "User", "Group"},
+			},
+		},
+		{
+			file:      "stk.toolgate.dev_policysnapshots.yaml",
+			kind:      "PolicySnapshot",
+			plural:    "policysnapshots",
+			shortName: "psnap",
+			columns:   []string{"Snapshot", "Generation", "HostAuthority", "Ready", "Age"},
+			preserve:  []string{"spec.policies[].rules[].condition"},
+			enums: map[string][]string{
+				"spec.policies[].lifecycle":                  tokens(vocab.AllPolicyLifecycle()),
+				"spec.policies[].rules[].effect":             tokens(vocab.AllEffect()),
+				"spec.policies[].rules[].obligations[].kind": tokens(vocab.AllObligationKind()),
+			},
+		},
+	}
+}
+
+func loadCRD(t *testing.T, file string) crd {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(crdDir, file))
+	if err != nil {
+		t.Fatalf("read %s (run make manifests): %v", file, err)
+	}
+	var c crd
+	if err := yaml.Unmarshal(data, &c); err != nil {
+		t.Fatalf("parse %s: %v", file, err)
+	}
+	return c
+}
+
+func TestCRDs(t *testing.T) {
+	for _, tc := range kindCases() {
+		t.Run(tc.kind, func(t *testing.T) {
+			c := loadCRD(t, tc.file)
+			if c.APIVersion != "apiextensions.k8s.io/v1" || c.Kind != "CustomResourceDefinition" {
+				t.Fatalf("not a v1 CRD: %s %s", c.APIVersion, c.Kind)
+			}
+			if want := tc.plural + "." + Group; c.Metadata.Name != want {
+				t.Errorf("name = %q, want %q", c.Metadata.Name, want)
+			}
+			if c.Spec.Group != Group {
+				t.Errorf("group = %q, want %q", c.Spec.Group, Group)
+			}
+			if c.Spec.Names.Kind != tc.kind || c.Spec.Names.ListKind != tc.kind+"List" {
+				t.Errorf("names = %s/%s, want %s/%sList", c.Spec.Names.Kind, c.Spec.Names.ListKind, tc.kind, tc.kind)
+			}
+			if c.Spec.Scope != "Namespaced" {
+				t.Errorf("scope = %q, want Namespaced", c.Spec.Scope)
+			}
+			if !slices.Equal(c.Spec.Names.ShortNames, []string{tc.shortName}) {
+				t.Errorf("shortNames = %v, want [%s]", c.Spec.Names.ShortNames, tc.shortName)
+			}
+			if !slices.Equal(c.Spec.Names.Categories, []string{"toolgate"}) {
+				t.Errorf("categories = %v, want [toolgate]", c.Spec.Names.Categories)
+			}
+			if len(c.Spec.Versions) != 1 {
+				t.Fatalf("versions = %d, want exactly v1alpha1", len(c.Spec.Versions))
+			}
+			v := c.Spec.Versions[0]
+			if v.Name != Version || !v.Served || !v.Storage {
+				t.Errorf("version %q served=%v storage=%v, want %s served and storage", v.Name, v.Served, v.Storage, Version)
+			}
+			if v.Subresources.Status == nil {
+				t.Error("status subresource missing")
+			}
+			var cols []string
+			for _, col := range v.AdditionalPrinterColumns {
+				cols = append(cols, col.Name)
+			}
+			if !slices.Equal(cols, tc.columns) {
+				t.Errorf("printer columns = %v, want %v", cols, tc.columns)
+			}
+
+			root := v.Schema.OpenAPIV3Schema
+			spec, ok := root.Properties["spec"]
+			if !ok {
+				t.Fatal("schema has no spec")
+			}
+			immutable := false
+			for _, xv := range spec.XKubernetesValidations {
+				if xv.Rule == "self == oldSelf" && strings.HasPrefix(xv.Message, "spec is immutable") {
+					immutable = true
+				}
+			}
+			if !immutable {
+				t.Errorf("spec lacks the immutability rule: %+v", spec.XKubernetesValidations)
+			}
+			for _, p := range []string{"conditions", "observedGeneration", "contentDigest"} {
+				if _, ok := root.Properties["status"].Properties[p]; !ok {
+					t.Errorf("status.%s missing", p)
+				}
+			}
+
+			// Free JSON subtrees: exactly the declared ones, each an object
+			// that keeps unknown fields and declares none.
+			var preserved []string
+			walk("", root, func(path string, n schemaNode) {
+				if n.PreserveUnknownFields == nil || !*n.PreserveUnknownFields {
+					return
+				}
+				path = strings.TrimPrefix(path, ".")
+				preserved = append(preserved, path)
+				if n.Type != "object" || len(n.Properties) != 0 {
+					t.Errorf("%s: type %q with %d properties, want a bare object", path, n.Type, len(n.Properties))
+				}
+			})
+			if !slices.Equal(preserved, tc.preserve) {
+				t.Errorf("preserve-unknown-fields at %v, want exactly %v", preserved, tc.preserve)
+			}
+
+			// Every enum under spec is accounted for and equals its
+			// vocabulary, in order.
+			seen := map[string]bool{}
+			walk("", spec, func(path string, n schemaNode) {
+				if n.Enum == nil {
+					return
+				}
+				path = "spec" + path
+				seen[path] = true
+				want, ok := tc.enums[path]
+				if !ok {
+					t.Errorf("%s: enum %v has no expected vocabulary in this test", path, n.Enum)
+					return
+				}
+				if !slices.Equal(n.Enum, want) {
+					t.Errorf("%s: enum = %v, want %v", path, n.Enum, want)
+				}
+			})
+			for path := range tc.enums {
+				if !seen[path] {
+					t.Errorf("%s: expected an enum, found none", path)
+				}
+			}
+		})
+	}
+}
+
+func TestHostAuthorityLifetimeBounds(t *testing.T) {
+	c := loadCRD(t, "stk.toolgate.dev_hostauthorities.yaml")
+	n := c.Spec.Versions[0].Schema.OpenAPIV3Schema.Properties["spec"].Properties["maxAuthorizationLifetimeSeconds"]
+	if n.Type != "integer" || n.Minimum == nil || *n.Minimum != 1 || n.Maximum == nil || *n.Maximum != 3600 {
+		t.Errorf("maxAuthorizationLifetimeSeconds = %+v, want integer 1..3600", n)
+	}
+}
+
+// TestKustomization checks config/crd/kustomization.yaml lists exactly the
+// generated CRDs.
+func TestKustomization(t *testing.T) {
+	data, err := os.ReadFile("../../config/crd/kustomization.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var k struct {
+		Resources []string `json:"resources"`
+	}
+	if err := yaml.Unmarshal(data, &k); err != nil {
+		t.Fatal(err)
+	}
+	files, err := filepath.Glob(filepath.Join(crdDir, "*.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want []string
+	for _, f := range files {
+		want = append(want, "bases/"+filepath.Base(f))
+	}
+	got := slices.Clone(k.Resources)
+	sort.Strings(got)
+	if !slices.Equal(got, want) {
+		t.Errorf("kustomization resources = %v, want %v", got, want)
+	}
+}
+
+func TestScheme(t *testing.T) {
+	if SchemeGroupVersion.String() != GroupVersion {
+		t.Fatalf("SchemeGroupVersion = %s, GroupVersion = %s", SchemeGroupVersion, GroupVersion)
+	}
+	s := runtime.NewScheme()
+	if err := AddToScheme(s); err != nil {
+		t.Fatal(err)
+	}
+	for _, kind := range []string{"HostAuthority", "HostAuthorityList", "ToolRegistry", "ToolRegistryList", "PolicySnapshot", "PolicySnapshotList"} {
+		if !s.Recognizes(SchemeGroupVersion.WithKind(kind)) {
+			t.Errorf("scheme does not recognize %s", kind)
+		}
+	}
+}
