@@ -75,6 +75,7 @@ test-fuzz: ## Run every fuzz target for FUZZTIME each.
 	$(GO) test -run '^$$' -fuzz '^FuzzNew$$' -fuzztime $(FUZZTIME) ./internal/engine/schema/
 	$(GO) test -run '^$$' -fuzz '^FuzzEncode$$' -fuzztime $(FUZZTIME) ./internal/engine/canon/
 	$(GO) test -run '^$$' -fuzz '^FuzzPublish$$' -fuzztime $(FUZZTIME) ./internal/engine/policy/
+	$(GO) test -run '^$$' -fuzz '^FuzzSHA256$$' -fuzztime $(FUZZTIME) ./internal/engine/digest/
 
 .PHONY: bench
 bench: ## Run the engine benchmarks (numbers go to docs/performance.md).
