@@ -118,11 +118,13 @@ func policyChains(objs []v1alpha1.PolicySnapshot, hosts []*hostDomain) ([]*polic
 		name := objName(o.Namespace, o.Name)
 		ref := o.Spec.HostAuthorityRef.Name
 		if ref == "" {
-			return nil, fmt.Errorf("PolicySnapshot %s: engine: spec.hostAuthorityRef.name: missing: a policy snapshot names its HostAuthority", name)
+			return nil, fmt.Errorf("PolicySnapshot %s: %w", name,
+				fault.At("spec.hostAuthorityRef.name", fault.Missing, "a policy snapshot names its HostAuthority"))
 		}
 		hi := slices.IndexFunc(hosts, func(h *hostDomain) bool { return h.obj.Namespace == o.Namespace && h.obj.Name == ref })
 		if hi < 0 {
-			return nil, fmt.Errorf("PolicySnapshot %s: engine: spec.hostAuthorityRef.name: notFound: no loaded HostAuthority in the snapshot's namespace has that name", name)
+			return nil, fmt.Errorf("PolicySnapshot %s: %w", name,
+				fault.At("spec.hostAuthorityRef.name", fault.NotFound, "no loaded HostAuthority in the snapshot's namespace has that name"))
 		}
 		gen, err := ident.ParseGeneration(o.Spec.Generation)
 		if err != nil {
