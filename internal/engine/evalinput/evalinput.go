@@ -29,10 +29,12 @@ import (
 	"github.com/toolgate/toolgate/internal/engine/vocab"
 )
 
-// Limits of Section 39 owned by the explicitly requested scope.
+// Limits of Section 39 on the explicitly requested scope; the same bounds
+// as every Host, intended or requested scope (authority.ParseCapabilities,
+// authority.ParseResources).
 const (
-	MaxRequestedCapabilities = 8
-	MaxRequestedResources    = 16
+	MaxRequestedCapabilities = authority.MaxCapabilities
+	MaxRequestedResources    = authority.MaxResources
 )
 
 // Draft names every input fact. All pointers except Delegation are
@@ -232,24 +234,10 @@ func (in *Input) bindAssessment(d Draft) error {
 // subset of the definition maximum, the Host Authority and the Intent
 // ceiling. Nothing is filled in: the request is exactly what was asked.
 func (in *Input) bindCapabilities(d Draft) error {
-	if len(d.RequestedCapabilities) == 0 {
-		return fault.At("requestedCapabilities", fault.Missing, "request 1–8 capabilities explicitly")
+	caps, err := authority.ParseCapabilities(d.RequestedCapabilities)
+	if err != nil {
+		return fault.Within("requestedCapabilities", err)
 	}
-	if len(d.RequestedCapabilities) > MaxRequestedCapabilities {
-		return fault.At("requestedCapabilities", fault.LimitExceeded, "request at most 8 capabilities")
-	}
-	caps := make([]vocab.Capability, 0, len(d.RequestedCapabilities))
-	for i, s := range d.RequestedCapabilities {
-		c, err := vocab.ParseCapability(s)
-		if err != nil {
-			return fault.Within("requestedCapabilities"+fault.Index(i), err)
-		}
-		if slices.Contains(caps, c) {
-			return fault.At("requestedCapabilities"+fault.Index(i), fault.Duplicate, "requested capabilities are unique")
-		}
-		caps = append(caps, c)
-	}
-	slices.Sort(caps)
 	ceilings := [][]vocab.Capability{
 		d.Request.Definition().Capabilities(), d.Host.Capabilities(), d.Intent.Capabilities(),
 	}
@@ -270,22 +258,9 @@ func (in *Input) bindCapabilities(d Draft) error {
 // Authority and Intent ceilings. An empty request is exactly no resource
 // authority and is valid only for a resource-free request.
 func (in *Input) bindResources(d Draft) error {
-	if len(d.RequestedResources) > MaxRequestedResources {
-		return fault.At("requestedResources", fault.LimitExceeded, "request at most 16 resources")
-	}
-	res := make([]ident.Resource, 0, len(d.RequestedResources))
-	for i, s := range d.RequestedResources {
-		r, err := ident.ParseResource(s)
-		if err != nil {
-			return fault.Within("requestedResources"+fault.Index(i), err)
-		}
-		res = append(res, r)
-	}
-	slices.SortFunc(res, ident.Resource.Compare)
-	for i := 1; i < len(res); i++ {
-		if res[i] == res[i-1] {
-			return fault.At("requestedResources", fault.Duplicate, "requested resources are unique")
-		}
+	res, err := authority.ParseResources(d.RequestedResources)
+	if err != nil {
+		return fault.Within("requestedResources", err)
 	}
 	if !slices.Equal(res, d.Request.Resources()) {
 		return fault.At("requestedResources", fault.Mismatch,

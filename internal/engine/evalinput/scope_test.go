@@ -218,7 +218,7 @@ func TestNewRequestedResourcesEqualTheDerivedSet(t *testing.T) {
 		},
 		"duplicate is not collapsed": {
 			requested: []string{"acct-1001", "acct-2002", "acct-1001"},
-			wantErr:   fault.ErrDuplicate, wantPath: "requestedResources",
+			wantErr:   fault.ErrDuplicate, wantPath: "requestedResources[2]",
 		},
 		"case variant is not repaired": {
 			requested: []string{"ACCT-1001", "acct-2002"},
