@@ -35,7 +35,7 @@ type Draft struct {
 
 // Assessment is controlled, immutable Proposal Assessment evidence.
 type Assessment struct {
-	domain     boundary.Boundary
+	domain     boundary.Domain
 	proposal   ident.ControlledID
 	id         ident.ControlledID
 	provenance []ident.ControlledID // unique, ASCII order
@@ -50,7 +50,7 @@ func New(b boundary.Boundary, d Draft) (*Assessment, error) {
 	if b.IsZero() {
 		return nil, fault.At("domain", fault.Missing, "an assessment is created within a retained host capability boundary")
 	}
-	a := &Assessment{domain: b}
+	a := &Assessment{domain: b.Domain()}
 	var err error
 	if a.proposal, err = ident.ParseControlledID(d.ProposalID); err != nil {
 		return nil, fault.Within("proposalID", err)
@@ -95,7 +95,7 @@ func idSet(raw []string, limit int) ([]ident.ControlledID, error) {
 }
 
 // Domain returns the Host authority domain the assessment belongs to.
-func (a *Assessment) Domain() boundary.Boundary { return a.domain }
+func (a *Assessment) Domain() boundary.Domain { return a.domain }
 
 // ProposalID returns the assessed raw Proposal identity.
 func (a *Assessment) ProposalID() ident.ControlledID { return a.proposal }

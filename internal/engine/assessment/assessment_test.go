@@ -170,7 +170,7 @@ func TestAccessorsReturnSortedCopies(t *testing.T) {
 	if diff := cmp.Diff([]string{"coll-1", "coll-2"}, texts(a.InfluenceIDs())); diff != "" {
 		t.Errorf("InfluenceIDs (-want +got):\n%s", diff)
 	}
-	if a.ProposalID().String() != "proposal-1" || a.ID().String() != "assessment-1" || !a.Domain().Same(b) {
+	if a.ProposalID().String() != "proposal-1" || a.ID().String() != "assessment-1" || !a.Domain().Same(b.Domain()) {
 		t.Errorf("identities = %s, %s; want proposal-1, assessment-1 in the creating domain", a.ProposalID(), a.ID())
 	}
 

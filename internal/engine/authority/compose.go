@@ -88,9 +88,9 @@ func checkMember(h *HostAuthority, t epoch.Time, earlier []Attestation, a Attest
 func (c Composition) Host() *HostAuthority { return c.host }
 
 // Domain returns the Host authority domain; zero for the zero Composition.
-func (c Composition) Domain() boundary.Boundary {
+func (c Composition) Domain() boundary.Domain {
 	if c.host == nil {
-		return boundary.Boundary{}
+		return boundary.Domain{}
 	}
 	return c.host.domain
 }

@@ -23,7 +23,7 @@ type HostAuthorityDraft struct {
 // authority domain (Section 14). It constrains protocol processing but does
 // not itself authorize.
 type HostAuthority struct {
-	domain    boundary.Boundary
+	domain    boundary.Domain
 	id        ident.ControlledID
 	caps      []vocab.Capability // unique, ASCII order
 	resources []ident.Resource   // unique, ASCII order
@@ -38,7 +38,7 @@ func NewHostAuthority(b boundary.Boundary, d HostAuthorityDraft) (*HostAuthority
 	if b.IsZero() {
 		return nil, fault.At("domain", fault.Missing, "a host authority is created within a retained host capability boundary")
 	}
-	h := &HostAuthority{domain: b}
+	h := &HostAuthority{domain: b.Domain()}
 	var err error
 	if h.id, err = ident.ParseControlledID(d.ID); err != nil {
 		return nil, fault.Within("id", err)
@@ -57,7 +57,7 @@ func NewHostAuthority(b boundary.Boundary, d HostAuthorityDraft) (*HostAuthority
 }
 
 // Domain returns the Host authority domain.
-func (h *HostAuthority) Domain() boundary.Boundary { return h.domain }
+func (h *HostAuthority) Domain() boundary.Domain { return h.domain }
 
 // ID returns the Host Authority identity.
 func (h *HostAuthority) ID() ident.ControlledID { return h.id }

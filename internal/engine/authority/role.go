@@ -30,7 +30,7 @@ func Grant(b boundary.Boundary, h *HostAuthority, role vocab.Role, issuer string
 	if b.IsZero() {
 		return nil, fault.At("domain", fault.Missing, "granting a role requires the retained host capability boundary")
 	}
-	if !b.Same(h.domain) {
+	if !b.Holds(h.domain) {
 		return nil, fault.At("domain", fault.MixedDomain,
 			"a role is granted only with the exact boundary of the host authority's domain")
 	}
@@ -58,11 +58,20 @@ func (r *RoleAuthority) Role() vocab.Role { return r.role }
 // Issuer returns the issuer identity.
 func (r *RoleAuthority) Issuer() ident.ControlledID { return r.issuer }
 
+// Identity returns the non-privileged identity of r, which artifacts may
+// carry and expose: it names the role and issuer but attests nothing.
+func (r *RoleAuthority) Identity() Issuer {
+	if r == nil || r.host == nil {
+		return Issuer{}
+	}
+	return Issuer{domain: r.host.domain, role: r.role, id: r.issuer, digest: r.digest}
+}
+
 // Domain returns the Host authority domain; zero for a RoleAuthority not
 // made by Grant.
-func (r *RoleAuthority) Domain() boundary.Boundary {
+func (r *RoleAuthority) Domain() boundary.Domain {
 	if r.host == nil {
-		return boundary.Boundary{}
+		return boundary.Domain{}
 	}
 	return r.host.domain
 }
@@ -83,6 +92,36 @@ func (r *RoleAuthority) computeDigest() digest.Digest {
 	b.String(r.issuer.String())
 	return b.Sum()
 }
+
+// Issuer is the non-privileged identity of a Role Authority: its domain,
+// role, issuer identity and complete content digest. Attestations and Policy
+// Snapshots expose the Issuer that made them, never the Role Authority
+// itself, which is a capability (it attests) that only the Host holds.
+type Issuer struct {
+	domain boundary.Domain
+	role   vocab.Role
+	id     ident.ControlledID
+	digest digest.Digest
+}
+
+// Domain returns the issuer's Host authority domain.
+func (i Issuer) Domain() boundary.Domain { return i.domain }
+
+// Role returns the issuer's role.
+func (i Issuer) Role() vocab.Role { return i.role }
+
+// ID returns the issuer identity.
+func (i Issuer) ID() ident.ControlledID { return i.id }
+
+// Digest returns the Role Authority's complete content digest.
+func (i Issuer) Digest() digest.Digest { return i.digest }
+
+// IsZero reports whether i identifies no Role Authority.
+func (i Issuer) IsZero() bool { return i.domain.IsZero() }
+
+// Equal reports the same domain and the same complete Role Authority
+// content.
+func (i Issuer) Equal(o Issuer) bool { return i.domain.Same(o.domain) && i.digest.Equal(o.digest) }
 
 // PermittedRole maps each fact class to its only permitted role (Section 48):
 // securityContext to authenticationAuthority, userIntent to
@@ -154,8 +193,9 @@ func (a Attestation) ID() ident.ControlledID { return a.id }
 // Fact returns the attested fact class.
 func (a Attestation) Fact() vocab.Fact { return a.fact }
 
-// Issuer returns the attesting Role Authority; nil for the zero Attestation.
-func (a Attestation) Issuer() *RoleAuthority { return a.issuer }
+// Issuer returns the identity of the attesting Role Authority; zero for the
+// zero Attestation.
+func (a Attestation) Issuer() Issuer { return a.issuer.Identity() }
 
 // Validity returns the validity window.
 func (a Attestation) Validity() epoch.Validity { return a.validity }
@@ -165,9 +205,9 @@ func (a Attestation) Subject() digest.Digest { return a.subject }
 
 // Domain returns the issuer's Host authority domain; zero for the zero
 // Attestation.
-func (a Attestation) Domain() boundary.Boundary {
+func (a Attestation) Domain() boundary.Domain {
 	if a.issuer == nil {
-		return boundary.Boundary{}
+		return boundary.Domain{}
 	}
 	return a.issuer.host.domain
 }

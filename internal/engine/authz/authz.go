@@ -62,7 +62,7 @@ type IssueRequest struct {
 // one. It is not execution permission (P-007) and is not cryptographically
 // authentic; the service layer signs a portable envelope around it.
 type Authorization struct {
-	domain  boundary.Boundary
+	domain  boundary.Domain
 	input   *evalinput.Input
 	policy  *policy.Snapshot
 	reg     *registry.Snapshot
@@ -81,7 +81,7 @@ func Issue(b boundary.Boundary, r IssueRequest) (*Authorization, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Authorization{domain: b, input: r.Input, policy: r.Policy, reg: r.Registry, dec: r.Decision, binding: bind}, nil
+	return &Authorization{domain: b.Domain(), input: r.Input, policy: r.Policy, reg: r.Registry, dec: r.Decision, binding: bind}, nil
 }
 
 // ID returns the Authorization identity.
@@ -94,7 +94,7 @@ func (a *Authorization) Version() vocab.Version { return vocab.V1 }
 func (a *Authorization) Generation() ident.Generation { return a.binding.generation }
 
 // Domain returns the Host authority domain.
-func (a *Authorization) Domain() boundary.Boundary { return a.domain }
+func (a *Authorization) Domain() boundary.Domain { return a.domain }
 
 // Input returns the bound Evaluation Input.
 func (a *Authorization) Input() *evalinput.Input { return a.input }
@@ -180,7 +180,7 @@ func derive(b boundary.Boundary, v bound) (*ConsumptionBinding, error) {
 	case v.decision == nil:
 		return nil, fault.At("decision", fault.Missing, "the exact policy decision is required")
 	}
-	if !b.Same(v.input.Domain()) || !b.Same(v.policy.Domain()) || !b.Same(v.decision.Domain()) {
+	if !b.Holds(v.input.Domain()) || !b.Holds(v.policy.Domain()) || !b.Holds(v.decision.Domain()) {
 		return nil, fault.At("domain", fault.MixedDomain, "input, policy and decision must belong to the retained boundary's domain")
 	}
 	if v.decision.Outcome() != vocab.Allow {
@@ -215,7 +215,7 @@ func derive(b boundary.Boundary, v bound) (*ConsumptionBinding, error) {
 // caller's outcome and scope are never trusted.
 func checkDecision(v bound) error {
 	d := v.decision
-	if !evalinput.Equal(asInput(d), v.input) {
+	if !evalinput.Equal(d.Input(), v.input) {
 		return fault.At("decision.input", fault.Mismatch, "the decision must be for this exact evaluation input")
 	}
 	if !policy.EqualSnapshots(d.Snapshot(), v.policy) {
@@ -233,13 +233,6 @@ func checkDecision(v bound) error {
 		return fault.At("decision", fault.Mismatch, "re-evaluating the exact policy does not reproduce the decision")
 	}
 	return nil
-}
-
-// asInput recovers the concrete Evaluation Input a Decision was made for;
-// a Decision over any other Facts implementation is never issuable.
-func asInput(d *policy.Decision) *evalinput.Input {
-	in, _ := d.Input().(*evalinput.Input)
-	return in
 }
 
 // checkRegistry resolves the exact Tool Definition again from the exact

@@ -19,7 +19,7 @@ import (
 // retains its Host authority domain, which has no content: EqualBindings
 // compares it, the digest cannot.
 type ConsumptionBinding struct {
-	domain boundary.Boundary
+	domain boundary.Domain
 
 	authorizationID ident.ArtifactID
 	generation      ident.Generation
@@ -43,7 +43,7 @@ type ConsumptionBinding struct {
 func newBinding(b boundary.Boundary, v bound, id ids, caps []vocab.Capability, res []ident.Resource) *ConsumptionBinding {
 	in := v.input
 	c := &ConsumptionBinding{
-		domain:          b,
+		domain:          b.Domain(),
 		authorizationID: id.authorization,
 		generation:      v.generation,
 		replayID:        id.replay,

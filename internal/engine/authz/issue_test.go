@@ -10,14 +10,12 @@ import (
 
 	"github.com/toolgate/toolgate/internal/engine/authz"
 	"github.com/toolgate/toolgate/internal/engine/boundary"
-	"github.com/toolgate/toolgate/internal/engine/evalinput"
 	"github.com/toolgate/toolgate/internal/engine/fault"
 	"github.com/toolgate/toolgate/internal/engine/ident"
 	"github.com/toolgate/toolgate/internal/engine/lineage"
 	"github.com/toolgate/toolgate/internal/engine/policy"
 	"github.com/toolgate/toolgate/internal/engine/principal"
 	"github.com/toolgate/toolgate/internal/engine/registry"
-	"github.com/toolgate/toolgate/internal/engine/vocab"
 	"github.com/toolgate/toolgate/internal/testutil"
 )
 
@@ -69,16 +67,6 @@ func runIssueCases(t *testing.T, tests map[string]issueCase) {
 		})
 	}
 }
-
-// lyingFacts presents the exact Evaluation Input's digest and domain to
-// policy evaluation but claims another identity: a Decision computed from it
-// names the input's digest yet is not what evaluating the input produces.
-type lyingFacts struct {
-	*evalinput.Input
-	claimed principal.Identity
-}
-
-func (f lyingFacts) Identity() principal.Identity { return f.claimed }
 
 // TestIssue_Eligibility covers Section 23: only one exact allow Decision for
 // the exact Evaluation Input and Policy Snapshot, in the retained Host
@@ -162,29 +150,6 @@ func TestIssue_Eligibility(t *testing.T) {
 				r.Policy = samePolicyIDsOtherContent(t, w)
 			},
 			wantErr: fault.ErrMismatch, wantPath: "decision.snapshot",
-		},
-		"a decision the exact input does not reproduce on re-evaluation": {
-			// The Host's honest input is tenant initech, which the policy
-			// denies; the substitute Decision was computed from facts that
-			// carry the input's exact digest but claim tenant acme.
-			setup: func(s setup) setup {
-				return withIdentity(s, principal.Draft{Subject: "alice", Tenant: "initech", Session: "session-1"})
-			},
-			request: func(t *testing.T, w *world, r *authz.IssueRequest) {
-				claimed, err := principal.New(principal.Draft{Subject: "alice", Tenant: "acme", Session: "session-1"})
-				if err != nil {
-					t.Fatal(err)
-				}
-				d, err := policy.Evaluate(lyingFacts{w.in, claimed}, w.pol, w.dec.Selection(), w.s.DecisionID)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if d.Outcome() != vocab.Allow || !d.InputDigest().Equal(w.in.Digest()) {
-					t.Fatalf("the substitute decision is %v for digest %v; want an allow naming the input's digest", d.Outcome(), d.InputDigest())
-				}
-				r.Decision = d
-			},
-			wantErr: fault.ErrMismatch, wantPath: "decision.input",
 		},
 		"a registry snapshot with the same identity and generation but other content": {
 			request: func(t *testing.T, w *world, r *authz.IssueRequest) {

@@ -68,7 +68,7 @@ func Validate(b boundary.Boundary, a *Authorization, ctx ValidationContext, at e
 	if b.IsZero() {
 		return nil, fault.At("domain", fault.Missing, "validation needs the host's retained boundary")
 	}
-	if !b.Same(a.domain) {
+	if !b.Holds(a.domain) {
 		return nil, fault.At("domain", fault.MixedDomain, "the authorization must belong to the retained boundary's domain")
 	}
 	if err := vocab.CheckVersion(ctx.Version); err != nil {

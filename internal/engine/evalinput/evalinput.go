@@ -55,7 +55,7 @@ type Draft struct {
 
 // Input is one complete Evaluation Input.
 type Input struct {
-	domain       boundary.Boundary
+	domain       boundary.Domain
 	req          *request.CanonicalRequest
 	host         *authority.HostAuthority
 	composition  authority.Composition
@@ -87,7 +87,7 @@ func New(b boundary.Boundary, d Draft) (*Input, error) {
 		return nil, err
 	}
 	in := &Input{
-		domain: b, req: d.Request, host: d.Host, sc: d.SecurityContext, intent: d.Intent,
+		domain: b.Domain(), req: d.Request, host: d.Host, sc: d.SecurityContext, intent: d.Intent,
 		delegation: d.Delegation, provenance: d.Provenance, influence: d.Influence,
 		at: d.EvaluationTime, renewal: d.ExpectedRenewal,
 	}
@@ -136,7 +136,7 @@ func requirePresent(b boundary.Boundary, d Draft) error {
 func sameDomain(b boundary.Boundary, d Draft) error {
 	domains := []struct {
 		path string
-		dom  boundary.Boundary
+		dom  boundary.Domain
 	}{
 		{"request.assessment", d.Request.Assessment().Domain()},
 		{"host", d.Host.Domain()},
@@ -148,11 +148,11 @@ func sameDomain(b boundary.Boundary, d Draft) error {
 	if d.Delegation != nil {
 		domains = append(domains, struct {
 			path string
-			dom  boundary.Boundary
+			dom  boundary.Domain
 		}{"delegation", d.Delegation.Domain()})
 	}
 	for _, x := range domains {
-		if !b.Same(x.dom) {
+		if !b.Holds(x.dom) {
 			return fault.At(x.path, fault.MixedDomain, "every input must belong to the same host authority domain")
 		}
 	}

@@ -11,19 +11,24 @@ import (
 	"github.com/toolgate/toolgate/internal/engine/evidence"
 	"github.com/toolgate/toolgate/internal/engine/ident"
 	"github.com/toolgate/toolgate/internal/engine/lineage"
-	"github.com/toolgate/toolgate/internal/engine/policy"
 	"github.com/toolgate/toolgate/internal/engine/principal"
 	"github.com/toolgate/toolgate/internal/engine/request"
 	"github.com/toolgate/toolgate/internal/engine/vocab"
 )
 
-// ProvenanceFact and InfluenceCollectionFact are the policy's views of lineage.
-type (
-	ProvenanceFact          = policy.ProvenanceFact
-	InfluenceCollectionFact = policy.InfluenceCollectionFact
-)
+// ProvenanceFact is one represented Provenance record as policy reads it.
+type ProvenanceFact struct {
+	Source          vocab.ProvenanceSource
+	Trust           vocab.Trust
+	Transformations []vocab.Transformation
+}
 
-var _ policy.Facts = (*Input)(nil)
+// InfluenceCollectionFact is one declared Influence collection boundary and
+// its boundary-local completeness.
+type InfluenceCollectionFact struct {
+	Boundary     ident.ControlledID
+	Completeness vocab.Completeness
+}
 
 func (in *Input) deriveFacts() {
 	for _, r := range in.provenance.Records() {
@@ -40,7 +45,7 @@ func (in *Input) deriveFacts() {
 }
 
 // Domain returns the Host authority domain.
-func (in *Input) Domain() boundary.Boundary { return in.domain }
+func (in *Input) Domain() boundary.Domain { return in.domain }
 
 // Digest returns the digest of the complete input.
 func (in *Input) Digest() digest.Digest { return in.digest }

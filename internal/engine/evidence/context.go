@@ -107,7 +107,7 @@ func (c *SecurityContext) Validity() epoch.Validity { return c.attestation.Valid
 func (c *SecurityContext) Attestation() authority.Attestation { return c.attestation }
 
 // Domain returns the Host authority domain.
-func (c *SecurityContext) Domain() boundary.Boundary { return c.attestation.Domain() }
+func (c *SecurityContext) Domain() boundary.Domain { return c.attestation.Domain() }
 
 // Digest returns the digest of the complete value: content and attestation.
 func (c *SecurityContext) Digest() digest.Digest { return c.digest }
@@ -184,7 +184,7 @@ func (g *Delegation) Validity() epoch.Validity { return g.attestation.Validity()
 func (g *Delegation) Attestation() authority.Attestation { return g.attestation }
 
 // Domain returns the Host authority domain.
-func (g *Delegation) Domain() boundary.Boundary { return g.attestation.Domain() }
+func (g *Delegation) Domain() boundary.Domain { return g.attestation.Domain() }
 
 // Digest returns the digest of the complete value: content and attestation.
 func (g *Delegation) Digest() digest.Digest { return g.digest }

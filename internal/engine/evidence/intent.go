@@ -223,7 +223,7 @@ func (in *Intent) Validity() epoch.Validity { return in.attestation.Validity() }
 func (in *Intent) Attestation() authority.Attestation { return in.attestation }
 
 // Domain returns the Host authority domain.
-func (in *Intent) Domain() boundary.Boundary { return in.attestation.Domain() }
+func (in *Intent) Domain() boundary.Domain { return in.attestation.Domain() }
 
 // Digest returns the digest of the complete value: content and attestation.
 func (in *Intent) Digest() digest.Digest { return in.digest }

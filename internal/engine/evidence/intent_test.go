@@ -304,12 +304,12 @@ func TestIntentExposesNormalizedBoundValues(t *testing.T) {
 	}
 	if in.ID().String() != "intent-1" || !in.Identity().Equal(e.Identity) || in.Renewal().Uint64() != 1 ||
 		in.Display().String() != "Pay invoice 2026-114" || in.Version() != vocab.V1 || in.Validity() != e.Validity ||
-		!in.Domain().Same(e.Boundary) || in.Target().Kind() != vocab.TargetExactRequest || in.Target().Request() != r ||
+		!in.Domain().Same(e.Boundary.Domain()) || in.Target().Kind() != vocab.TargetExactRequest || in.Target().Request() != r ||
 		in.Target().Definition() != r.Definition() {
 		t.Error("accessors must report the bound values")
 	}
 	a := in.Attestation()
-	if a.Fact() != vocab.FactUserIntent || a.Issuer() != e.Capture || a.ID().String() != "intent-attestation" {
+	if a.Fact() != vocab.FactUserIntent || !a.Issuer().Equal(e.Capture.Identity()) || a.ID().String() != "intent-attestation" {
 		t.Error("the attestation must be the intent-capture authority's userIntent attestation")
 	}
 	in.Capabilities()[0] = vocab.ResourceDelete

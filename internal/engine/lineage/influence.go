@@ -69,7 +69,7 @@ func (n Node) Parents() []ident.ControlledID { return slices.Clone(n.parents) }
 // Influence is a controlled, immutable Influence set bound to one Proposal
 // Assessment, identity and Host authority domain.
 type Influence struct {
-	domain      boundary.Boundary
+	domain      boundary.Domain
 	assessment  *assessment.Assessment
 	identity    principal.Identity
 	collections []Collection // boundary ASCII order
@@ -201,7 +201,7 @@ func parseCollections(drafts []CollectionDraft, expected []ident.ControlledID) (
 }
 
 // Domain returns the Host authority domain (the assessment's).
-func (v *Influence) Domain() boundary.Boundary { return v.domain }
+func (v *Influence) Domain() boundary.Domain { return v.domain }
 
 // Assessment returns the Proposal Assessment the set was built for.
 func (v *Influence) Assessment() *assessment.Assessment { return v.assessment }

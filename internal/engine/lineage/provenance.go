@@ -95,7 +95,7 @@ func Classify(s vocab.ProvenanceSource, v vocab.Verification, ts []vocab.Transfo
 // Provenance is a controlled, immutable Provenance set bound to one Proposal
 // Assessment, identity and Host authority domain.
 type Provenance struct {
-	domain      boundary.Boundary
+	domain      boundary.Domain
 	assessment  *assessment.Assessment
 	identity    principal.Identity
 	coverage    vocab.ProvenanceCoverage
@@ -234,7 +234,7 @@ func (v *Provenance) contentDigest(validity epoch.Validity) digest.Digest {
 }
 
 // Domain returns the Host authority domain (the assessment's).
-func (v *Provenance) Domain() boundary.Boundary { return v.domain }
+func (v *Provenance) Domain() boundary.Domain { return v.domain }
 
 // Assessment returns the Proposal Assessment the set was built for.
 func (v *Provenance) Assessment() *assessment.Assessment { return v.assessment }

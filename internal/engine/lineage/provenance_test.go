@@ -176,7 +176,7 @@ func TestNewProvenanceBindsAndNormalizes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !p.Domain().Same(e.b) || !assessment.Equal(p.Assessment(), in.assessment) || !p.Identity().Equal(e.id) {
+	if !p.Domain().Same(e.b.Domain()) || !assessment.Equal(p.Assessment(), in.assessment) || !p.Identity().Equal(e.id) {
 		t.Errorf("provenance does not carry its domain, assessment and identity")
 	}
 	if p.Coverage() != vocab.CoverageRepresented || p.Len() != 2 {
@@ -205,7 +205,7 @@ func TestNewProvenanceBindsAndNormalizes(t *testing.T) {
 	}
 	att, ok := p.Attestation()
 	if !ok || att.Fact() != vocab.FactProvenance || att.ID().String() != "att-prov" ||
-		!authority.EqualRoleAuthorities(att.Issuer(), e.prov) {
+		!att.Issuer().Equal(e.prov.Identity()) {
 		t.Fatalf("Attestation = %v, %v; want a provenance attestation by the provenance authority", att, ok)
 	}
 	if !att.Subject().Equal(p.ContentDigest()) || p.Digest().Equal(p.ContentDigest()) {
@@ -254,7 +254,7 @@ func TestUnknownProvenance(t *testing.T) {
 	if _, ok := p.Attestation(); ok || !p.Validity().IsZero() {
 		t.Errorf("unknown provenance carries an attestation or validity")
 	}
-	if !p.Domain().Same(e.b) || !assessment.Equal(p.Assessment(), a) || !p.Identity().Equal(e.id) {
+	if !p.Domain().Same(e.b.Domain()) || !assessment.Equal(p.Assessment(), a) || !p.Identity().Equal(e.id) {
 		t.Errorf("unknown provenance does not carry its domain, assessment and identity")
 	}
 	if q, _ := lineage.UnknownProvenance(a, e.id); !p.Equal(q) {
@@ -332,7 +332,7 @@ func TestProvenanceSameIdentitySubstitution(t *testing.T) {
 		"different validity window":         func(t *testing.T, in *provInput) { in.validity = validity(t, 1000, 1000, 2001) },
 		"different identity":                func(t *testing.T, in *provInput) { in.identity = identity(t, "bob") },
 		"different assessment, same identities": func(t *testing.T, in *provInput) {
-			in.assessment = assessFor(t, in.authority.Domain(), "asm-2", []string{"r-a", "r-b"}, nil)
+			in.assessment = assessFor(t, e.b, "asm-2", []string{"r-a", "r-b"}, nil)
 		},
 	}
 	for name, mutate := range cases {

@@ -101,7 +101,7 @@ func BenchmarkEvaluate(b *testing.B) {
 			sel := selection(s, "payments", 1)
 			b.ReportAllocs()
 			for b.Loop() {
-				d, err := policy.Evaluate(in, s, sel, "decision-1")
+				d, err := policy.EvaluateFacts(in, s, sel, "decision-1")
 				if err != nil || (name == "realistic" && d.Outcome() != vocab.Allow) {
 					b.Fatalf("Evaluate: %v", err)
 				}

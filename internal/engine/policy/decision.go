@@ -5,6 +5,7 @@ import (
 
 	"github.com/toolgate/toolgate/internal/engine/boundary"
 	"github.com/toolgate/toolgate/internal/engine/digest"
+	"github.com/toolgate/toolgate/internal/engine/evalinput"
 	"github.com/toolgate/toolgate/internal/engine/ident"
 	"github.com/toolgate/toolgate/internal/engine/vocab"
 )
@@ -15,7 +16,7 @@ import (
 type Decision struct {
 	id           ident.PolicyID
 	version      vocab.Version
-	input        Facts
+	input        *evalinput.Input
 	inputDigest  digest.Digest
 	snapshot     *Snapshot
 	policy       *Definition // nil when the selected policy is missing or unknown
@@ -26,7 +27,7 @@ type Decision struct {
 	reasons      []vocab.Reason   // Section 48 order, unique
 	matched      []ident.PolicyID // ASCII order, unique
 	obligations  []Obligation     // Section 50 order, unique
-	domain       boundary.Boundary
+	domain       boundary.Domain
 	digest       digest.Digest
 }
 
@@ -37,7 +38,7 @@ func (d *Decision) ID() ident.PolicyID { return d.id }
 func (d *Decision) Version() vocab.Version { return d.version }
 
 // Input returns the exact Evaluation Input the Decision was computed from.
-func (d *Decision) Input() Facts { return d.input }
+func (d *Decision) Input() *evalinput.Input { return d.input }
 
 // InputDigest returns the digest of the Evaluation Input, as bound.
 func (d *Decision) InputDigest() digest.Digest { return d.inputDigest }
@@ -90,7 +91,7 @@ func (d *Decision) Obligations() []Obligation {
 }
 
 // Domain returns the Host authority domain of the Decision.
-func (d *Decision) Domain() boundary.Boundary { return d.domain }
+func (d *Decision) Domain() boundary.Domain { return d.domain }
 
 // Digest returns the digest over the complete Decision content: identity,
 // version, input digest, snapshot digest, selected definition digest (or its

@@ -109,7 +109,7 @@ func TestDecisionEquality(t *testing.T) {
 	s := e.publish(t, draft)
 	in := baseFacts(e.b)
 	eval := func(in policy.Facts, s *policy.Snapshot, sel policy.Selection, id string) *policy.Decision {
-		d, err := policy.Evaluate(in, s, sel, id)
+		d, err := policy.EvaluateFacts(in, s, sel, id)
 		if err != nil {
 			t.Fatalf("Evaluate: %v", err)
 		}

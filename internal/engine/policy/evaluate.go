@@ -3,6 +3,7 @@ package policy
 import (
 	"slices"
 
+	"github.com/toolgate/toolgate/internal/engine/evalinput"
 	"github.com/toolgate/toolgate/internal/engine/fault"
 	"github.com/toolgate/toolgate/internal/engine/ident"
 	"github.com/toolgate/toolgate/internal/engine/vocab"
@@ -28,7 +29,24 @@ type Selection struct {
 // Host domain (fault.MixedDomain) or an input version other than v1
 // (fault.Unsupported). A missing policy, unknown generation or retired
 // policy is a complete deny Decision.
-func Evaluate(in Facts, snap *Snapshot, sel Selection, decisionID string) (*Decision, error) {
+//
+// Only an engine-built *evalinput.Input is accepted: a caller cannot supply
+// facts of its own (Section 21, structural evaluator misuse).
+func Evaluate(in *evalinput.Input, snap *Snapshot, sel Selection, decisionID string) (*Decision, error) {
+	if in == nil {
+		return nil, fault.At("input", fault.Missing, "evaluation needs a complete evaluation input")
+	}
+	d, err := evaluate(in, snap, sel, decisionID)
+	if err != nil {
+		return nil, err
+	}
+	d.input = in
+	return d, nil
+}
+
+// evaluate is Evaluate over the facts view; Evaluate is its only production
+// caller.
+func evaluate(in facts, snap *Snapshot, sel Selection, decisionID string) (*Decision, error) {
 	if in == nil {
 		return nil, fault.At("input", fault.Missing, "evaluation needs a complete evaluation input")
 	}
@@ -51,7 +69,6 @@ func Evaluate(in Facts, snap *Snapshot, sel Selection, decisionID string) (*Deci
 	d := &Decision{
 		id:          id,
 		version:     vocab.V1,
-		input:       in,
 		inputDigest: in.Digest(),
 		snapshot:    snap,
 		selection:   sel,

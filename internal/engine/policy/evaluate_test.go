@@ -170,7 +170,7 @@ func TestSelection(t *testing.T) {
 				{ID: "payments", Generation: "2", Lifecycle: "deprecated", Rules: rules},
 				{ID: "payments", Generation: "3", Lifecycle: "active", Rules: rules},
 			}})
-			d, err := policy.Evaluate(baseFacts(e.b), s, selection(s, tc.policyID, tc.generation), "decision-1")
+			d, err := policy.EvaluateFacts(baseFacts(e.b), s, selection(s, tc.policyID, tc.generation), "decision-1")
 			if err != nil {
 				t.Fatalf("Evaluate: %v", err)
 			}
@@ -245,7 +245,7 @@ func TestEvaluateRejectsMisuse(t *testing.T) {
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			d, err := policy.Evaluate(tc.in(), tc.snap, tc.sel, tc.id)
+			d, err := policy.EvaluateFacts(tc.in(), tc.snap, tc.sel, tc.id)
 			if d != nil {
 				t.Errorf("a rejected evaluation returned a Decision")
 			}
@@ -290,8 +290,8 @@ func TestDecisionContent(t *testing.T) {
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("decision (-want +got):\n%s", diff)
 	}
-	if d.Snapshot() != s || d.Policy() != s.Policy(0) || d.Input() != policy.Facts(in) || !d.Domain().Same(e.b) {
-		t.Errorf("decision does not bind the exact snapshot, policy, input and domain")
+	if d.Snapshot() != s || d.Policy() != s.Policy(0) || d.Input() != nil || !d.Domain().Same(e.b.Domain()) {
+		t.Errorf("decision does not bind the exact snapshot, policy and domain, or claims an engine input it was not given")
 	}
 	if !d.InputDigest().Equal(in.Digest()) || d.Selection() != selection(s, "payments", 1) {
 		t.Errorf("decision does not bind the input digest and selection")

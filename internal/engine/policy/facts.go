@@ -4,14 +4,19 @@ import (
 	"github.com/toolgate/toolgate/internal/engine/boundary"
 	"github.com/toolgate/toolgate/internal/engine/digest"
 	"github.com/toolgate/toolgate/internal/engine/epoch"
+	"github.com/toolgate/toolgate/internal/engine/evalinput"
 	"github.com/toolgate/toolgate/internal/engine/ident"
 	"github.com/toolgate/toolgate/internal/engine/principal"
 	"github.com/toolgate/toolgate/internal/engine/vocab"
 )
 
-// Facts is the read-only view of one complete Evaluation Input that predicates and scope filtering read.
-type Facts interface {
-	Domain() boundary.Boundary
+// facts is the read-only view of one complete Evaluation Input that
+// predicates and scope filtering read. It is unexported on purpose (Section
+// 21, structural evaluator misuse): Evaluate accepts only an engine-built
+// *evalinput.Input, so no caller can obtain a Decision over facts it made
+// up. Tests of predicate semantics reach it through export_test.go.
+type facts interface {
+	Domain() boundary.Domain
 	Digest() digest.Digest
 	Version() vocab.Version
 	ToolID() ident.ToolID
@@ -32,25 +37,13 @@ type Facts interface {
 	HostCapabilities() []vocab.Capability
 	HostResources() []ident.Resource
 	ProvenanceCoverage() vocab.ProvenanceCoverage
-	ProvenanceRecords() []ProvenanceFact
-	InfluenceCollections() []InfluenceCollectionFact // ASCII order by boundary
-	InfluenceKinds() []vocab.InfluenceKind           // one entry per Influence record
+	ProvenanceRecords() []evalinput.ProvenanceFact
+	InfluenceCollections() []evalinput.InfluenceCollectionFact // ASCII order by boundary
+	InfluenceKinds() []vocab.InfluenceKind                     // one entry per Influence record
 	EvaluationTime() epoch.Time
 	IntentIssuedAt() epoch.Time
 	ContextIssuedAt() epoch.Time
 	RenewalGeneration() ident.Generation
 }
 
-// ProvenanceFact is one represented Provenance record as policy reads it.
-type ProvenanceFact struct {
-	Source          vocab.ProvenanceSource
-	Trust           vocab.Trust
-	Transformations []vocab.Transformation
-}
-
-// InfluenceCollectionFact is one declared Influence collection boundary and
-// its boundary-local completeness.
-type InfluenceCollectionFact struct {
-	Boundary     ident.ControlledID
-	Completeness vocab.Completeness
-}
+var _ facts = (*evalinput.Input)(nil)

@@ -261,7 +261,7 @@ func FuzzPublish(f *testing.F) {
 			t.Fatalf("re-publishing the same draft: %v", err)
 		}
 		def := s.Policy(0)
-		dec, err := policy.Evaluate(baseFacts(e.b), s, selection(s, def.ID().String(), def.Generation().Uint64()), "decision-1")
+		dec, err := policy.EvaluateFacts(baseFacts(e.b), s, selection(s, def.ID().String(), def.Generation().Uint64()), "decision-1")
 		if err != nil {
 			t.Fatalf("Evaluate: %v", err)
 		}

@@ -9,6 +9,7 @@ import (
 	"github.com/toolgate/toolgate/internal/engine/boundary"
 	"github.com/toolgate/toolgate/internal/engine/digest"
 	"github.com/toolgate/toolgate/internal/engine/epoch"
+	"github.com/toolgate/toolgate/internal/engine/evalinput"
 	"github.com/toolgate/toolgate/internal/engine/fault"
 	"github.com/toolgate/toolgate/internal/engine/ident"
 	"github.com/toolgate/toolgate/internal/engine/policy"
@@ -39,45 +40,45 @@ type facts struct {
 	hostCaps                 []vocab.Capability
 	requestedRes, hostRes    []ident.Resource
 	coverage                 vocab.ProvenanceCoverage
-	records                  []policy.ProvenanceFact
-	collections              []policy.InfluenceCollectionFact
+	records                  []evalinput.ProvenanceFact
+	collections              []evalinput.InfluenceCollectionFact
 	kinds                    []vocab.InfluenceKind
 	now, intentAt, contextAt epoch.Time
 	renewal                  ident.Generation
 }
 
-func (f *facts) Domain() boundary.Boundary { return f.domain }
+func (f *facts) Domain() boundary.Domain { return f.domain.Domain() }
 func (f *facts) Digest() digest.Digest {
 	b := digest.New("policy-test.facts/1")
 	b.String(f.salt)
 	return b.Sum()
 }
-func (f *facts) Version() vocab.Version                                 { return f.version }
-func (f *facts) ToolID() ident.ToolID                                   { return f.toolID }
-func (f *facts) ToolVersion() ident.Generation                          { return f.toolVersion }
-func (f *facts) DefinitionID() ident.DefinitionID                       { return f.definitionID }
-func (f *facts) RegistrySnapshotID() ident.SnapshotID                   { return f.registryID }
-func (f *facts) RegistrySnapshotGeneration() ident.Generation           { return f.registryGen }
-func (f *facts) Lifecycle() vocab.Lifecycle                             { return f.lifecycle }
-func (f *facts) Risk() vocab.Risk                                       { return f.risk }
-func (f *facts) SideEffect() vocab.SideEffect                           { return f.sideEffect }
-func (f *facts) Reversibility() vocab.Reversibility                     { return f.reversibility }
-func (f *facts) Identity() principal.Identity                           { return f.identity }
-func (f *facts) Assurance() vocab.Assurance                             { return f.assurance }
-func (f *facts) AuthMethods() []vocab.AuthMethod                        { return f.methods }
-func (f *facts) RequestedCapabilities() []vocab.Capability              { return f.requested }
-func (f *facts) RequestedResources() []ident.Resource                   { return f.requestedRes }
-func (f *facts) IntendedCapabilities() []vocab.Capability               { return f.intended }
-func (f *facts) HostCapabilities() []vocab.Capability                   { return f.hostCaps }
-func (f *facts) HostResources() []ident.Resource                        { return f.hostRes }
-func (f *facts) ProvenanceCoverage() vocab.ProvenanceCoverage           { return f.coverage }
-func (f *facts) ProvenanceRecords() []policy.ProvenanceFact             { return f.records }
-func (f *facts) InfluenceCollections() []policy.InfluenceCollectionFact { return f.collections }
-func (f *facts) InfluenceKinds() []vocab.InfluenceKind                  { return f.kinds }
-func (f *facts) EvaluationTime() epoch.Time                             { return f.now }
-func (f *facts) IntentIssuedAt() epoch.Time                             { return f.intentAt }
-func (f *facts) ContextIssuedAt() epoch.Time                            { return f.contextAt }
-func (f *facts) RenewalGeneration() ident.Generation                    { return f.renewal }
+func (f *facts) Version() vocab.Version                                    { return f.version }
+func (f *facts) ToolID() ident.ToolID                                      { return f.toolID }
+func (f *facts) ToolVersion() ident.Generation                             { return f.toolVersion }
+func (f *facts) DefinitionID() ident.DefinitionID                          { return f.definitionID }
+func (f *facts) RegistrySnapshotID() ident.SnapshotID                      { return f.registryID }
+func (f *facts) RegistrySnapshotGeneration() ident.Generation              { return f.registryGen }
+func (f *facts) Lifecycle() vocab.Lifecycle                                { return f.lifecycle }
+func (f *facts) Risk() vocab.Risk                                          { return f.risk }
+func (f *facts) SideEffect() vocab.SideEffect                              { return f.sideEffect }
+func (f *facts) Reversibility() vocab.Reversibility                        { return f.reversibility }
+func (f *facts) Identity() principal.Identity                              { return f.identity }
+func (f *facts) Assurance() vocab.Assurance                                { return f.assurance }
+func (f *facts) AuthMethods() []vocab.AuthMethod                           { return f.methods }
+func (f *facts) RequestedCapabilities() []vocab.Capability                 { return f.requested }
+func (f *facts) RequestedResources() []ident.Resource                      { return f.requestedRes }
+func (f *facts) IntendedCapabilities() []vocab.Capability                  { return f.intended }
+func (f *facts) HostCapabilities() []vocab.Capability                      { return f.hostCaps }
+func (f *facts) HostResources() []ident.Resource                           { return f.hostRes }
+func (f *facts) ProvenanceCoverage() vocab.ProvenanceCoverage              { return f.coverage }
+func (f *facts) ProvenanceRecords() []evalinput.ProvenanceFact             { return f.records }
+func (f *facts) InfluenceCollections() []evalinput.InfluenceCollectionFact { return f.collections }
+func (f *facts) InfluenceKinds() []vocab.InfluenceKind                     { return f.kinds }
+func (f *facts) EvaluationTime() epoch.Time                                { return f.now }
+func (f *facts) IntentIssuedAt() epoch.Time                                { return f.intentAt }
+func (f *facts) ContextIssuedAt() epoch.Time                               { return f.contextAt }
+func (f *facts) RenewalGeneration() ident.Generation                       { return f.renewal }
 
 func must[T any](v T, err error) T {
 	if err != nil {
@@ -122,11 +123,11 @@ func baseFacts(b boundary.Boundary) *facts {
 		requestedRes:  []ident.Resource{res("acct-1")},
 		hostRes:       []ident.Resource{res("acct-1"), res("acct-2")},
 		coverage:      vocab.CoverageRepresented,
-		records: []policy.ProvenanceFact{
+		records: []evalinput.ProvenanceFact{
 			{Source: vocab.SourceDirectUserInput, Trust: vocab.TrustHostVerified, Transformations: []vocab.Transformation{vocab.Extracted}},
 			{Source: vocab.SourceToolOutput, Trust: vocab.TrustUntrusted, Transformations: []vocab.Transformation{vocab.Filtered, vocab.Redacted}},
 		},
-		collections: []policy.InfluenceCollectionFact{
+		collections: []evalinput.InfluenceCollectionFact{
 			{Boundary: cid("inbox"), Completeness: vocab.CompletenessComplete},
 			{Boundary: cid("web"), Completeness: vocab.CompletenessPartial},
 		},
@@ -251,7 +252,7 @@ func selection(s *policy.Snapshot, policyID string, g uint64) policy.Selection {
 
 func evaluate(t testing.TB, in policy.Facts, s *policy.Snapshot) *policy.Decision {
 	t.Helper()
-	d, err := policy.Evaluate(in, s, selection(s, "payments", 1), "decision-1")
+	d, err := policy.EvaluateFacts(in, s, selection(s, "payments", 1), "decision-1")
 	if err != nil {
 		t.Fatalf("Evaluate: %v", err)
 	}

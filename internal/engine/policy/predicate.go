@@ -4,6 +4,7 @@ import (
 	"slices"
 
 	"github.com/toolgate/toolgate/internal/engine/epoch"
+	"github.com/toolgate/toolgate/internal/engine/evalinput"
 	"github.com/toolgate/toolgate/internal/engine/ident"
 	"github.com/toolgate/toolgate/internal/engine/vocab"
 )
@@ -34,9 +35,9 @@ type predicate struct {
 // combined. extracted, filtered and redacted are structural.
 const semantic = 1<<vocab.Summarized | 1<<vocab.Translated | 1<<vocab.GeneratedByModel | 1<<vocab.Combined
 
-// view is the evaluation-time projection of one Facts value, computed once
+// view is the evaluation-time projection of one Evaluation Input, computed once
 // per Evaluate so that every predicate is a constant-time or small-set
-// comparison and no Facts method is called per node.
+// comparison and no input method is called per node.
 type view struct {
 	toolID, definitionID, registryID string
 	toolVersion, registryGen         uint64
@@ -62,7 +63,7 @@ type view struct {
 	transformations uint32 // transformations present in some record
 	semanticPresent bool
 
-	collections []InfluenceCollectionFact
+	collections []evalinput.InfluenceCollectionFact
 	kinds       uint32 // Influence kinds present in some record
 	influences  int    // Influence record count
 
@@ -89,7 +90,7 @@ func maskOf[T ~uint8](vs []T) uint32 {
 	return m
 }
 
-// normalizedResources returns a sorted, duplicate-free copy; Facts slices are
+// normalizedResources returns a sorted, duplicate-free copy; input slices are
 // never modified.
 func normalizedResources(rs []ident.Resource) []ident.Resource {
 	out := slices.Clone(rs)
@@ -97,7 +98,7 @@ func normalizedResources(rs []ident.Resource) []ident.Resource {
 	return slices.Compact(out)
 }
 
-func newView(in Facts) *view {
+func newView(in facts) *view {
 	id := in.Identity()
 	v := &view{
 		toolID:             in.ToolID().String(),
@@ -295,11 +296,11 @@ func (p *predicate) eval(v *view) result {
 	return indeterminate
 }
 
-func (v *view) collection(boundary string) (InfluenceCollectionFact, bool) {
+func (v *view) collection(boundary string) (evalinput.InfluenceCollectionFact, bool) {
 	for _, c := range v.collections {
 		if c.Boundary.String() == boundary {
 			return c, true
 		}
 	}
-	return InfluenceCollectionFact{}, false
+	return evalinput.InfluenceCollectionFact{}, false
 }

@@ -3,6 +3,7 @@ package policy_test
 import (
 	"testing"
 
+	"github.com/toolgate/toolgate/internal/engine/evalinput"
 	"github.com/toolgate/toolgate/internal/engine/ident"
 	"github.com/toolgate/toolgate/internal/engine/policy"
 	"github.com/toolgate/toolgate/internal/engine/principal"
@@ -206,7 +207,7 @@ func TestPredicates(t *testing.T) {
 		"27 provenanceContainsNoSemanticTransformation: a translated record does not match": {
 			pred: policy.PredicateDraft{Name: "provenanceContainsNoSemanticTransformation"},
 			modify: func(f *facts) {
-				f.records = append(f.records, policy.ProvenanceFact{Source: vocab.SourceEmailContent, Trust: vocab.TrustUntrusted,
+				f.records = append(f.records, evalinput.ProvenanceFact{Source: vocab.SourceEmailContent, Trust: vocab.TrustUntrusted,
 					Transformations: []vocab.Transformation{vocab.Extracted, vocab.Translated}})
 			}, want: isNotMatched},
 		"27 provenanceContainsNoSemanticTransformation: unrepresented coverage is indeterminate": {

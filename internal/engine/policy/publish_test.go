@@ -305,7 +305,7 @@ func TestPublishRequiresPolicyAdministration(t *testing.T) {
 		}
 	}
 	s := e.publish(t, snapshotOf(allow("r", matches)))
-	if s.Publisher() != e.admin || !s.Domain().Same(e.b) || s.ID().String() != "snap" || s.Generation().Uint64() != 1 {
+	if !s.Publisher().Equal(e.admin.Identity()) || !s.Domain().Same(e.b.Domain()) || s.ID().String() != "snap" || s.Generation().Uint64() != 1 {
 		t.Errorf("snapshot does not bind its publisher, domain, identity and generation")
 	}
 }

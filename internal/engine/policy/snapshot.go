@@ -17,7 +17,7 @@ import (
 type Snapshot struct {
 	id        ident.PolicyID
 	gen       ident.Generation
-	domain    boundary.Boundary
+	domain    boundary.Domain
 	publisher *authority.RoleAuthority
 	defs      []*Definition // Section 50: id ASCII order, then generation numeric order
 	digest    digest.Digest
@@ -30,11 +30,11 @@ func (s *Snapshot) ID() ident.PolicyID { return s.id }
 func (s *Snapshot) Generation() ident.Generation { return s.gen }
 
 // Domain returns the Host authority domain the Snapshot is bound to.
-func (s *Snapshot) Domain() boundary.Boundary { return s.domain }
+func (s *Snapshot) Domain() boundary.Domain { return s.domain }
 
-// Publisher returns the policy-administration Role Authority that published
-// the Snapshot.
-func (s *Snapshot) Publisher() *authority.RoleAuthority { return s.publisher }
+// Publisher returns the identity of the policy-administration Role
+// Authority that published the Snapshot.
+func (s *Snapshot) Publisher() authority.Issuer { return s.publisher.Identity() }
 
 // Digest returns the digest of the complete Snapshot content, including the
 // publisher's identity and Role Authority digest.
