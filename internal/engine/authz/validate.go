@@ -1,6 +1,7 @@
 package authz
 
 import (
+	"cmp"
 	"slices"
 
 	"github.com/toolgate/toolgate/internal/engine/boundary"
@@ -17,28 +18,54 @@ import (
 
 // ValidationContext is the Host's independent expectation set for one
 // Validation (Section 29). None of it may be copied from the artifact under
-// Validation: in particular the expected Authorization identity must come
-// from the Host's own records (P-024, P-025).
+// Validation ("self-consistency is insufficient"). Each field says where an
+// honest Host gets it.
 type ValidationContext struct {
+	// AuthorizationID is the identity the executor was told to expect by
+	// the Host over its own channel (for example derived from the tool-call
+	// record it keeps), never read from the artifact (P-024, P-025).
 	AuthorizationID string
-	Version         vocab.Version
-	Generation      ident.Generation
+	// Version is the Authorization representation version the executor
+	// implements (v1).
+	Version vocab.Version
+	// Generation is the Intent renewal generation the Host recorded when it
+	// captured the Intent.
+	Generation ident.Generation
 
-	Decision   *policy.Decision
-	Input      *evalinput.Input
-	Request    *request.CanonicalRequest
+	// Decision and Input are the Host's own records of what it evaluated:
+	// the values it constructed at issuance, or rebuilt from its own
+	// verified issuance record by re-running the complete issuance.
+	Decision *policy.Decision
+	Input    *evalinput.Input
+	// Request is the executor's own Canonical Request: the exact tool,
+	// version and raw arguments it is about to execute, canonicalized again
+	// on the executor's side against Registry.
+	Request *request.CanonicalRequest
+	// Definition is the Tool Definition the executor resolves itself, by
+	// exact tool and version, in Registry.
 	Definition *registry.Definition
-	Registry   *registry.Snapshot
-	Policy     *policy.Snapshot
+	// Registry and Policy are the exact snapshots the Host selects by
+	// identity and generation from its own store, never "latest".
+	Registry *registry.Snapshot
+	Policy   *policy.Snapshot
 
-	Identity     principal.Identity
+	// Identity is the subject, tenant, session and delegation the executor
+	// acts for, from its own authenticated request context.
+	Identity principal.Identity
+	// Capabilities and Resources are the scope the executor needs for the
+	// side effect it will perform. They are sets: any order is accepted
+	// and normalized; a duplicate rejects.
 	Capabilities []vocab.Capability
 	Resources    []ident.Resource
 
+	// IssuedAt, ExpiresAt and MaxLifetime come from the Host's issuance
+	// record (the lifetime it granted), not from the artifact.
 	IssuedAt    epoch.Time
 	ExpiresAt   epoch.Time
 	MaxLifetime uint64
 
+	// ReplayID and ConsumptionID are the correlation and Consumption
+	// identities the Host assigned at issuance.
 	ReplayID      string
 	ConsumptionID string
 }
@@ -74,6 +101,13 @@ func Validate(b boundary.Boundary, a *Authorization, ctx ValidationContext, at e
 	if err := vocab.CheckVersion(ctx.Version); err != nil {
 		return nil, fault.Within("version", err)
 	}
+	var err error
+	if ctx.Capabilities, err = normalizedSet(ctx.Capabilities, cmp.Compare[vocab.Capability]); err != nil {
+		return nil, fault.Within("capabilities", err)
+	}
+	if ctx.Resources, err = normalizedSet(ctx.Resources, ident.Resource.Compare); err != nil {
+		return nil, fault.Within("resources", err)
+	}
 	if err := compareExpectations(a, ctx); err != nil {
 		return nil, err
 	}
@@ -103,6 +137,21 @@ func Validate(b boundary.Boundary, a *Authorization, ctx ValidationContext, at e
 		return nil, fault.At("validationTime", fault.Expired, "the authorization has expired")
 	}
 	return &Result{binding: a.binding}, nil
+}
+
+// normalizedSet returns a sorted copy of xs, or rejects the first
+// duplicate at its index in xs. xs is not modified.
+func normalizedSet[T any](xs []T, compare func(a, b T) int) ([]T, error) {
+	out := slices.Clone(xs)
+	slices.SortStableFunc(out, compare)
+	for i := 1; i < len(out); i++ {
+		if compare(out[i-1], out[i]) == 0 {
+			j := slices.IndexFunc(xs, func(x T) bool { return compare(x, out[i]) == 0 })
+			j += 1 + slices.IndexFunc(xs[j+1:], func(x T) bool { return compare(x, out[i]) == 0 })
+			return nil, fault.At(fault.Index(j), fault.Duplicate, "an expected scope is a set: each member once")
+		}
+	}
+	return out, nil
 }
 
 // compareExpectations compares every exact expectation of Section 30 with

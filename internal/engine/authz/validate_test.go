@@ -14,6 +14,7 @@ import (
 	"github.com/toolgate/toolgate/internal/engine/epoch"
 	"github.com/toolgate/toolgate/internal/engine/evalinput"
 	"github.com/toolgate/toolgate/internal/engine/fault"
+	"github.com/toolgate/toolgate/internal/engine/ident"
 	"github.com/toolgate/toolgate/internal/engine/policy"
 	"github.com/toolgate/toolgate/internal/engine/principal"
 	"github.com/toolgate/toolgate/internal/engine/registry"
@@ -510,6 +511,50 @@ func TestValidate_FailureTable(t *testing.T) {
 			if tc.wantErr != fault.ErrExpired && authz.Equal(substitute, original) {
 				t.Error("the substitute is Equal to the original artifact")
 			}
+		})
+	}
+}
+
+// TestValidate_ExpectedScopeIsASet: the executor's expected Capabilities
+// and Resources are sets. Any order validates, so a Host never needs to
+// copy the artifact's order; a duplicate rejects at its index.
+func TestValidate_ExpectedScopeIsASet(t *testing.T) {
+	t.Parallel()
+	w := build(t, base(boundary.New("host")))
+	a := w.issue(t)
+	at := timeAt(w.s.IssuedAt)
+	tests := map[string]struct {
+		mutate   func(*authz.ValidationContext)
+		wantErr  error
+		wantPath string
+	}{
+		"capabilities in reverse order": {mutate: func(c *authz.ValidationContext) { slices.Reverse(c.Capabilities) }},
+		"resources in reverse order":    {mutate: func(c *authz.ValidationContext) { slices.Reverse(c.Resources) }},
+		"a capability listed twice": {
+			mutate:  func(c *authz.ValidationContext) { c.Capabilities = append(c.Capabilities, c.Capabilities[0]) },
+			wantErr: fault.ErrDuplicate, wantPath: "capabilities[2]",
+		},
+		"a resource listed twice": {
+			mutate: func(c *authz.ValidationContext) {
+				c.Resources = append([]ident.Resource{c.Resources[1]}, c.Resources...)
+			},
+			wantErr: fault.ErrDuplicate, wantPath: "resources[2]",
+		},
+		"a capability missing": {
+			mutate:  func(c *authz.ValidationContext) { c.Capabilities = c.Capabilities[:1] },
+			wantErr: fault.ErrMismatch, wantPath: "capabilities",
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			ctx := w.expect(t)
+			if len(ctx.Capabilities) != 2 || len(ctx.Resources) != 2 {
+				t.Fatalf("the scenario expects 2 capabilities and 2 resources, got %d and %d", len(ctx.Capabilities), len(ctx.Resources))
+			}
+			tc.mutate(&ctx)
+			_, err := authz.Validate(w.s.B, a, ctx, at)
+			testutil.CheckFault(t, err, tc.wantErr, tc.wantPath)
 		})
 	}
 }
