@@ -280,13 +280,6 @@ func TestValidate_Section30Checks(t *testing.T) {
 			mutate:  func(c *authz.ValidationContext) { c.Capabilities = c.Capabilities[1:] },
 			wantErr: fault.ErrMismatch, wantPath: "capabilities",
 		},
-		"exact effective Capabilities: the Section 50 order is part of exactness": {
-			mutate: func(c *authz.ValidationContext) {
-				c.Capabilities = slices.Clone(c.Capabilities)
-				slices.Reverse(c.Capabilities)
-			},
-			wantErr: fault.ErrMismatch, wantPath: "capabilities",
-		},
 		"exact effective Resources: a broader expectation": {
 			mutate: muts["Resources"], wantErr: fault.ErrMismatch, wantPath: "resources",
 		},
