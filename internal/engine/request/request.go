@@ -25,10 +25,17 @@ import (
 	"github.com/toolgate/toolgate/internal/jsonexact"
 )
 
-// MaxArgumentBytes bounds the raw argument text accepted for decoding. The
-// protocol bounds the canonical form (65,536 octets); raw JSON may carry
-// insignificant whitespace, so the raw bound is larger but still finite.
+// MaxArgumentBytes is the default bound on the raw argument text accepted
+// for decoding. The protocol bounds the canonical form (65,536 octets); raw
+// JSON may carry insignificant whitespace, so the raw bound is larger but
+// still finite. A Host configures its own bound with NewLimited.
 const MaxArgumentBytes = 256 * 1024
+
+// Limits are the Host's bounds on a raw Proposal, beyond the protocol's.
+type Limits struct {
+	// MaxArgumentBytes bounds the raw argument text; it must be positive.
+	MaxArgumentBytes int
+}
 
 // Proposal is a raw, untrusted model Proposal as the Host parsed it from the
 // agent's request. Nothing in it is trusted until validated.
@@ -53,6 +60,16 @@ type CanonicalRequest struct {
 // step rejects the whole construction on failure; no partial request is ever
 // returned.
 func New(snap *registry.Snapshot, p Proposal, a *assessment.Assessment) (*CanonicalRequest, error) {
+	return NewLimited(snap, p, a, Limits{MaxArgumentBytes: MaxArgumentBytes})
+}
+
+// NewLimited is New under the Host's own limits. A raw argument text longer
+// than lim.MaxArgumentBytes rejects with fault.LimitExceeded at "arguments"
+// before it is decoded.
+func NewLimited(snap *registry.Snapshot, p Proposal, a *assessment.Assessment, lim Limits) (*CanonicalRequest, error) {
+	if lim.MaxArgumentBytes <= 0 {
+		return nil, fault.At("limits.maxArgumentBytes", fault.OutOfRange, "the raw argument bound must be positive")
+	}
 	if snap == nil {
 		return nil, fault.At("registry", fault.Missing, "an exact registry snapshot must be selected")
 	}
@@ -80,7 +97,7 @@ func New(snap *registry.Snapshot, p Proposal, a *assessment.Assessment) (*Canoni
 		return nil, fault.Within("proposal", err)
 	}
 	def := res.Definition()
-	raw, err := jsonexact.Decode(p.Arguments, jsonexact.Limits{MaxDepth: schema.MaxDepth, MaxBytes: MaxArgumentBytes})
+	raw, err := jsonexact.Decode(p.Arguments, jsonexact.Limits{MaxDepth: schema.MaxDepth, MaxBytes: lim.MaxArgumentBytes})
 	if err != nil {
 		return nil, decodeFault(err)
 	}

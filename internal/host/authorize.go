@@ -1,0 +1,347 @@
+package host
+
+import (
+	"github.com/toolgate/toolgate/internal/engine/assessment"
+	"github.com/toolgate/toolgate/internal/engine/authz"
+	"github.com/toolgate/toolgate/internal/engine/epoch"
+	"github.com/toolgate/toolgate/internal/engine/evalinput"
+	"github.com/toolgate/toolgate/internal/engine/evidence"
+	"github.com/toolgate/toolgate/internal/engine/fault"
+	"github.com/toolgate/toolgate/internal/engine/ident"
+	"github.com/toolgate/toolgate/internal/engine/lineage"
+	"github.com/toolgate/toolgate/internal/engine/policy"
+	"github.com/toolgate/toolgate/internal/engine/principal"
+	"github.com/toolgate/toolgate/internal/engine/registry"
+	"github.com/toolgate/toolgate/internal/engine/request"
+	"github.com/toolgate/toolgate/internal/engine/vocab"
+)
+
+// Window is an explicit validity window in Unix seconds: IssuedAt <=
+// NotBefore < ExpiresAt; NotBefore is inclusive and ExpiresAt exclusive.
+type Window struct {
+	IssuedAt, NotBefore, ExpiresAt uint64
+}
+
+// RegistrySelection names one Registry Snapshot exactly.
+type RegistrySelection struct {
+	SnapshotID string
+	Generation string
+}
+
+// PolicySelection names one Policy Snapshot and one Policy version in it
+// exactly.
+type PolicySelection struct {
+	SnapshotID         string
+	SnapshotGeneration string
+	PolicyID           string
+	PolicyGeneration   string
+}
+
+// Intent targets.
+const (
+	// TargetRequest binds the Intent to this exact Canonical Request.
+	TargetRequest = "request"
+	// TargetTool binds the Intent to the exact Snapshot-bound Tool
+	// Definition the request resolves to.
+	TargetTool = "tool"
+)
+
+// Facts are the Host facts of one request (Sections 12, 15, 16), as the
+// trusted runtime captured them. Each is attested by the Host's Role
+// Authority for its fact class, and only when the caller holds that role.
+type Facts struct {
+	// Assessment is the Proposal Assessment; it requires
+	// intentCaptureAuthority (the runtime that captured the user's turn
+	// also assesses the model's proposal in it).
+	Assessment assessment.Draft
+	// SecurityContext requires authenticationAuthority.
+	SecurityContext evidence.SecurityContextDraft
+	ContextValidity Window
+	// Intent requires intentCaptureAuthority. IntentTarget is
+	// TargetRequest or TargetTool.
+	Intent         evidence.IntentDraft
+	IntentTarget   string
+	IntentValidity Window
+	// Delegation, when the identity names one, requires
+	// delegationAuthority.
+	Delegation         *evidence.DelegationDraft
+	DelegationValidity Window
+	// ProvenanceRecords, when not empty, require provenanceAuthority; none
+	// means unknown coverage.
+	ProvenanceRecords  []lineage.RecordDraft
+	ProvenanceValidity Window
+	// InfluenceCollections and InfluenceNodes, when not both empty, require
+	// influenceCollector; none means no collected Influence.
+	InfluenceCollections []lineage.CollectionDraft
+	InfluenceNodes       []lineage.NodeDraft
+	InfluenceValidity    Window
+}
+
+// AuthorizeRequest is one complete authorization request as plain data:
+// the shape the authorize API carries.
+type AuthorizeRequest struct {
+	// Caller is the authenticated caller; it must hold the role of every
+	// fact it supplies.
+	Caller Caller
+	// Time is the explicit evaluation and issuance time, in Unix seconds.
+	Time uint64
+
+	Proposal   request.Proposal
+	Registry   RegistrySelection
+	Policy     PolicySelection
+	DecisionID string
+	Facts      Facts
+
+	RequestedCapabilities []string
+	RequestedResources    []string
+
+	AuthorizationID, ReplayID, ConsumptionID string
+	// MaxLifetime is the requested maximum Authorization lifetime in
+	// seconds, at most the domain's MaxLifetime.
+	MaxLifetime uint64
+}
+
+// Result is the outcome of Authorize.
+type Result struct {
+	// Decision is the complete Policy Decision: outcome, reasons, matched
+	// rules, obligations and scope.
+	Decision *policy.Decision
+	// Authorization is set only for an allow Decision that issuance
+	// accepted.
+	Authorization *authz.Authorization
+	// Ineligible is set when the Decision is allow but controlled issuance
+	// rejected it (for example an obligation Phases 1–6 cannot satisfy, or
+	// a lifetime beyond a bound input's expiry). It is a typed
+	// *fault.Error.
+	Ineligible error
+}
+
+// Authorize runs the request path and Phases 4–5 for r: resolve the exact
+// snapshots, assess and canonicalize the proposal, attest every Host fact
+// with the role the caller holds, build the Evaluation Input, evaluate the
+// exact policy and, for an allow, issue the Authorization. The lifetime is
+// [Time, Time+MaxLifetime), shortened to the earliest bound-input expiry.
+//
+// Structural failures — an unknown snapshot, a malformed or mismatched
+// fact, a caller without the role of a fact it supplies — reject with a
+// typed error and no Decision. A Decision of any outcome is a Result.
+func (h *Host) Authorize(r AuthorizeRequest) (*Result, error) {
+	at, err := epoch.New(r.Time)
+	if err != nil {
+		return nil, fault.Within("time", err)
+	}
+	reg, err := h.Registry(r.Registry.SnapshotID, r.Registry.Generation)
+	if err != nil {
+		return nil, fault.Within("registry", err)
+	}
+	pol, err := h.Policy(r.Policy.SnapshotID, r.Policy.SnapshotGeneration)
+	if err != nil {
+		return nil, fault.Within("policy", err)
+	}
+	sel, err := selection(pol.ID().String(), pol.Generation().String(), r.Policy)
+	if err != nil {
+		return nil, fault.Within("policy", err)
+	}
+	in, err := h.input(r, reg, at)
+	if err != nil {
+		return nil, err
+	}
+	dec, err := policy.Evaluate(in, pol, sel, r.DecisionID)
+	if err != nil {
+		return nil, err
+	}
+	res := &Result{Decision: dec}
+	if dec.Outcome() != vocab.Allow {
+		return res, nil
+	}
+	if r.MaxLifetime == 0 || r.MaxLifetime > h.maxLife {
+		res.Ineligible = fault.At("maxLifetime", fault.OutOfRange, "the requested lifetime is 1 second to the domain's maximum")
+		return res, nil
+	}
+	expires, err := at.Add(r.MaxLifetime)
+	if err != nil {
+		res.Ineligible = fault.At("maxLifetime", fault.OutOfRange, "the lifetime overflows the protocol time range")
+		return res, nil
+	}
+	if e := in.Attestations().ExpiresAt(); e.Before(expires) {
+		expires = e
+	}
+	a, err := authz.Issue(h.boundary, authz.IssueRequest{
+		Input: in, Policy: pol, Registry: reg, Decision: dec, Selection: sel,
+		AuthorizationID: r.AuthorizationID, ReplayID: r.ReplayID, ConsumptionID: r.ConsumptionID,
+		Generation: in.RenewalGeneration(),
+		IssuedAt:   at, ExpiresAt: expires, MaxLifetime: r.MaxLifetime,
+	})
+	if err != nil {
+		res.Ineligible = err
+		return res, nil
+	}
+	res.Authorization = a
+	return res, nil
+}
+
+// selection parses the Host's exact policy selection.
+func selection(snapshotID, snapshotGen string, p PolicySelection) (policy.Selection, error) {
+	var sel policy.Selection
+	var err error
+	if sel.SnapshotID, err = ident.ParsePolicyID(snapshotID); err != nil {
+		return sel, fault.Within("snapshotID", err)
+	}
+	if sel.SnapshotGeneration, err = ident.ParseGeneration(snapshotGen); err != nil {
+		return sel, fault.Within("snapshotGeneration", err)
+	}
+	if sel.PolicyID, err = ident.ParsePolicyID(p.PolicyID); err != nil {
+		return sel, fault.Within("policyID", err)
+	}
+	if sel.PolicyGeneration, err = ident.ParseGeneration(p.PolicyGeneration); err != nil {
+		return sel, fault.Within("policyGeneration", err)
+	}
+	return sel, nil
+}
+
+// input attests every fact of r and builds the Evaluation Input at at.
+func (h *Host) input(r AuthorizeRequest, reg *registry.Snapshot, at epoch.Time) (*evalinput.Input, error) {
+	f := r.Facts
+	// The assessment is made within the boundary; the role gates who may
+	// supply it.
+	if _, err := h.role(r.Caller, vocab.IntentCaptureAuthority, "facts.assessment"); err != nil {
+		return nil, err
+	}
+	asmt, err := assessment.New(h.boundary, f.Assessment)
+	if err != nil {
+		return nil, fault.Within("facts.assessment", err)
+	}
+	req, err := request.NewLimited(reg, r.Proposal, asmt, request.Limits{MaxArgumentBytes: h.limits.MaxArgumentBytes})
+	if err != nil {
+		return nil, err
+	}
+	authn, err := h.role(r.Caller, vocab.AuthenticationAuthority, "facts.securityContext")
+	if err != nil {
+		return nil, err
+	}
+	v, err := validity(f.ContextValidity, "facts.contextValidity")
+	if err != nil {
+		return nil, err
+	}
+	sc, err := evidence.NewSecurityContext(authn, "security-context", v, f.SecurityContext)
+	if err != nil {
+		return nil, fault.Within("facts.securityContext", err)
+	}
+	intent, err := h.intent(r, reg, req)
+	if err != nil {
+		return nil, err
+	}
+	d := evalinput.Draft{
+		Request: req, Host: h.authority, SecurityContext: sc, Intent: intent,
+		RequestedCapabilities: r.RequestedCapabilities, RequestedResources: r.RequestedResources,
+		EvaluationTime: at, ExpectedRenewal: intent.Renewal(),
+	}
+	if f.Delegation != nil {
+		deleg, err := h.role(r.Caller, vocab.DelegationAuthority, "facts.delegation")
+		if err != nil {
+			return nil, err
+		}
+		v, err := validity(f.DelegationValidity, "facts.delegationValidity")
+		if err != nil {
+			return nil, err
+		}
+		if d.Delegation, err = evidence.NewDelegation(deleg, "delegation", v, *f.Delegation); err != nil {
+			return nil, fault.Within("facts.delegation", err)
+		}
+	}
+	if d.Provenance, err = h.provenance(r, asmt, sc.Identity()); err != nil {
+		return nil, err
+	}
+	if d.Influence, err = h.influence(r, asmt, sc.Identity()); err != nil {
+		return nil, err
+	}
+	return evalinput.New(h.boundary, d)
+}
+
+func (h *Host) intent(r AuthorizeRequest, reg *registry.Snapshot, req *request.CanonicalRequest) (*evidence.Intent, error) {
+	f := r.Facts
+	capture, err := h.role(r.Caller, vocab.IntentCaptureAuthority, "facts.intent")
+	if err != nil {
+		return nil, err
+	}
+	v, err := validity(f.IntentValidity, "facts.intentValidity")
+	if err != nil {
+		return nil, err
+	}
+	var target evidence.Target
+	switch f.IntentTarget {
+	case TargetRequest:
+		target = evidence.ExactRequest(req)
+	case TargetTool:
+		if target, err = evidence.BoundedTool(reg, req.Definition()); err != nil {
+			return nil, fault.Within("facts.intentTarget", err)
+		}
+	case "":
+		return nil, fault.At("facts.intentTarget", fault.Missing, "an intent targets the exact request or the exact tool")
+	default:
+		return nil, fault.At("facts.intentTarget", fault.UnknownToken, "an intent target is request or tool")
+	}
+	in, err := evidence.NewIntent(capture, "user-intent", v, target, f.Intent)
+	if err != nil {
+		return nil, fault.Within("facts.intent", err)
+	}
+	return in, nil
+}
+
+func (h *Host) provenance(r AuthorizeRequest, a *assessment.Assessment, id principal.Identity) (*lineage.Provenance, error) {
+	f := r.Facts
+	if len(f.ProvenanceRecords) == 0 {
+		p, err := lineage.UnknownProvenance(a, id)
+		return p, fault.Within("facts.provenance", err)
+	}
+	role, err := h.role(r.Caller, vocab.ProvenanceAuthority, "facts.provenanceRecords")
+	if err != nil {
+		return nil, err
+	}
+	v, err := validity(f.ProvenanceValidity, "facts.provenanceValidity")
+	if err != nil {
+		return nil, err
+	}
+	p, err := lineage.NewProvenance(role, "provenance", v, a, id, f.ProvenanceRecords)
+	if err != nil {
+		return nil, fault.Within("facts.provenanceRecords", err)
+	}
+	return p, nil
+}
+
+func (h *Host) influence(r AuthorizeRequest, a *assessment.Assessment, id principal.Identity) (*lineage.Influence, error) {
+	f := r.Facts
+	if len(f.InfluenceCollections) == 0 && len(f.InfluenceNodes) == 0 {
+		v, err := lineage.NoInfluence(a, id)
+		return v, fault.Within("facts.influence", err)
+	}
+	role, err := h.role(r.Caller, vocab.InfluenceCollector, "facts.influenceCollections")
+	if err != nil {
+		return nil, err
+	}
+	v, err := validity(f.InfluenceValidity, "facts.influenceValidity")
+	if err != nil {
+		return nil, err
+	}
+	inf, err := lineage.NewInfluence(role, "influence-collection", v, a, id, f.InfluenceCollections, f.InfluenceNodes)
+	if err != nil {
+		return nil, fault.Within("facts.influence", err)
+	}
+	return inf, nil
+}
+
+func validity(w Window, path string) (epoch.Validity, error) {
+	var ts [3]epoch.Time
+	for i, s := range []uint64{w.IssuedAt, w.NotBefore, w.ExpiresAt} {
+		t, err := epoch.New(s)
+		if err != nil {
+			return epoch.Validity{}, fault.Within(path, err)
+		}
+		ts[i] = t
+	}
+	v, err := epoch.NewValidity(ts[0], ts[1], ts[2])
+	if err != nil {
+		return epoch.Validity{}, fault.Within(path, err)
+	}
+	return v, nil
+}

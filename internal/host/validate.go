@@ -1,0 +1,150 @@
+package host
+
+import (
+	"github.com/toolgate/toolgate/internal/engine/authority"
+	"github.com/toolgate/toolgate/internal/engine/authz"
+	"github.com/toolgate/toolgate/internal/engine/epoch"
+	"github.com/toolgate/toolgate/internal/engine/fault"
+	"github.com/toolgate/toolgate/internal/engine/ident"
+	"github.com/toolgate/toolgate/internal/engine/principal"
+	"github.com/toolgate/toolgate/internal/engine/request"
+	"github.com/toolgate/toolgate/internal/engine/vocab"
+)
+
+// Expectations are an executor's own, independent expectations for one
+// Validation (Section 29), as plain data. Nothing here may be read from the
+// Authorization under Validation; each field says where an honest executor
+// gets it.
+type Expectations struct {
+	// AuthorizationID is the identity the executor was told to expect over
+	// its own channel with the Host (for example derived from its record of
+	// the tool call), never read from the artifact.
+	AuthorizationID string
+	// ReplayID and ConsumptionID are the identities the Host assigned at
+	// issuance and told the executor over the same channel.
+	ReplayID, ConsumptionID string
+	// ProposalID, ToolID, Version and Arguments are the exact call the
+	// executor is about to perform: the raw argument JSON it will execute
+	// is canonicalized again here, against the exact registry snapshot, so
+	// one changed argument rejects.
+	ProposalID string
+	ToolID     string
+	Version    string
+	Arguments  []byte
+	// Identity is the subject, tenant, session and delegation the executor
+	// acts for, from its own authenticated request context.
+	Identity principal.Draft
+	// Capabilities and Resources are the scope the side effect needs: sets,
+	// any order; a duplicate rejects.
+	Capabilities []string
+	Resources    []string
+}
+
+// Validate checks a against the executor's expectations at the explicit
+// time at (Phase 6, Sections 29–30) and returns the complete Consumption
+// Binding that the service must consume atomically before the side effect.
+// caller must be one of the domain's executors (fault.Unauthorized).
+//
+// The values only the Host can know — the Evaluation Input and Decision it
+// issued for, the exact snapshots (re-resolved from this Host's own store
+// by identity and generation, and compared by complete content) and the
+// lifetime it granted — come from its controlled issuance record, which is
+// the Authorization itself: only this Host's issuance (or its rebuild of a
+// verified portable form) builds one in this domain. Everything the executor
+// states is checked against it, and the engine re-derives the complete
+// binding. Validation is pure and repeatable; it consumes nothing.
+func (h *Host) Validate(caller Caller, a *authz.Authorization, exp Expectations, at uint64) (*authz.ConsumptionBinding, error) {
+	if !h.IsExecutor(caller) {
+		return nil, fault.At("caller", fault.Unauthorized, "only the domain's executors validate its authorizations")
+	}
+	if a == nil {
+		return nil, fault.At("authorization", fault.Missing, "an authorization is required")
+	}
+	if !h.boundary.Holds(a.Domain()) {
+		return nil, fault.At("authorization", fault.MixedDomain, "the authorization was not issued in this host domain")
+	}
+	t, err := epoch.New(at)
+	if err != nil {
+		return nil, fault.Within("time", err)
+	}
+	rec := a.RegistrySnapshot()
+	reg, err := h.Registry(rec.ID().String(), rec.Generation().String())
+	if err != nil {
+		return nil, fault.Within("registry", err)
+	}
+	prec := a.PolicySnapshot()
+	pol, err := h.Policy(prec.ID().String(), prec.Generation().String())
+	if err != nil {
+		return nil, fault.Within("policy", err)
+	}
+	req, err := request.NewLimited(reg, request.Proposal{
+		ProposalID: exp.ProposalID, ToolID: exp.ToolID, Version: exp.Version, Arguments: exp.Arguments,
+	}, a.Input().Assessment(), request.Limits{MaxArgumentBytes: h.limits.MaxArgumentBytes})
+	if err != nil {
+		return nil, err
+	}
+	id, err := principal.New(exp.Identity)
+	if err != nil {
+		return nil, fault.Within("identity", err)
+	}
+	caps, err := parseCapabilities(exp.Capabilities)
+	if err != nil {
+		return nil, err
+	}
+	res, err := parseResources(exp.Resources)
+	if err != nil {
+		return nil, err
+	}
+	result, err := authz.Validate(h.boundary, a, authz.ValidationContext{
+		AuthorizationID: exp.AuthorizationID,
+		Version:         vocab.V1,
+		Generation:      a.Input().RenewalGeneration(),
+		Decision:        a.Decision(),
+		Input:           a.Input(),
+		Request:         req,
+		Definition:      req.Definition(),
+		Registry:        reg,
+		Policy:          pol,
+		Identity:        id,
+		Capabilities:    caps,
+		Resources:       res,
+		IssuedAt:        a.IssuedAt(),
+		ExpiresAt:       a.ExpiresAt(),
+		MaxLifetime:     a.MaxLifetime(),
+		ReplayID:        exp.ReplayID,
+		ConsumptionID:   exp.ConsumptionID,
+	}, t)
+	if err != nil {
+		return nil, err
+	}
+	return result.Binding(), nil
+}
+
+// parseCapabilities parses an expected Capability set of any order; the
+// engine normalizes it and rejects duplicates.
+func parseCapabilities(tokens []string) ([]vocab.Capability, error) {
+	out := make([]vocab.Capability, 0, len(tokens))
+	for i, s := range tokens {
+		c, err := vocab.ParseCapability(s)
+		if err != nil {
+			return nil, fault.Within("capabilities"+fault.Index(i), err)
+		}
+		out = append(out, c)
+	}
+	return out, nil
+}
+
+func parseResources(ids []string) ([]ident.Resource, error) {
+	if len(ids) > authority.MaxResources {
+		return nil, fault.At("resources", fault.LimitExceeded, "a resource set holds at most 16 resources")
+	}
+	out := make([]ident.Resource, 0, len(ids))
+	for i, s := range ids {
+		r, err := ident.ParseResource(s)
+		if err != nil {
+			return nil, fault.Within("resources"+fault.Index(i), err)
+		}
+		out = append(out, r)
+	}
+	return out, nil
+}
