@@ -1,6 +1,9 @@
 package host_test
 
 import (
+	"errors"
+	"testing"
+
 	"github.com/toolgate/toolgate/internal/engine/assessment"
 	"github.com/toolgate/toolgate/internal/engine/evidence"
 	"github.com/toolgate/toolgate/internal/engine/policy"
@@ -148,3 +151,20 @@ func expectations() host.Expectations {
 		Resources:    []string{"acct-1001", "acct-2002"},
 	}
 }
+
+func publishInto(t *testing.T, c host.Config) *host.Host {
+	t.Helper()
+	h, err := host.New(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.PublishRegistry(testutil.RegistryDraft(testutil.PaymentsDefinition())); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.PublishPolicy(admin, paymentsPolicy()); err != nil {
+		t.Fatal(err)
+	}
+	return h
+}
+
+func isCode(err, want error) bool { return err != nil && errors.Is(err, want) }

@@ -1,0 +1,195 @@
+package host_test
+
+import (
+	"testing"
+
+	"github.com/toolgate/toolgate/internal/engine/fault"
+	"github.com/toolgate/toolgate/internal/engine/lineage"
+	"github.com/toolgate/toolgate/internal/host"
+	"github.com/toolgate/toolgate/internal/testutil"
+)
+
+func TestNew_RejectsInvalidConfig(t *testing.T) {
+	t.Parallel()
+	tests := map[string]struct {
+		mutate   func(*host.Config)
+		wantErr  error
+		wantPath string
+	}{
+		"a lifetime of zero":             {func(c *host.Config) { c.MaxLifetime = 0 }, fault.ErrOutOfRange, "maxLifetime"},
+		"a lifetime beyond 3600 seconds": {func(c *host.Config) { c.MaxLifetime = 3601 }, fault.ErrOutOfRange, "maxLifetime"},
+		"a malformed authority identity": {func(c *host.Config) { c.AuthorityID = "Payments Host" }, fault.ErrMalformed, "authorityID"},
+		"an unknown role":                {func(c *host.Config) { c.Roles[0].Role = "root" }, fault.ErrUnknownToken, "roles[0].role"},
+		"a role bound twice":             {func(c *host.Config) { c.Roles[1].Role = c.Roles[0].Role }, fault.ErrDuplicate, "roles[1].role"},
+		"a binding without subjects":     {func(c *host.Config) { c.Roles[2].Subjects = nil }, fault.ErrMissing, "roles[2].subjects"},
+		"an unknown subject kind": {
+			func(c *host.Config) { c.Executors = []host.Subject{{Kind: "Robot", Name: "x"}} }, fault.ErrUnknownToken, "executors[0].kind",
+		},
+		"a negative argument bound": {func(c *host.Config) { c.Limits.MaxArgumentBytes = -1 }, fault.ErrOutOfRange, "limits.maxArgumentBytes"},
+		"an argument bound beyond 16 MiB": {
+			func(c *host.Config) { c.Limits.MaxArgumentBytes = host.MaxMaxArgumentBytes + 1 }, fault.ErrOutOfRange, "limits.maxArgumentBytes",
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			c := paymentsConfig()
+			tc.mutate(&c)
+			h, err := host.New(c)
+			testutil.CheckFault(t, err, tc.wantErr, tc.wantPath)
+			if h != nil {
+				t.Error("a rejected config returned a host")
+			}
+		})
+	}
+}
+
+// TestAuthorize_EveryFactNeedsTheCallersRole: a Host fact is attested only
+// with the role its class requires, and only for a caller that holds it
+// (Section 14, role substitution).
+func TestAuthorize_EveryFactNeedsTheCallersRole(t *testing.T) {
+	t.Parallel()
+	withLineage := func(r *host.AuthorizeRequest) {
+		r.Facts.Assessment.ProvenanceIDs = []string{"prov-1"}
+		r.Facts.ProvenanceRecords = []lineage.RecordDraft{{ID: "prov-1", Source: "directUserInput", Custody: "custody-1",
+			Verification: "hostVerified"}}
+		r.Facts.ProvenanceValidity = r.Facts.ContextValidity
+	}
+	tests := map[string]struct {
+		drop     string // the role the caller loses
+		mutate   func(*host.AuthorizeRequest)
+		wantPath string
+	}{
+		"the assessment without intentCaptureAuthority":        {drop: "intentCaptureAuthority", wantPath: "facts.assessment"},
+		"the security context without authenticationAuthority": {drop: "authenticationAuthority", wantPath: "facts.securityContext"},
+		"provenance without provenanceAuthority": {
+			drop: "provenanceAuthority", mutate: withLineage, wantPath: "facts.provenanceRecords",
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			c := paymentsConfig()
+			for i := range c.Roles {
+				if c.Roles[i].Role == tc.drop {
+					c.Roles[i].Subjects = []host.Subject{{Kind: host.KindUser, Name: "somebody-else"}}
+				}
+			}
+			h := publishInto(t, c)
+			r := payment()
+			if tc.mutate != nil {
+				tc.mutate(&r)
+				if _, err := newPaymentsHost().Authorize(r); err != nil {
+					t.Fatalf("the request must be valid for a caller with every role: %v", err)
+				}
+			}
+			res, err := h.Authorize(r)
+			testutil.CheckFault(t, err, fault.ErrUnauthorized, tc.wantPath)
+			if res != nil {
+				t.Error("a rejected request returned a result")
+			}
+		})
+	}
+	if _, err := newPaymentsHost().Authorize(func() host.AuthorizeRequest { r := payment(); r.Caller = stranger; return r }()); !isCode(err, fault.ErrUnauthorized) {
+		t.Errorf("a caller with no role at all: err = %v, want Unauthorized", err)
+	}
+}
+
+func TestAuthorize_SelectionsAreExact(t *testing.T) {
+	t.Parallel()
+	h := newPaymentsHost()
+	tests := map[string]struct {
+		mutate   func(*host.AuthorizeRequest)
+		wantErr  error
+		wantPath string
+	}{
+		"an unknown registry generation": {func(r *host.AuthorizeRequest) { r.Registry.Generation = "2" }, fault.ErrNotFound, "registry"},
+		"no registry generation":         {func(r *host.AuthorizeRequest) { r.Registry.Generation = "" }, fault.ErrNotFound, "registry"},
+		"an unknown policy snapshot":     {func(r *host.AuthorizeRequest) { r.Policy.SnapshotID = "other" }, fault.ErrNotFound, "policy"},
+		"a malformed policy generation":  {func(r *host.AuthorizeRequest) { r.Policy.PolicyGeneration = "01" }, fault.ErrMalformed, "policy.policyGeneration"},
+		"an argument bound exceeded": {func(r *host.AuthorizeRequest) {
+			r.Proposal.Arguments = append([]byte(" "), make([]byte, host.DefaultMaxArgumentBytes)...)
+		}, fault.ErrLimitExceeded, "arguments"},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			r := payment()
+			tc.mutate(&r)
+			_, err := h.Authorize(r)
+			testutil.CheckFault(t, err, tc.wantErr, tc.wantPath)
+		})
+	}
+}
+
+func TestHostLimits_ArgumentBoundIsConfigurable(t *testing.T) {
+	t.Parallel()
+	c := paymentsConfig()
+	c.Limits.MaxArgumentBytes = len(testutil.PaymentsArguments)
+	h := publishInto(t, c)
+	if _, err := h.Authorize(payment()); err != nil {
+		t.Fatalf("arguments exactly at the bound: %v", err)
+	}
+	c.Limits.MaxArgumentBytes--
+	_, err := publishInto(t, c).Authorize(payment())
+	testutil.CheckFault(t, err, fault.ErrLimitExceeded, "arguments")
+}
+
+func TestPublishPolicy(t *testing.T) {
+	t.Parallel()
+	h, err := host.New(paymentsConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = h.PublishPolicy(runtime, paymentsPolicy())
+	testutil.CheckFault(t, err, fault.ErrUnauthorized, "publisher")
+
+	next := paymentsPolicy()
+	next.Generation = "2"
+	_, err = h.PublishPolicy(admin, next)
+	testutil.CheckFault(t, err, fault.ErrNotFound, "generation")
+
+	first, err := h.PublishPolicy(admin, paymentsPolicy())
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, err := h.PublishPolicy(admin, paymentsPolicy())
+	if err != nil || again != first {
+		t.Errorf("republishing identical content: (%p, %v), want the held snapshot %p", again, err, first)
+	}
+	if _, err := h.PublishPolicy(admin, next); err != nil {
+		t.Errorf("the exact successor: %v", err)
+	}
+	dropped := next
+	dropped.Generation = "3"
+	dropped.Policies = nil
+	_, err = h.PublishPolicy(admin, dropped)
+	if !isCode(err, fault.ErrMissing) && !isCode(err, fault.ErrMismatch) {
+		t.Errorf("a successor that drops every prior policy: err = %v, want a rejection", err)
+	}
+}
+
+func TestValidate_OnlyExecutorsOfTheSameDomain(t *testing.T) {
+	t.Parallel()
+	h := newPaymentsHost()
+	res, err := h.Authorize(payment())
+	if err != nil || res.Authorization == nil {
+		t.Fatalf("Authorize: %v, %v", res, err)
+	}
+	_, err = h.Validate(runtime, res.Authorization, expectations(), now)
+	testutil.CheckFault(t, err, fault.ErrUnauthorized, "caller")
+
+	twin := newPaymentsHost() // an equal Config is still another domain
+	_, err = twin.Validate(executor, res.Authorization, expectations(), now)
+	testutil.CheckFault(t, err, fault.ErrMixedDomain, "authorization")
+
+	for name, at := range map[string]uint64{"at expiry": now + 120, "before issuance": now - 1} {
+		_, err = h.Validate(executor, res.Authorization, expectations(), at)
+		if !isCode(err, fault.ErrExpired) {
+			t.Errorf("%s: err = %v, want Expired", name, err)
+		}
+	}
+	if _, err := h.Validate(executor, res.Authorization, expectations(), now+119); err != nil {
+		t.Errorf("one second before expiry: %v", err)
+	}
+}
