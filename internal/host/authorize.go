@@ -345,3 +345,30 @@ func validity(w Window, path string) (epoch.Validity, error) {
 	}
 	return v, nil
 }
+
+// Explain builds r's Evaluation Input exactly as Authorize does and reports
+// every rule's and every predicate's result for the selected policy (see
+// policy.Explain). It issues nothing.
+func (h *Host) Explain(r AuthorizeRequest) ([]policy.RuleResult, error) {
+	at, err := epoch.New(r.Time)
+	if err != nil {
+		return nil, fault.Within("time", err)
+	}
+	reg, err := h.Registry(r.Registry.SnapshotID, r.Registry.Generation)
+	if err != nil {
+		return nil, fault.Within("registry", err)
+	}
+	pol, err := h.Policy(r.Policy.SnapshotID, r.Policy.SnapshotGeneration)
+	if err != nil {
+		return nil, fault.Within("policy", err)
+	}
+	sel, err := selection(pol.ID().String(), pol.Generation().String(), r.Policy)
+	if err != nil {
+		return nil, fault.Within("policy", err)
+	}
+	in, err := h.input(r, reg, at)
+	if err != nil {
+		return nil, err
+	}
+	return policy.Explain(in, pol, sel)
+}

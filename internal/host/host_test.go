@@ -3,6 +3,7 @@ package host_test
 import (
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/toolgate/toolgate/internal/engine/fault"
 	"github.com/toolgate/toolgate/internal/engine/lineage"
 	"github.com/toolgate/toolgate/internal/host"
@@ -191,5 +192,35 @@ func TestValidate_OnlyExecutorsOfTheSameDomain(t *testing.T) {
 	}
 	if _, err := h.Validate(executor, res.Authorization, expectations(), now+119); err != nil {
 		t.Errorf("one second before expiry: %v", err)
+	}
+}
+
+func TestExplain_ReportsEveryRuleAndPredicate(t *testing.T) {
+	t.Parallel()
+	got, err := newPaymentsHost().Explain(payment())
+	if err != nil {
+		t.Fatal(err)
+	}
+	type row struct {
+		Rule, Result string
+		Predicates   []string
+	}
+	var rows []row
+	for _, r := range got {
+		x := row{Rule: r.Rule.String(), Result: r.Result.String()}
+		for _, p := range r.Predicates {
+			x.Predicates = append(x.Predicates, p.String()+"="+p.Result.String())
+		}
+		rows = append(rows, x)
+	}
+	// alice of tenant acme pays with payments.submit: the allow rule's two
+	// predicates hold; globex and bob are not she.
+	want := []row{
+		{"allow-acme-payments", "matched", []string{"exactToolID:payments.submit=matched", "exactTenant:acme=matched"}},
+		{"confirm-bob", "notMatched", []string{"exactSubject:bob=notMatched"}},
+		{"deny-globex", "notMatched", []string{"exactTenant:globex=notMatched"}},
+	}
+	if diff := cmp.Diff(want, rows); diff != "" {
+		t.Errorf("explanation (-want +got):\n%s", diff)
 	}
 }
