@@ -8,6 +8,8 @@
 //	toolgate request canonicalize --manifests PATH --proposal FILE
 //	                                                build a Canonical Request from a Proposal
 //	toolgate intent digest                          agent-safe.intent/1 canonical JSON and digest of stdin
+//	toolgate decide --manifests PATH --request FILE [--explain]
+//	                                                decide one authorization request as the Host
 package main
 
 import (
@@ -25,11 +27,15 @@ const usage = `usage:
   toolgate policy validate [--publisher ID] PATH...
   toolgate request canonicalize --manifests PATH [--registry ID --generation N] --proposal FILE [--assessment-id ID]
   toolgate intent digest < binding.json
+  toolgate decide --manifests PATH --request FILE [--explain]
 `
 
 // run executes one verb and returns the process exit code: 0 success,
 // 1 rejected input, 2 usage error.
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if len(args) >= 1 && args[0] == "decide" {
+		return exitCode(decide(args[1:], stdout), stderr)
+	}
 	if len(args) < 2 {
 		fmt.Fprint(stderr, usage)
 		return 2
@@ -48,6 +54,12 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprint(stderr, usage)
 		return 2
 	}
+	return exitCode(err, stderr)
+}
+
+// exitCode reports err on stderr and returns the exit code: 0 success, 1
+// rejected input, 2 usage error.
+func exitCode(err error, stderr io.Writer) int {
 	if err != nil {
 		if ue, ok := err.(usageError); ok {
 			fmt.Fprintf(stderr, "toolgate: %s\n%s", ue.msg, usage)

@@ -1,0 +1,120 @@
+package manifest
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+
+	"github.com/toolgate/toolgate/api/v1alpha1"
+	"github.com/toolgate/toolgate/internal/engine/fault"
+	"github.com/toolgate/toolgate/internal/engine/ident"
+	"github.com/toolgate/toolgate/internal/host"
+)
+
+// HostConfig converts one HostAuthority object into the Host façade's
+// configuration. Every value is validated by host.New.
+func HostConfig(o *v1alpha1.HostAuthority) (host.Config, error) {
+	if _, err := HostAuthorityDraft(o.Spec); err != nil {
+		return host.Config{}, err
+	}
+	subjects := func(in []v1alpha1.Subject) []host.Subject {
+		out := make([]host.Subject, 0, len(in))
+		for _, s := range in {
+			out = append(out, host.Subject{Kind: s.Kind, Name: s.Name, Namespace: s.Namespace})
+		}
+		return out
+	}
+	c := host.Config{
+		Description:  o.Namespace + "/" + o.Name,
+		Namespace:    o.Namespace,
+		AuthorityID:  o.Spec.AuthorityID,
+		Capabilities: o.Spec.Capabilities,
+		Resources:    o.Spec.Resources,
+		Executors:    subjects(o.Spec.Executors),
+		MaxLifetime:  uint64(o.Spec.MaxAuthorizationLifetimeSeconds),
+	}
+	for _, rb := range o.Spec.Roles {
+		c.Roles = append(c.Roles, host.RoleBinding{Role: rb.Role, Subjects: subjects(rb.Subjects)})
+	}
+	return c, nil
+}
+
+// LoadHost creates the Host of the HostAuthority namespace/name in s and
+// publishes into it every ToolRegistry of its namespace and every
+// PolicySnapshot that references it, in generation order, as the
+// publisher given. It rejects with the object that failed.
+func (s *Set) LoadHost(namespace, name string, publisher host.Caller) (*host.Host, error) {
+	i := slices.IndexFunc(s.HostAuthorities, func(o v1alpha1.HostAuthority) bool { return o.Namespace == namespace && o.Name == name })
+	if i < 0 {
+		return nil, fmt.Errorf("no HostAuthority %s/%s in the manifests", namespace, name)
+	}
+	cfg, err := HostConfig(&s.HostAuthorities[i])
+	if err != nil {
+		return nil, fmt.Errorf("HostAuthority %s/%s: %w", namespace, name, err)
+	}
+	h, err := host.New(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("HostAuthority %s/%s: %w", namespace, name, fault.Within("spec", err))
+	}
+	for _, o := range s.ToolRegistries {
+		if o.Namespace != namespace {
+			continue
+		}
+		d, err := RegistryDraft(o.Spec)
+		if err == nil {
+			_, err = h.PublishRegistry(d)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("ToolRegistry %s/%s: %w", o.Namespace, o.Name, err)
+		}
+	}
+	type gen struct {
+		n uint64
+		o *v1alpha1.PolicySnapshot
+	}
+	var chain []gen
+	for j := range s.PolicySnapshots {
+		o := &s.PolicySnapshots[j]
+		if o.Namespace != namespace || o.Spec.HostAuthorityRef.Name != name {
+			continue
+		}
+		g, err := ident.ParseGeneration(o.Spec.Generation)
+		if err != nil {
+			return nil, fmt.Errorf("PolicySnapshot %s/%s: %w", o.Namespace, o.Name, fault.Within("spec.generation", err))
+		}
+		chain = append(chain, gen{g.Uint64(), o})
+	}
+	slices.SortStableFunc(chain, func(a, b gen) int { return cmp.Compare(a.n, b.n) })
+	for _, g := range chain {
+		d, err := PolicyDraft(g.o.Spec)
+		if err == nil {
+			_, err = h.PublishPolicy(publisher, d)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("PolicySnapshot %s/%s: %w", g.o.Namespace, g.o.Name, err)
+		}
+	}
+	return h, nil
+}
+
+// AdministratorOf returns a caller that holds policyAdministrationAuthority
+// in the HostAuthority: its first bound subject, as the authenticator would
+// report it. The offline CLI publishes as this caller.
+func AdministratorOf(o *v1alpha1.HostAuthority) (host.Caller, bool) {
+	for _, rb := range o.Spec.Roles {
+		if rb.Role != "policyAdministrationAuthority" || len(rb.Subjects) == 0 {
+			continue
+		}
+		s := rb.Subjects[0]
+		switch s.Kind {
+		case host.KindServiceAccount:
+			ns := cmp.Or(s.Namespace, o.Namespace)
+			return host.Caller{Name: "system:serviceaccount:" + ns + ":" + s.Name}, true
+		case host.KindUser:
+			return host.Caller{Name: s.Name}, true
+		case host.KindGroup:
+			return host.Caller{Name: "toolgate-cli", Groups: []string{s.Name}}, true
+		}
+	}
+	return host.Caller{}, false
+}
