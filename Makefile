@@ -91,7 +91,7 @@ build: ## Build bin/toolgate.
 run: build ## Validate the shipped samples (registry, host authority, policy) and canonicalize the sample proposal.
 	$(BIN)/toolgate registry validate $(SAMPLES)
 	$(BIN)/toolgate policy validate $(SAMPLES)
-	$(BIN)/toolgate request canonicalize --manifests $(SAMPLES) --proposal $(SAMPLES)/proposal-payments-submit.json
+	$(BIN)/toolgate request canonicalize --manifests $(SAMPLES) --proposal examples/proposals/payments-submit.json
 
 ##@ Integration
 

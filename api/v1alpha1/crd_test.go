@@ -59,9 +59,18 @@ type crd struct {
 
 type schemaNode struct {
 	Type                   string                `json:"type"`
+	Format                 string                `json:"format"`
 	Enum                   []string              `json:"enum"`
 	Minimum                *float64              `json:"minimum"`
 	Maximum                *float64              `json:"maximum"`
+	MinItems               *int                  `json:"minItems"`
+	MaxItems               *int                  `json:"maxItems"`
+	MinLength              *int                  `json:"minLength"`
+	MaxLength              *int                  `json:"maxLength"`
+	Pattern                string                `json:"pattern"`
+	Required               []string              `json:"required"`
+	ListType               string                `json:"x-kubernetes-list-type"`
+	ListMapKeys            []string              `json:"x-kubernetes-list-map-keys"`
 	Properties             map[string]schemaNode `json:"properties"`
 	Items                  *schemaNode           `json:"items"`
 	PreserveUnknownFields  *bool                 `json:"x-kubernetes-preserve-unknown-fields"`
@@ -111,6 +120,8 @@ type kindCase struct {
 	preserve []string
 	// enums maps every enum path in spec to its exact expected tokens.
 	enums map[string][]string
+	// noStatus: the kind has no status (Consumption records are facts).
+	noStatus bool
 }
 
 func kindCases() []kindCase {
@@ -123,6 +134,7 @@ func kindCases() []kindCase {
 			columns:   []string{"Snapshot", "Generation", "Ready", "Age"},
 			preserve:  []string{"spec.definitions[].schema.root"},
 			enums: map[string][]string{
+				"spec.definitions[].capabilities[]": tokens(vocab.AllCapability()),
 				"spec.definitions[].lifecycle":      tokens(vocab.AllLifecycle()),
 				"spec.definitions[].risk":           tokens(vocab.AllRisk()),
 				"spec.definitions[].sideEffect":     tokens(vocab.AllSideEffect()),
@@ -137,7 +149,8 @@ func kindCases() []kindCase {
 			shortName: "hauth",
 			columns:   []string{"Authority", "Ready", "Age"},
 			enums: map[string][]string{
-				"spec.roles[].role": tokens(vocab.AllRole()),
+				"spec.capabilities[]": tokens(vocab.AllCapability()),
+				"spec.roles[].role":   tokens(vocab.AllRole()),
 				// Kubernetes RBAC subject kinds, not a protocol vocabulary.
 				"spec.roles[].subjects[].kind": {"ServiceAccount", "User", "Group"},
 				"spec.executors[].kind":        {"ServiceAccount", "User", "Group"},
@@ -151,10 +164,20 @@ func kindCases() []kindCase {
 			columns:   []string{"Snapshot", "Generation", "HostAuthority", "Ready", "Age"},
 			preserve:  []string{"spec.policies[].rules[].condition"},
 			enums: map[string][]string{
-				"spec.policies[].lifecycle":                  tokens(vocab.AllPolicyLifecycle()),
-				"spec.policies[].rules[].effect":             tokens(vocab.AllEffect()),
-				"spec.policies[].rules[].obligations[].kind": tokens(vocab.AllObligationKind()),
+				"spec.policies[].lifecycle":                   tokens(vocab.AllPolicyLifecycle()),
+				"spec.policies[].rules[].effect":              tokens(vocab.AllEffect()),
+				"spec.policies[].rules[].reason":              tokens(vocab.AllReason()),
+				"spec.policies[].rules[].scope.capabilities[]": tokens(vocab.AllCapability()),
+				"spec.policies[].rules[].obligations[].kind":  tokens(vocab.AllObligationKind()),
 			},
+		},
+		{
+			file:      "stk.toolgate.dev_consumptions.yaml",
+			kind:      "Consumption",
+			plural:    "consumptions",
+			shortName: "cons",
+			columns:   []string{"Domain", "Authorization", "Expires", "Age"},
+			noStatus:  true,
 		},
 	}
 }
@@ -204,8 +227,8 @@ func TestCRDs(t *testing.T) {
 			if v.Name != Version || !v.Served || !v.Storage {
 				t.Errorf("version %q served=%v storage=%v, want %s served and storage", v.Name, v.Served, v.Storage, Version)
 			}
-			if v.Subresources.Status == nil {
-				t.Error("status subresource missing")
+			if (v.Subresources.Status == nil) != tc.noStatus {
+				t.Errorf("status subresource present = %v, want %v", v.Subresources.Status != nil, !tc.noStatus)
 			}
 			var cols []string
 			for _, col := range v.AdditionalPrinterColumns {
@@ -229,9 +252,18 @@ func TestCRDs(t *testing.T) {
 			if !immutable {
 				t.Errorf("spec lacks the immutability rule: %+v", spec.XKubernetesValidations)
 			}
-			for _, p := range []string{"conditions", "observedGeneration", "contentDigest"} {
-				if _, ok := root.Properties["status"].Properties[p]; !ok {
-					t.Errorf("status.%s missing", p)
+			if tc.noStatus {
+				if _, ok := root.Properties["status"]; ok {
+					t.Error("status declared, want none")
+				}
+			} else {
+				var got []string
+				for p := range root.Properties["status"].Properties {
+					got = append(got, p)
+				}
+				sort.Strings(got)
+				if want := []string{"conditions", "contentDigest", "observedGeneration", "publishedBy"}; !slices.Equal(got, want) {
+					t.Errorf("status fields = %v, want %v", got, want)
 				}
 			}
 
@@ -279,14 +311,6 @@ func TestCRDs(t *testing.T) {
 	}
 }
 
-func TestHostAuthorityLifetimeBounds(t *testing.T) {
-	c := loadCRD(t, "stk.toolgate.dev_hostauthorities.yaml")
-	n := c.Spec.Versions[0].Schema.OpenAPIV3Schema.Properties["spec"].Properties["maxAuthorizationLifetimeSeconds"]
-	if n.Type != "integer" || n.Minimum == nil || *n.Minimum != 1 || n.Maximum == nil || *n.Maximum != 3600 {
-		t.Errorf("maxAuthorizationLifetimeSeconds = %+v, want integer 1..3600", n)
-	}
-}
-
 // TestKustomization checks config/crd/kustomization.yaml lists exactly the
 // generated CRDs.
 func TestKustomization(t *testing.T) {
@@ -323,7 +347,7 @@ func TestScheme(t *testing.T) {
 	if err := AddToScheme(s); err != nil {
 		t.Fatal(err)
 	}
-	for _, kind := range []string{"HostAuthority", "HostAuthorityList", "ToolRegistry", "ToolRegistryList", "PolicySnapshot", "PolicySnapshotList"} {
+	for _, kind := range []string{"HostAuthority", "HostAuthorityList", "ToolRegistry", "ToolRegistryList", "PolicySnapshot", "PolicySnapshotList", "Consumption", "ConsumptionList"} {
 		if !s.Recognizes(SchemeGroupVersion.WithKind(kind)) {
 			t.Errorf("scheme does not recognize %s", kind)
 		}

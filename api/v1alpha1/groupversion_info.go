@@ -28,6 +28,7 @@ func addKnownTypes(scheme *runtime.Scheme) error {
 		&HostAuthority{}, &HostAuthorityList{},
 		&ToolRegistry{}, &ToolRegistryList{},
 		&PolicySnapshot{}, &PolicySnapshotList{},
+		&Consumption{}, &ConsumptionList{},
 	)
 	metav1.AddToGroupVersion(scheme, SchemeGroupVersion)
 	return nil

@@ -7,7 +7,9 @@ import (
 // HostAuthority is one Host authority domain (spec Sections 13–14): the
 // Capability and Resource ceilings of everything decided in it, which
 // Kubernetes identities hold which protocol role, and who may validate and
-// consume its Authorizations. Its Host Capability Boundary is created by the
+// consume its Authorizations. Its metadata.name equals spec.authorityID, so
+// one namespace never holds two HostAuthority objects with the same
+// authority identity. Its Host Capability Boundary is created by the
 // service per object UID; a recreated object is a new domain.
 // +kubebuilder:object:root=true
 // +kubebuilder:subresource:status
@@ -15,6 +17,7 @@ import (
 // +kubebuilder:printcolumn:name="Authority",type=string,JSONPath=`.spec.authorityID`
 // +kubebuilder:printcolumn:name="Ready",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].status`
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
+// +kubebuilder:validation:XValidation:rule="self.metadata.name == self.spec.authorityID",message="metadata.name must equal spec.authorityID"
 type HostAuthority struct {
 	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata,omitempty"`
@@ -38,50 +41,66 @@ type HostAuthorityList struct {
 
 // HostAuthoritySpec is the complete content of one Host Authority.
 type HostAuthoritySpec struct {
-	// AuthorityID is the engine's Host Authority identity (controlled
-	// identity, lower-token, 1–64 octets).
-	AuthorityID string `json:"authorityID"`
+	// AuthorityID is the engine's Host Authority identity: a Phase 4
+	// controlled identity, a lower-token of 1–64 octets (Sections 39 and
+	// 49). It equals metadata.name.
+	AuthorityID LowerToken `json:"authorityID"`
 	// Capabilities is the Capability ceiling: 1–8 unique Section 48
-	// Capability tokens in any order, e.g. financial.transfer.
-	Capabilities []string `json:"capabilities"`
-	// Resources is the Resource ceiling: 0–16 unique Resource identifiers in
-	// any order. Empty means no Resource authority at all.
+	// Capability tokens in any order (Section 39), e.g. financial.transfer.
+	// +listType=set
+	// +kubebuilder:validation:MinItems=1
+	// +kubebuilder:validation:MaxItems=8
+	Capabilities []Capability `json:"capabilities"`
+	// Resources is the Resource ceiling: 0–16 unique Resource identifiers
+	// (lower-tokens of 1–64 octets) in any order (Section 39). Empty means
+	// no Resource authority at all.
 	// +optional
-	Resources []string `json:"resources,omitempty"`
+	// +listType=set
+	// +kubebuilder:validation:MaxItems=16
+	Resources []LowerToken `json:"resources,omitempty"`
 	// Roles binds each declared protocol role to the Kubernetes subjects
 	// that hold it. A role is declared in this domain exactly when it has a
-	// binding here; each role appears at most once.
+	// binding here; each of the six roles appears at most once.
+	// +listType=map
+	// +listMapKey=role
+	// +kubebuilder:validation:MaxItems=6
 	Roles []RoleBinding `json:"roles"`
 	// Executors are the subjects that may validate and consume this
 	// domain's Authorizations (the services that perform side effects).
 	// +optional
 	Executors []Subject `json:"executors,omitempty"`
 	// MaxAuthorizationLifetimeSeconds bounds every Authorization issued in
-	// this domain (Section 26), 1–3,600 seconds.
-	// +kubebuilder:validation:Minimum=1
-	// +kubebuilder:validation:Maximum=3600
-	MaxAuthorizationLifetimeSeconds int32 `json:"maxAuthorizationLifetimeSeconds"`
+	// this domain: 1–3,600 seconds (Sections 26 and 39) as canonical
+	// decimal text, e.g. "300".
+	MaxAuthorizationLifetimeSeconds Seconds `json:"maxAuthorizationLifetimeSeconds"`
 }
 
 // RoleBinding grants one protocol role to Kubernetes subjects.
 type RoleBinding struct {
 	// Role is one of the six Section 48 Role Authority kinds.
-	// +kubebuilder:validation:Enum=authenticationAuthority;intentCaptureAuthority;provenanceAuthority;influenceCollector;delegationAuthority;policyAdministrationAuthority
-	Role string `json:"role"`
+	Role Role `json:"role"`
 	// Subjects are the 1 or more Kubernetes identities that hold the role.
 	// +kubebuilder:validation:MinItems=1
 	Subjects []Subject `json:"subjects"`
 }
 
 // Subject names one Kubernetes identity, as in RBAC.
+// +kubebuilder:validation:XValidation:rule="self.kind == 'ServiceAccount' || !has(self.namespace)",message="only a ServiceAccount subject has a namespace"
 type Subject struct {
 	// Kind is the kind of identity.
-	// +kubebuilder:validation:Enum=ServiceAccount;User;Group
-	Kind string `json:"kind"`
-	// Name is the ServiceAccount, User or Group name.
+	Kind SubjectKind `json:"kind"`
+	// Name is the ServiceAccount, User or Group name: 1–253 printable
+	// ASCII octets without spaces.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	// +kubebuilder:validation:Pattern=`^[!-~]+$`
 	Name string `json:"name"`
-	// Namespace is the ServiceAccount's namespace; only for ServiceAccount,
-	// and the HostAuthority's own namespace when omitted.
+	// Namespace is the ServiceAccount's namespace (a DNS-1123 label); only
+	// for ServiceAccount, and the HostAuthority's own namespace when
+	// omitted.
 	// +optional
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=63
+	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`
 	Namespace string `json:"namespace,omitempty"`
 }

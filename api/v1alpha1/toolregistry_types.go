@@ -1,19 +1,24 @@
 package v1alpha1
 
 import (
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 )
 
 // ToolRegistry is one immutable Registry Snapshot generation (spec Section 9).
-// A new generation is a new object; the old one stays.
+// Its name is its identity: metadata.name is exactly
+// <spec.snapshotID>-<spec.snapshotGeneration>, so the apiserver's name
+// uniqueness makes a second object claiming the same snapshot identity and
+// generation in a namespace impossible. A new generation is a new object;
+// the old one stays.
 // +kubebuilder:object:root=true
 // +kubebuilder:subresource:status
 // +kubebuilder:resource:scope=Namespaced,shortName=treg,categories=toolgate
 // +kubebuilder:printcolumn:name="Snapshot",type=string,JSONPath=`.spec.snapshotID`
-// +kubebuilder:printcolumn:name="Generation",type=string,JSONPath=`.spec.generation`
+// +kubebuilder:printcolumn:name="Generation",type=string,JSONPath=`.spec.snapshotGeneration`
 // +kubebuilder:printcolumn:name="Ready",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].status`
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
+// +kubebuilder:validation:XValidation:rule="self.metadata.name == self.spec.snapshotID + '-' + self.spec.snapshotGeneration",message="metadata.name must be <spec.snapshotID>-<spec.snapshotGeneration>"
 type ToolRegistry struct {
 	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata,omitempty"`
@@ -37,39 +42,70 @@ type ToolRegistryList struct {
 
 // ToolRegistrySpec is the complete content of one Registry Snapshot.
 type ToolRegistrySpec struct {
-	// SnapshotID is the Registry Snapshot identity (lower-token, 1–64 octets).
-	SnapshotID string `json:"snapshotID"`
-	// Generation is the positive snapshot generation as canonical decimal text.
-	Generation string `json:"generation"`
-	// Definitions holds 0–1,024 Tool Definitions.
+	// SnapshotID is the Registry Snapshot identity: a lower-token of 1–64
+	// octets (Sections 39 and 49), e.g. primary-registry.
+	SnapshotID LowerToken `json:"snapshotID"`
+	// SnapshotGeneration is the positive snapshot generation as canonical
+	// decimal text, 1–18446744073709551615 without leading zeros (Sections
+	// 39 and 49), e.g. "1".
+	SnapshotGeneration Generation `json:"snapshotGeneration"`
+	// Definitions holds 0–1,024 Tool Definitions (Section 39), in any
+	// order; each definition id appears once. An empty snapshot is valid
+	// and resolves nothing.
 	// +optional
+	// +listType=map
+	// +listMapKey=id
+	// +kubebuilder:validation:MaxItems=1024
 	Definitions []ToolDefinition `json:"definitions,omitempty"`
 }
 
 // ToolDefinition is one exact, immutable tool version.
 type ToolDefinition struct {
-	// ID is the Tool Definition identity, unique within the snapshot.
-	ID string `json:"id"`
-	// ToolID is the Tool Identifier, e.g. payments.submit.
-	ToolID string `json:"toolID"`
-	// Version is the Tool Version as canonical decimal text, e.g. "1".
-	Version string `json:"version"`
-	// +kubebuilder:validation:Enum=active;deprecated;retired
-	Lifecycle string `json:"lifecycle"`
-	// +kubebuilder:validation:Enum=low;moderate;high;critical
-	Risk string `json:"risk"`
-	// +kubebuilder:validation:Enum=readOnly;reversibleMutation;irreversibleMutation;externalCommunication;financial
-	SideEffect string `json:"sideEffect"`
-	// +kubebuilder:validation:Enum=notApplicable;reversible;compensatable;irreversible
-	Reversibility string `json:"reversibility"`
-	// Capabilities are the reviewed maximum Capabilities (1–16, unique).
-	Capabilities []string `json:"capabilities"`
-	// Title is a non-authoritative display title (1–80 printable ASCII).
+	// ID is the Tool Definition identity, unique within the snapshot: a
+	// lower-token of 1–64 octets (Sections 39 and 49).
+	ID LowerToken `json:"id"`
+	// ToolID is the Tool Identifier: 2–8 dot-separated lower-token
+	// segments of 1–32 octets, 128 octets in total (Sections 39 and 49),
+	// e.g. payments.submit.
+	ToolID ToolIdentifier `json:"toolID"`
+	// Version is the Tool Version as canonical decimal text,
+	// 1–18446744073709551615 (Sections 39 and 49), e.g. "1". Requests
+	// name it exactly; there is no latest.
+	Version Generation `json:"version"`
+	// Lifecycle: active and deprecated definitions resolve, retired ones
+	// never do.
+	Lifecycle Lifecycle `json:"lifecycle"`
+	// Risk is the reviewed risk classification.
+	Risk Risk `json:"risk"`
+	// SideEffect is the reviewed side-effect classification.
+	SideEffect SideEffect `json:"sideEffect"`
+	// Reversibility is the reviewed reversibility classification.
+	Reversibility Reversibility `json:"reversibility"`
+	// Capabilities are the reviewed maximum Capabilities: 1–16 unique
+	// Section 48 tokens in any order (Section 39).
+	// +listType=set
+	// +kubebuilder:validation:MinItems=1
+	// +kubebuilder:validation:MaxItems=16
+	Capabilities []Capability `json:"capabilities"`
+	// Title is a non-authoritative display title: 1–80 printable ASCII
+	// octets, not starting or ending with a space (Sections 39 and 49).
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=80
+	// +kubebuilder:validation:Pattern=`^[!-~]([ -~]{0,78}[!-~])?$`
 	Title string `json:"title"`
-	// Summary is a non-authoritative safe summary (1–240 printable ASCII).
+	// Summary is a non-authoritative safe summary: 1–240 printable ASCII
+	// octets, not starting or ending with a space (Sections 39 and 49).
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=240
+	// +kubebuilder:validation:Pattern=`^[!-~]([ -~]{0,238}[!-~])?$`
 	Summary string `json:"summary"`
-	// DocRef is an optional documentation reference.
+	// DocRef is an optional documentation reference: 1–64 octets, first
+	// and last lower-alnum, interior lower-alnum, "-" or "." (Sections 39
+	// and 49), e.g. payments.submit-v1.
 	// +optional
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=64
+	// +kubebuilder:validation:Pattern=`^[a-z0-9]([a-z0-9.-]{0,62}[a-z0-9])?$`
 	DocRef string `json:"docRef,omitempty"`
 	// Schema is the complete closed argument Schema.
 	Schema ToolSchema `json:"schema"`
@@ -77,15 +113,19 @@ type ToolDefinition struct {
 
 // ToolSchema names a Schema and holds its tree.
 type ToolSchema struct {
-	// ID is the Schema identity.
-	ID string `json:"id"`
-	// Version is the Schema version; only "v1" exists.
-	// +kubebuilder:validation:Enum=v1
-	Version string `json:"version"`
+	// ID is the Schema identity: a lower-token of 1–64 octets (Sections 39
+	// and 49).
+	ID LowerToken `json:"id"`
+	// Version is the Schema version; only v1 exists.
+	Version SchemaVersion `json:"version"`
 	// Root is the root Schema node, an object. Each node is
-	// {kind, cases?, items?, fields?: [{name, requirement, type}]}.
+	// {kind, cases?, items?, fields?: [{name, requirement, type}]}; kind is
+	// one of string, resourceID, bool, signedInteger, unsignedInteger,
+	// enumeration, array, object. CRD schemas cannot recurse, so the tree
+	// is stored as JSON and validated completely by the engine (depth 1–8,
+	// 1–256 nodes, 0–64 fields, 1–64 cases; Section 39).
 	// +kubebuilder:pruning:PreserveUnknownFields
 	// +kubebuilder:validation:Schemaless
 	// +kubebuilder:validation:Type=object
-	Root runtime.RawExtension `json:"root"`
+	Root apiextensionsv1.JSON `json:"root"`
 }

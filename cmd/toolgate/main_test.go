@@ -75,7 +75,7 @@ func TestRegistryValidatePrintsSection50Order(t *testing.T) {
 		t.Fatalf("exit %d, stderr %q", r.code, r.stderr)
 	}
 	lines := strings.Split(strings.TrimSuffix(r.stdout, "\n"), "\n")
-	if !strings.HasPrefix(lines[0], "registry primary-registry generation 1: valid, 3 definitions, digest sha256:") {
+	if !strings.HasPrefix(lines[0], "registry primary-registry generation 1: valid, 4 definitions, digest sha256:") {
 		t.Errorf("summary line = %q", lines[0])
 	}
 	var tools [][]string
@@ -85,6 +85,7 @@ func TestRegistryValidatePrintsSection50Order(t *testing.T) {
 	}
 	want := [][]string{
 		{"accounts.lookup", "1", "accounts-lookup-1", "active"},
+		{"email.send", "1", "email-send-1", "active"},
 		{"payments.refund", "1", "payments-refund-1", "retired"},
 		{"payments.submit", "1", "payments-submit-1", "active"},
 	}
@@ -96,7 +97,7 @@ func TestRegistryValidatePrintsSection50Order(t *testing.T) {
 func TestRegistryValidateRejectsWithoutEcho(t *testing.T) {
 	t.Parallel()
 	doc := "apiVersion: stk.toolgate.dev/v1alpha1\nkind: ToolRegistry\nmetadata: {name: r}\n" +
-		"spec:\n  snapshotID: primary-registry\n  generation: \"1\"\n  secretfield: x\n"
+		"spec:\n  snapshotID: primary-registry\n  snapshotGeneration: \"1\"\n  secretfield: x\n"
 	p := writeFile(t, "bad.yaml", doc)
 	r := runCLI("", "registry", "validate", p)
 	oneLine(t, r, 1, "bad.yaml: document 1: is not a valid ToolRegistry document")
@@ -131,7 +132,7 @@ var hexRow = regexp.MustCompile(`^  ([0-9a-f]{4})  ([0-9A-F]{2}(?: [0-9A-F]{2})*
 // proposal, and the Resources line lists the derived set.
 func TestRequestCanonicalizeMatchesTheEngine(t *testing.T) {
 	t.Parallel()
-	proposalFile := filepath.Join(samples(t), "proposal-payments-submit.json")
+	proposalFile := filepath.Join(testutil.RepoRoot(t), "examples", "proposals", "payments-submit.json")
 	r := runCLI("", "request", "canonicalize", "--manifests", samples(t), "--proposal", proposalFile)
 	if r.code != 0 || r.stderr != "" {
 		t.Fatalf("exit %d, stderr %q", r.code, r.stderr)
@@ -320,12 +321,12 @@ func TestRequestCanonicalizeSelectsOneExactSnapshot(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	gen2 := strings.Replace(string(sample), `generation: "1"`, `generation: "2"`, 1)
+	gen2 := strings.Replace(string(sample), `snapshotGeneration: "1"`, `snapshotGeneration: "2"`, 1)
 	retitled := strings.Replace(string(sample), "title: Submit a payment\n", "title: Submit a payment (edited)\n", 1)
 	if gen2 == string(sample) || retitled == string(sample) {
 		t.Fatal("the sample no longer has the text this test edits")
 	}
-	proposal := filepath.Join(samples(t), "proposal-payments-submit.json")
+	proposal := filepath.Join(testutil.RepoRoot(t), "examples", "proposals", "payments-submit.json")
 	cases := map[string]struct {
 		docs     []string
 		flags    []string

@@ -116,7 +116,7 @@ func policyChains(objs []v1alpha1.PolicySnapshot, hosts []*hostDomain) ([]*polic
 	for i := range objs {
 		o := &objs[i]
 		name := objName(o.Namespace, o.Name)
-		ref := o.Spec.HostAuthorityRef.Name
+		ref := string(o.Spec.HostAuthorityRef.Name)
 		if ref == "" {
 			return nil, fmt.Errorf("PolicySnapshot %s: %w", name,
 				fault.At("spec.hostAuthorityRef.name", fault.Missing, "a policy snapshot names its HostAuthority"))
@@ -126,9 +126,9 @@ func policyChains(objs []v1alpha1.PolicySnapshot, hosts []*hostDomain) ([]*polic
 			return nil, fmt.Errorf("PolicySnapshot %s: %w", name,
 				fault.At("spec.hostAuthorityRef.name", fault.NotFound, "no loaded HostAuthority in the snapshot's namespace has that name"))
 		}
-		gen, err := ident.ParseGeneration(o.Spec.Generation)
+		gen, err := ident.ParseGeneration(string(o.Spec.SnapshotGeneration))
 		if err != nil {
-			return nil, fmt.Errorf("PolicySnapshot %s: %w", name, fault.Within("spec.generation", err))
+			return nil, fmt.Errorf("PolicySnapshot %s: %w", name, fault.Within("spec.snapshotGeneration", err))
 		}
 		ci := slices.IndexFunc(chains, func(c *policyChain) bool {
 			return c.host == hosts[hi] && c.objs[0].Spec.SnapshotID == o.Spec.SnapshotID
@@ -174,7 +174,7 @@ func (c *policyChain) publish(publisher string) ([]*policy.Snapshot, error) {
 			s, err = policy.PublishSuccessor(admin, snaps[i-1], d)
 		}
 		if err != nil {
-			return nil, fmt.Errorf("PolicySnapshot %s: %w", name, fault.Within("spec", err))
+			return nil, fmt.Errorf("PolicySnapshot %s: %w", name, manifest.SpecFault(err))
 		}
 		snaps = append(snaps, s)
 	}

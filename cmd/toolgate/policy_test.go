@@ -8,8 +8,9 @@ import (
 	"testing"
 )
 
-// TestPolicyValidateShippedSamples: the shipped HostAuthority and
-// PolicySnapshot publish, and the output lists the snapshot and its policy.
+// TestPolicyValidateShippedSamples: the shipped HostAuthority and both
+// PolicySnapshot generations publish (generation 2 as the exact successor),
+// and the output lists each snapshot and its policies.
 func TestPolicyValidateShippedSamples(t *testing.T) {
 	t.Parallel()
 	r := runCLI("", "policy", "validate", samples(t))
@@ -17,19 +18,28 @@ func TestPolicyValidateShippedSamples(t *testing.T) {
 		t.Fatalf("exit %d, stderr %q", r.code, r.stderr)
 	}
 	lines := strings.Split(strings.TrimSuffix(r.stdout, "\n"), "\n")
-	if len(lines) != 4 {
-		t.Fatalf("stdout has %d lines, want 4:\n%s", len(lines), r.stdout)
+	if len(lines) != 8 {
+		t.Fatalf("stdout has %d lines, want 8:\n%s", len(lines), r.stdout)
 	}
-	for i, prefix := range []string{
-		"host authority payments/payments-host (payments-host): valid, 5 capabilities, 6 resources, 6 roles, digest sha256:",
-		"policy snapshot payments-policy generation 1: valid, 1 policies, 5 rules, digest sha256:",
+	for i, prefix := range map[int]string{
+		0: "host authority payments/payments-host (payments-host): valid, 5 capabilities, 8 resources, 6 roles, digest sha256:",
+		1: "policy snapshot payments-policy generation 1: valid, 1 policies, 8 rules, digest sha256:",
+		4: "policy snapshot payments-policy generation 2: valid, 2 policies, 17 rules, digest sha256:",
 	} {
 		if !strings.HasPrefix(lines[i], prefix) {
 			t.Errorf("line %d = %q, want prefix %q", i, lines[i], prefix)
 		}
 	}
-	if got := strings.Fields(lines[3]); strings.Join(got, " ") != "payments-guardrails 1 active 5" {
-		t.Errorf("policy row = %q", lines[3])
+	// Generation 2 keeps version 1 (now deprecated: lifecycles only move
+	// forward) and adds version 2 with one more rule.
+	for i, want := range map[int]string{
+		3: "payments-guardrails 1 active 8",
+		6: "payments-guardrails 1 deprecated 8",
+		7: "payments-guardrails 2 active 9",
+	} {
+		if got := strings.Join(strings.Fields(lines[i]), " "); got != want {
+			t.Errorf("policy row %d = %q, want %q", i, got, want)
+		}
 	}
 }
 
@@ -64,7 +74,7 @@ func generation(t *testing.T, pol string, gen int) string {
 	t.Helper()
 	g := strconv.Itoa(gen)
 	out := edit(t, pol, "name: payments-policy-1\n", "name: payments-policy-"+g+"\n")
-	out = edit(t, out, "  generation: \"1\"\n  hostAuthorityRef:", "  generation: \""+g+"\"\n  hostAuthorityRef:")
+	out = edit(t, out, "  snapshotGeneration: \"1\"\n  hostAuthorityRef:", "  snapshotGeneration: \""+g+"\"\n  hostAuthorityRef:")
 	i := strings.Index(out, "  - id: payments-guardrails\n")
 	v1 := out[i:]
 	v2 := edit(t, v1, "    generation: \"1\"\n", "    generation: \"2\"\n") + `    - id: deny-delegated-payments
@@ -108,15 +118,15 @@ func TestPolicyValidateRejects(t *testing.T) {
 		},
 		"a generation gap is not a successor": {
 			docs:     []string{host, pol, generation(t, pol, 3)},
-			wantText: "PolicySnapshot payments/payments-policy-3: engine: spec.generation: mismatch: a successor uses exactly the next generation",
+			wantText: "PolicySnapshot payments/payments-policy-3: engine: spec.snapshotGeneration: mismatch: a successor uses exactly the next generation",
 		},
 		"a duplicated generation is not a successor": {
 			docs:     []string{host, pol, edit(t, pol, "name: payments-policy-1\n", "name: payments-policy-1b\n")},
-			wantText: "PolicySnapshot payments/payments-policy-1b: engine: spec.generation: mismatch",
+			wantText: "PolicySnapshot payments/payments-policy-1b: engine: spec.snapshotGeneration: mismatch",
 		},
 		"a chain must start at generation 1": {
 			docs:     []string{host, generation(t, pol, 2)},
-			wantText: "PolicySnapshot payments/payments-policy-2: engine: spec.generation: mismatch: initial publication uses generation 1",
+			wantText: "PolicySnapshot payments/payments-policy-2: engine: spec.snapshotGeneration: mismatch: initial publication uses generation 1",
 		},
 		"a successor that changes a retained policy version rejects": {
 			docs:     []string{host, pol, edit(t, generation(t, pol, 2), "seconds: \"60\"", "seconds: \"30\"")},
@@ -127,7 +137,7 @@ func TestPolicyValidateRejects(t *testing.T) {
 			wantText: "PolicySnapshot payments/payments-policy-1: engine: spec.policies[0].rules[0].condition.all[1].predicate.values[1]: outOfRange",
 		},
 		"an invalid HostAuthority rejects": {
-			docs:     []string{edit(t, host, "maxAuthorizationLifetimeSeconds: 300", "maxAuthorizationLifetimeSeconds: 7200"), pol},
+			docs:     []string{edit(t, host, `maxAuthorizationLifetimeSeconds: "300"`, `maxAuthorizationLifetimeSeconds: "7200"`), pol},
 			wantText: "HostAuthority payments/payments-host: engine: spec.maxAuthorizationLifetimeSeconds: outOfRange",
 		},
 	}
@@ -171,8 +181,8 @@ func TestPolicyValidatePublishesSuccessors(t *testing.T) {
 		}
 	}
 	want := []string{
-		"policy snapshot payments-policy generation 1: valid, 1 policies, 5 rules",
-		"policy snapshot payments-policy generation 2: valid, 2 policies, 11 rules",
+		"policy snapshot payments-policy generation 1: valid, 1 policies, 8 rules",
+		"policy snapshot payments-policy generation 2: valid, 2 policies, 17 rules",
 	}
 	if strings.Join(summaries, "\n") != strings.Join(want, "\n") {
 		t.Errorf("summaries = %q, want %q", summaries, want)

@@ -6,7 +6,6 @@ import (
 	"io"
 	"text/tabwriter"
 
-	"github.com/toolgate/toolgate/internal/engine/fault"
 	"github.com/toolgate/toolgate/internal/engine/registry"
 	"github.com/toolgate/toolgate/internal/manifest"
 )
@@ -45,7 +44,7 @@ func loadRegistries(paths ...string) ([]*registry.Snapshot, error) {
 		}
 		s, err := registry.Publish(draft)
 		if err != nil {
-			return nil, fmt.Errorf("ToolRegistry %s/%s: %w", tr.Namespace, tr.Name, fault.Within("spec", err))
+			return nil, fmt.Errorf("ToolRegistry %s/%s: %w", tr.Namespace, tr.Name, manifest.SpecFault(err))
 		}
 		snaps = append(snaps, s)
 	}

@@ -15,8 +15,8 @@ import (
 // registry.Publish.
 func RegistryDraft(spec v1alpha1.ToolRegistrySpec) (registry.Draft, error) {
 	d := registry.Draft{
-		ID:          spec.SnapshotID,
-		Generation:  spec.Generation,
+		ID:          string(spec.SnapshotID),
+		Generation:  string(spec.SnapshotGeneration),
 		Definitions: make([]registry.DefinitionDraft, len(spec.Definitions)),
 	}
 	for i, td := range spec.Definitions {
@@ -25,21 +25,34 @@ func RegistryDraft(spec v1alpha1.ToolRegistrySpec) (registry.Draft, error) {
 			return registry.Draft{}, fault.Within("spec.definitions"+fault.Index(i)+".schema.root", err)
 		}
 		d.Definitions[i] = registry.DefinitionDraft{
-			ID:            td.ID,
-			ToolID:        td.ToolID,
-			Version:       td.Version,
-			Lifecycle:     td.Lifecycle,
-			Risk:          td.Risk,
-			SideEffect:    td.SideEffect,
-			Reversibility: td.Reversibility,
-			Capabilities:  td.Capabilities,
+			ID:            string(td.ID),
+			ToolID:        string(td.ToolID),
+			Version:       string(td.Version),
+			Lifecycle:     string(td.Lifecycle),
+			Risk:          string(td.Risk),
+			SideEffect:    string(td.SideEffect),
+			Reversibility: string(td.Reversibility),
+			Capabilities:  strs(td.Capabilities),
 			Title:         td.Title,
 			Summary:       td.Summary,
 			DocRef:        td.DocRef,
-			Schema:        registry.SchemaDraft{ID: td.Schema.ID, Version: td.Schema.Version, Root: root},
+			Schema:        registry.SchemaDraft{ID: string(td.Schema.ID), Version: string(td.Schema.Version), Root: root},
 		}
 	}
 	return d, nil
+}
+
+// strs converts a list of typed API strings to the engine's plain strings;
+// nil stays nil (the engine treats absent and empty alike).
+func strs[T ~string](in []T) []string {
+	if in == nil {
+		return nil
+	}
+	out := make([]string, len(in))
+	for i, v := range in {
+		out[i] = string(v)
+	}
+	return out
 }
 
 // schemaTreeDepth bounds decoding of a Schema tree: a Schema has at most 8

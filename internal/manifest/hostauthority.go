@@ -5,6 +5,7 @@ import (
 
 	"errors"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/toolgate/toolgate/api/v1alpha1"
@@ -30,17 +31,17 @@ const (
 // is validated by authority.NewHostAuthority.
 func HostAuthorityDraft(spec v1alpha1.HostAuthoritySpec) (authority.HostAuthorityDraft, error) {
 	d := authority.HostAuthorityDraft{
-		ID:           spec.AuthorityID,
-		Capabilities: spec.Capabilities,
-		Resources:    spec.Resources,
+		ID:           string(spec.AuthorityID),
+		Capabilities: strs(spec.Capabilities),
+		Resources:    strs(spec.Resources),
 		Roles:        make([]string, 0, len(spec.Roles)),
 	}
 	for i, rb := range spec.Roles {
 		p := "spec.roles" + fault.Index(i)
-		if _, err := vocab.ParseRole(rb.Role); err != nil {
+		if _, err := vocab.ParseRole(string(rb.Role)); err != nil {
 			return authority.HostAuthorityDraft{}, fault.Within(p+".role", err)
 		}
-		if slices.Contains(d.Roles, rb.Role) {
+		if slices.Contains(d.Roles, string(rb.Role)) {
 			return authority.HostAuthorityDraft{}, fault.At(p+".role", fault.Duplicate, "each role is bound once; list all its subjects in one binding")
 		}
 		if len(rb.Subjects) == 0 {
@@ -49,16 +50,48 @@ func HostAuthorityDraft(spec v1alpha1.HostAuthoritySpec) (authority.HostAuthorit
 		if err := checkSubjects(rb.Subjects, p+".subjects"); err != nil {
 			return authority.HostAuthorityDraft{}, err
 		}
-		d.Roles = append(d.Roles, rb.Role)
+		d.Roles = append(d.Roles, string(rb.Role))
 	}
 	if err := checkSubjects(spec.Executors, "spec.executors"); err != nil {
 		return authority.HostAuthorityDraft{}, err
 	}
-	if l := spec.MaxAuthorizationLifetimeSeconds; l < 1 || l > MaxAuthorizationLifetimeSeconds {
-		return authority.HostAuthorityDraft{}, fault.At("spec.maxAuthorizationLifetimeSeconds", fault.OutOfRange,
-			"the maximum authorization lifetime is 1–3,600 seconds")
+	if _, err := AuthorizationLifetime(spec); err != nil {
+		return authority.HostAuthorityDraft{}, err
 	}
 	return d, nil
+}
+
+// AuthorizationLifetime parses spec.maxAuthorizationLifetimeSeconds:
+// canonical decimal text (digits only, no leading zero, sign or space) of
+// 1–3,600 seconds (Sections 26 and 39).
+func AuthorizationLifetime(spec v1alpha1.HostAuthoritySpec) (uint64, error) {
+	const path = "spec.maxAuthorizationLifetimeSeconds"
+	s := string(spec.MaxAuthorizationLifetimeSeconds)
+	if s == "" {
+		return 0, fault.At(path, fault.Missing, "the maximum authorization lifetime is required")
+	}
+	if !isCanonicalDecimal(s) {
+		return 0, fault.At(path, fault.Malformed, "the maximum authorization lifetime is canonical decimal text, e.g. \"300\"")
+	}
+	n, err := strconv.ParseUint(s, 10, 64)
+	if err != nil || n < 1 || n > MaxAuthorizationLifetimeSeconds {
+		return 0, fault.At(path, fault.OutOfRange, "the maximum authorization lifetime is 1–3,600 seconds")
+	}
+	return n, nil
+}
+
+// isCanonicalDecimal reports whether s is digits only without a leading
+// zero ("0" itself is canonical).
+func isCanonicalDecimal(s string) bool {
+	if s == "" || (s[0] == '0' && len(s) > 1) {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 // NewHostAuthority converts spec and creates the engine Host Authority in
@@ -89,7 +122,7 @@ func checkSubjects(subjects []v1alpha1.Subject, path string) error {
 	for i, s := range subjects {
 		p := path + fault.Index(i)
 		switch s.Kind {
-		case "ServiceAccount", "User", "Group":
+		case v1alpha1.SubjectKindServiceAccount, v1alpha1.SubjectKindUser, v1alpha1.SubjectKindGroup:
 		default:
 			return fault.At(p+".kind", fault.UnknownToken, "a subject kind is one of: ServiceAccount, User, Group")
 		}
@@ -97,7 +130,7 @@ func checkSubjects(subjects []v1alpha1.Subject, path string) error {
 			return fault.Within(p+".name", err)
 		}
 		if s.Namespace != "" {
-			if s.Kind != "ServiceAccount" {
+			if s.Kind != v1alpha1.SubjectKindServiceAccount {
 				return fault.At(p+".namespace", fault.Unsupported, "only a ServiceAccount subject has a namespace")
 			}
 			if !isDNSLabel(s.Namespace) {

@@ -40,7 +40,9 @@ type header struct {
 }
 
 // LoadPaths reads every .yaml/.yml file named by paths; a directory is read
-// non-recursively in lexical order.
+// non-recursively in lexical order, skipping kustomize's own file
+// (kustomization.yaml, kustomization.yml, Kustomization), which lists
+// manifests but is not one. A file named explicitly is always read.
 func LoadPaths(paths ...string) (*Set, error) {
 	var files []string
 	for _, p := range paths {
@@ -57,7 +59,7 @@ func LoadPaths(paths ...string) (*Set, error) {
 			return nil, err
 		}
 		for _, e := range entries {
-			if ext := filepath.Ext(e.Name()); !e.IsDir() && (ext == ".yaml" || ext == ".yml") {
+			if ext := filepath.Ext(e.Name()); !e.IsDir() && (ext == ".yaml" || ext == ".yml") && !isKustomization(e.Name()) {
 				files = append(files, filepath.Join(p, e.Name()))
 			}
 		}
@@ -101,6 +103,11 @@ func (s *Set) add(name string, data []byte) error {
 		var h header
 		if err := yaml.Unmarshal(raw, &h); err != nil {
 			return fmt.Errorf("%s: document %d: %s", name, doc, notYAMLObject)
+		}
+		if h.APIVersion == "v1" && h.Kind == "Namespace" {
+			// The namespace the manifests live in, installed with them
+			// by kubectl apply -k; it carries no toolgate content.
+			continue
 		}
 		if h.APIVersion != v1alpha1.GroupVersion {
 			return fmt.Errorf("%s: document %d: apiVersion must be %s", name, doc, v1alpha1.GroupVersion)
@@ -157,6 +164,16 @@ func decodeStrict(raw []byte, obj any) error {
 	dec := json.NewDecoder(bytes.NewReader(j))
 	dec.DisallowUnknownFields()
 	return dec.Decode(obj)
+}
+
+// isKustomization reports whether a file name is one kustomize reads as its
+// configuration.
+func isKustomization(name string) bool {
+	switch name {
+	case "kustomization.yaml", "kustomization.yml", "Kustomization":
+		return true
+	}
+	return false
 }
 
 func isCommentOnly(doc []byte) bool {

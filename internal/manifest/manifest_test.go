@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"k8s.io/apimachinery/pkg/runtime"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 
 	"github.com/toolgate/toolgate/api/v1alpha1"
 	"github.com/toolgate/toolgate/internal/engine/fault"
@@ -32,6 +32,10 @@ func TestShippedSampleLoadsAndPublishes(t *testing.T) {
 	if tr.Name != "primary-registry-1" || tr.Namespace != "payments" {
 		t.Errorf("metadata = %s/%s, want payments/primary-registry-1", tr.Namespace, tr.Name)
 	}
+	// The apiserver's CEL rule: the name is <snapshotID>-<snapshotGeneration>.
+	if want := string(tr.Spec.SnapshotID) + "-" + string(tr.Spec.SnapshotGeneration); tr.Name != want {
+		t.Errorf("name = %q, want %q", tr.Name, want)
+	}
 	draft, err := manifest.RegistryDraft(tr.Spec)
 	if err != nil {
 		t.Fatalf("RegistryDraft: %v", err)
@@ -44,11 +48,11 @@ func TestShippedSampleLoadsAndPublishes(t *testing.T) {
 	for i := range snap.Len() {
 		got = append(got, snap.Definition(i).ID().String())
 	}
-	if diff := cmp.Diff([]string{"accounts-lookup-1", "payments-refund-1", "payments-submit-1"}, got); diff != "" {
+	if diff := cmp.Diff([]string{"accounts-lookup-1", "email-send-1", "payments-refund-1", "payments-submit-1"}, got); diff != "" {
 		t.Errorf("definitions in Section 50 order (-want +got):\n%s", diff)
 	}
 	want := testutil.Publish(t, testutil.RegistryDraft(testutil.PaymentsDefinition())).Definition(0).Schema()
-	if !schema.Equal(want, snap.Definition(2).Schema()) {
+	if !schema.Equal(want, snap.Definition(3).Schema()) {
 		t.Error("the sample's payments Schema differs from testutil.PaymentsRoot")
 	}
 }
@@ -75,7 +79,7 @@ func definition(version, root string) string {
 }
 
 func spec(defs string) string {
-	return header + "spec:\n  snapshotID: primary-registry\n  generation: \"1\"\n  definitions:\n" + defs
+	return header + "spec:\n  snapshotID: primary-registry\n  snapshotGeneration: \"1\"\n  definitions:\n" + defs
 }
 
 // TestParseIsStrict proves the manifest reader's strictness: duplicate
@@ -92,7 +96,7 @@ func TestParseIsStrict(t *testing.T) {
 		"a valid document is accepted":            {doc: spec(definition(`"1"`, "{kind: object}"))},
 		"an empty file is accepted as no objects": {doc: "# only a comment\n---\n"},
 		"a duplicate key rejects": {
-			doc:      header + "spec:\n  snapshotID: primary-registry\n  snapshotID: secret-value-123\n  generation: \"1\"\n",
+			doc:      header + "spec:\n  snapshotID: primary-registry\n  snapshotID: secret-value-123\n  snapshotGeneration: \"1\"\n",
 			wantErr:  true,
 			wantText: "f.yaml: document 1: is not a valid ToolRegistry document: unknown field, duplicate key or wrong value type",
 		},
@@ -102,7 +106,7 @@ func TestParseIsStrict(t *testing.T) {
 			wantText: "f.yaml: document 1: is not a valid ToolRegistry document: unknown field, duplicate key or wrong value type",
 		},
 		"an unknown field rejects without echoing its name": {
-			doc:      header + "spec:\n  snapshotID: primary-registry\n  generation: \"1\"\n  secretfield: secret-value-123\n",
+			doc:      header + "spec:\n  snapshotID: primary-registry\n  snapshotGeneration: \"1\"\n  secretfield: secret-value-123\n",
 			wantErr:  true,
 			wantText: "f.yaml: document 1: is not a valid ToolRegistry document: unknown field, duplicate key or wrong value type",
 		},
@@ -112,7 +116,7 @@ func TestParseIsStrict(t *testing.T) {
 			wantText: "f.yaml: document 1: is not a valid ToolRegistry document: unknown field, duplicate key or wrong value type",
 		},
 		"an unquoted numeric generation rejects": {
-			doc:      header + "spec:\n  snapshotID: primary-registry\n  generation: 1\n",
+			doc:      header + "spec:\n  snapshotID: primary-registry\n  snapshotGeneration: 1\n",
 			wantErr:  true,
 			wantText: "f.yaml: document 1: is not a valid ToolRegistry document: unknown field, duplicate key or wrong value type",
 		},
@@ -127,7 +131,7 @@ func TestParseIsStrict(t *testing.T) {
 			wantText: "f.yaml: document 1: kind is not a toolgate kind this build reads (HostAuthority, PolicySnapshot, ToolRegistry)",
 		},
 		"the document number counts from one across separators": {
-			doc:      spec(definition(`"1"`, "{kind: object}")) + "---\n" + header + "spec: {snapshotID: x, generation: \"1\", secretfield: 1}\n",
+			doc:      spec(definition(`"1"`, "{kind: object}")) + "---\n" + header + "spec: {snapshotID: x, snapshotGeneration: \"1\", secretfield: 1}\n",
 			wantErr:  true,
 			wantText: "f.yaml: document 2: is not a valid ToolRegistry document: unknown field, duplicate key or wrong value type",
 		},
@@ -212,9 +216,9 @@ func TestSchemaTreesRejectWithAPath(t *testing.T) {
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			spec := v1alpha1.ToolRegistrySpec{SnapshotID: "r", Generation: "1", Definitions: []v1alpha1.ToolDefinition{{
+			spec := v1alpha1.ToolRegistrySpec{SnapshotID: "r", SnapshotGeneration: "1", Definitions: []v1alpha1.ToolDefinition{{
 				ID: "d", ToolID: "a.b", Version: "1",
-				Schema: v1alpha1.ToolSchema{ID: "s", Version: "v1", Root: runtime.RawExtension{Raw: []byte(tc.root)}},
+				Schema: v1alpha1.ToolSchema{ID: "s", Version: "v1", Root: apiextensionsv1.JSON{Raw: []byte(tc.root)}},
 			}}}
 			_, err := manifest.RegistryDraft(spec)
 			testutil.CheckFault(t, err, tc.wantErr, tc.wantPath)

@@ -13,15 +13,15 @@ import (
 // hostAuthorityRef is resolved by the caller, which owns the domains.
 func PolicyDraft(spec v1alpha1.PolicySnapshotSpec) (policy.SnapshotDraft, error) {
 	d := policy.SnapshotDraft{
-		ID:         spec.SnapshotID,
-		Generation: spec.Generation,
+		ID:         string(spec.SnapshotID),
+		Generation: string(spec.SnapshotGeneration),
 		Policies:   make([]policy.DefinitionDraft, len(spec.Policies)),
 	}
 	for i, pd := range spec.Policies {
 		def := policy.DefinitionDraft{
-			ID:         pd.ID,
-			Generation: pd.Generation,
-			Lifecycle:  pd.Lifecycle,
+			ID:         string(pd.ID),
+			Generation: string(pd.Generation),
+			Lifecycle:  string(pd.Lifecycle),
 			Rules:      make([]policy.RuleDraft, len(pd.Rules)),
 		}
 		for j, r := range pd.Rules {
@@ -29,12 +29,12 @@ func PolicyDraft(spec v1alpha1.PolicySnapshotSpec) (policy.SnapshotDraft, error)
 			if err != nil {
 				return policy.SnapshotDraft{}, fault.Within("spec.policies"+fault.Index(i)+".rules"+fault.Index(j)+".condition", err)
 			}
-			rule := policy.RuleDraft{ID: r.ID, Effect: r.Effect, Reason: r.Reason, Condition: cond}
+			rule := policy.RuleDraft{ID: string(r.ID), Effect: string(r.Effect), Reason: string(r.Reason), Condition: cond}
 			if r.Scope != nil {
-				rule.Scope = &policy.ScopeDraft{Capabilities: r.Scope.Capabilities, Resources: r.Scope.Resources}
+				rule.Scope = &policy.ScopeDraft{Capabilities: strs(r.Scope.Capabilities), Resources: strs(r.Scope.Resources)}
 			}
 			for _, o := range r.Obligations {
-				rule.Obligations = append(rule.Obligations, policy.ObligationDraft{Kind: o.Kind, Seconds: o.Seconds, Boundary: o.Boundary})
+				rule.Obligations = append(rule.Obligations, policy.ObligationDraft{Kind: string(o.Kind), Seconds: string(o.Seconds), Boundary: string(o.Boundary)})
 			}
 			def.Rules[j] = rule
 		}

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"k8s.io/apimachinery/pkg/runtime"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 
 	"github.com/toolgate/toolgate/api/v1alpha1"
 	"github.com/toolgate/toolgate/internal/engine/authority"
@@ -19,24 +19,39 @@ import (
 )
 
 // TestShippedPolicySamplesPublish: the shipped HostAuthority creates a Host
-// Authority declaring all six roles, and the shipped PolicySnapshot
-// publishes in its domain under the engine's publication rules.
+// Authority declaring all six roles; the shipped PolicySnapshot generation 1
+// publishes in its domain, and generation 2 publishes as its exact
+// successor (Section 19: same identity, next generation, every prior
+// policy version kept, a new policy version added).
 func TestShippedPolicySamplesPublish(t *testing.T) {
 	t.Parallel()
 	set, err := manifest.LoadPaths(filepath.Join(testutil.RepoRoot(t), "config", "samples"))
 	if err != nil {
 		t.Fatalf("LoadPaths: %v", err)
 	}
-	if len(set.HostAuthorities) != 1 || len(set.PolicySnapshots) != 1 {
-		t.Fatalf("loaded %d HostAuthority and %d PolicySnapshot objects, want 1 and 1", len(set.HostAuthorities), len(set.PolicySnapshots))
+	if len(set.HostAuthorities) != 1 || len(set.PolicySnapshots) != 2 {
+		t.Fatalf("loaded %d HostAuthority and %d PolicySnapshot objects, want 1 and 2", len(set.HostAuthorities), len(set.PolicySnapshots))
 	}
-	ha, ps := set.HostAuthorities[0], set.PolicySnapshots[0]
-	if ps.Namespace != ha.Namespace || ps.Spec.HostAuthorityRef.Name != ha.Name {
-		t.Fatalf("the sample PolicySnapshot %s references %s, not the sample HostAuthority %s/%s",
-			ps.Namespace, ps.Spec.HostAuthorityRef.Name, ha.Namespace, ha.Name)
+	ha, ps, ps2 := set.HostAuthorities[0], set.PolicySnapshots[0], set.PolicySnapshots[1]
+	for _, p := range []v1alpha1.PolicySnapshot{ps, ps2} {
+		if p.Namespace != ha.Namespace || string(p.Spec.HostAuthorityRef.Name) != ha.Name {
+			t.Fatalf("the sample PolicySnapshot %s references %s, not the sample HostAuthority %s/%s",
+				p.Name, p.Spec.HostAuthorityRef.Name, ha.Namespace, ha.Name)
+		}
+		// The apiserver's CEL rule: the name is <snapshotID>-<snapshotGeneration>.
+		if want := string(p.Spec.SnapshotID) + "-" + string(p.Spec.SnapshotGeneration); p.Name != want {
+			t.Errorf("PolicySnapshot name = %q, want %q", p.Name, want)
+		}
 	}
-	if ha.Spec.MaxAuthorizationLifetimeSeconds != 300 {
-		t.Errorf("maxAuthorizationLifetimeSeconds = %d, want 300", ha.Spec.MaxAuthorizationLifetimeSeconds)
+	if ps.Spec.SnapshotGeneration != "1" || ps2.Spec.SnapshotGeneration != "2" || ps2.Spec.SnapshotID != ps.Spec.SnapshotID {
+		t.Fatalf("samples are %s/%s and %s/%s, want generations 1 and 2 of one snapshot",
+			ps.Spec.SnapshotID, ps.Spec.SnapshotGeneration, ps2.Spec.SnapshotID, ps2.Spec.SnapshotGeneration)
+	}
+	if ha.Name != string(ha.Spec.AuthorityID) {
+		t.Errorf("HostAuthority name %q differs from its authorityID", ha.Name)
+	}
+	if lt, err := manifest.AuthorizationLifetime(ha.Spec); err != nil || lt != 300 {
+		t.Errorf("maxAuthorizationLifetimeSeconds = %d, %v; want 300", lt, err)
 	}
 	b := boundary.New("test")
 	h, err := manifest.NewHostAuthority(b, ha.Spec)
@@ -65,24 +80,48 @@ func TestShippedPolicySamplesPublish(t *testing.T) {
 	for i := range snap.Policy(0).Len() {
 		rules = append(rules, snap.Policy(0).Rule(i).ID().String())
 	}
-	want := []string{"allow-account-lookup", "allow-submit-operating-accounts", "confirm-critical-risk",
+	want := []string{"allow-account-lookup", "allow-email-finance-team", "allow-submit-operating-accounts",
+		"confirm-critical-risk", "confirm-email-vendors", "deny-email-unauthenticated",
 		"deny-model-influence-unverified", "deny-payment-from-external-content"}
 	if diff := cmp.Diff(want, rules); diff != "" {
 		t.Errorf("rules in Section 50 order (-want +got):\n%s", diff)
 	}
+	// Every effect is exercised by the sample.
+	effects := map[string]bool{}
+	for i := range snap.Policy(0).Len() {
+		effects[snap.Policy(0).Rule(i).Effect().String()] = true
+	}
+	for _, e := range vocab.AllEffect() {
+		if !effects[e.String()] {
+			t.Errorf("the sample has no %s rule", e)
+		}
+	}
 
-	// Generation 2 adds a policy version with one more rule and keeps
-	// generation 1 unchanged: the exact successor.
+	// The shipped generation 2 is the exact successor of generation 1.
+	d2, err := manifest.PolicyDraft(ps2.Spec)
+	if err != nil {
+		t.Fatalf("PolicyDraft (shipped generation 2): %v", err)
+	}
+	snap2, err := policy.PublishSuccessor(admin, snap, d2)
+	if err != nil {
+		t.Fatalf("PublishSuccessor (shipped generation 2): %v", err)
+	}
+	if snap2.Len() != 2 || snap2.Policy(0).Generation().String() != "1" || snap2.Policy(1).Generation().String() != "2" {
+		t.Errorf("generation 2 holds %d policies, want versions 1 and 2", snap2.Len())
+	}
+
+	// A successor built in code from generation 1 (one more rule in a new
+	// policy version) is accepted too: the converter keeps content exact.
 	next := ps.Spec
-	next.Generation = "2"
+	next.SnapshotGeneration = "2"
 	v2 := next.Policies[0]
 	v2.Generation = "2"
 	v2.Rules = append(v2.Rules[:len(v2.Rules):len(v2.Rules)], v1alpha1.PolicyRule{
-		ID: "deny-delegated-payments", Effect: "deny", Reason: "delegationRequired",
+		ID: "deny-delegated-payments", Effect: v1alpha1.EffectDeny, Reason: v1alpha1.PolicyReasonDelegationRequired,
 		Condition: raw(`{"all":[{"predicate":{"name":"sideEffectIs","value":"financial"}},{"predicate":{"name":"delegationPresent"}}]}`),
 	})
 	next.Policies = append(next.Policies[:1:1], v2)
-	d2, err := manifest.PolicyDraft(next)
+	d2, err = manifest.PolicyDraft(next)
 	if err != nil {
 		t.Fatalf("PolicyDraft (generation 2): %v", err)
 	}
@@ -91,13 +130,13 @@ func TestShippedPolicySamplesPublish(t *testing.T) {
 	}
 }
 
-func raw(s string) runtime.RawExtension { return runtime.RawExtension{Raw: []byte(s)} }
+func raw(s string) apiextensionsv1.JSON { return apiextensionsv1.JSON{Raw: []byte(s)} }
 
 // policySpec is a one-rule snapshot whose third rule (index 2) carries
 // condition; the first two rules are valid.
 func policySpec(condition string) v1alpha1.PolicySnapshotSpec {
 	valid := raw(`{"predicate":{"name":"riskIs","value":"low"}}`)
-	return v1alpha1.PolicySnapshotSpec{SnapshotID: "p", Generation: "1", HostAuthorityRef: v1alpha1.HostAuthorityReference{Name: "h"},
+	return v1alpha1.PolicySnapshotSpec{SnapshotID: "p", SnapshotGeneration: "1", HostAuthorityRef: v1alpha1.HostAuthorityReference{Name: "h"},
 		Policies: []v1alpha1.PolicyDefinition{{ID: "pol", Generation: "1", Lifecycle: "active", Rules: []v1alpha1.PolicyRule{
 			{ID: "r-0", Effect: "deny", Reason: "denyRuleMatched", Condition: valid},
 			{ID: "r-1", Effect: "deny", Reason: "denyRuleMatched", Condition: valid},
@@ -250,7 +289,7 @@ const policyHeader = "apiVersion: stk.toolgate.dev/v1alpha1\nkind: PolicySnapsho
 func policyDoc(generation, condition, obligation string) string {
 	return policyHeader + `spec:
   snapshotID: p
-  generation: ` + generation + `
+  snapshotGeneration: ` + generation + `
   hostAuthorityRef: {name: h}
   policies:
   - id: pol
@@ -339,14 +378,14 @@ func TestPolicySnapshotYAMLIsStrict(t *testing.T) {
 func hostSpec(mod func(*v1alpha1.HostAuthoritySpec)) v1alpha1.HostAuthoritySpec {
 	s := v1alpha1.HostAuthoritySpec{
 		AuthorityID:  "payments-host",
-		Capabilities: []string{"data.read", "financial.transfer"},
-		Resources:    []string{"acct-1001"},
+		Capabilities: []v1alpha1.Capability{v1alpha1.CapabilityDataRead, v1alpha1.CapabilityFinancialTransfer},
+		Resources:    []v1alpha1.LowerToken{"acct-1001"},
 		Roles: []v1alpha1.RoleBinding{
 			{Role: "policyAdministrationAuthority", Subjects: []v1alpha1.Subject{{Kind: "Group", Name: "admins"}}},
 			{Role: "authenticationAuthority", Subjects: []v1alpha1.Subject{{Kind: "ServiceAccount", Name: "idp", Namespace: "auth"}}},
 		},
 		Executors:                       []v1alpha1.Subject{{Kind: "ServiceAccount", Name: "executor"}},
-		MaxAuthorizationLifetimeSeconds: 300,
+		MaxAuthorizationLifetimeSeconds: "300",
 	}
 	if mod != nil {
 		mod(&s)
@@ -400,12 +439,31 @@ func TestHostAuthorityConversion(t *testing.T) {
 			wantErr: fault.ErrDuplicate, wantPath: "spec.executors[1]",
 		},
 		"a zero lifetime rejects": {
-			mod:     func(s *v1alpha1.HostAuthoritySpec) { s.MaxAuthorizationLifetimeSeconds = 0 },
+			mod:     func(s *v1alpha1.HostAuthoritySpec) { s.MaxAuthorizationLifetimeSeconds = "0" },
 			wantErr: fault.ErrOutOfRange, wantPath: "spec.maxAuthorizationLifetimeSeconds",
 		},
 		"a lifetime beyond 3,600 seconds rejects": {
-			mod:     func(s *v1alpha1.HostAuthoritySpec) { s.MaxAuthorizationLifetimeSeconds = 3601 },
+			mod:     func(s *v1alpha1.HostAuthoritySpec) { s.MaxAuthorizationLifetimeSeconds = "3601" },
 			wantErr: fault.ErrOutOfRange, wantPath: "spec.maxAuthorizationLifetimeSeconds",
+		},
+		"a lifetime beyond 2^64 seconds rejects as out of range": {
+			mod:     func(s *v1alpha1.HostAuthoritySpec) { s.MaxAuthorizationLifetimeSeconds = "18446744073709551616" },
+			wantErr: fault.ErrOutOfRange, wantPath: "spec.maxAuthorizationLifetimeSeconds",
+		},
+		"a lifetime with a leading zero rejects": {
+			mod:     func(s *v1alpha1.HostAuthoritySpec) { s.MaxAuthorizationLifetimeSeconds = "0300" },
+			wantErr: fault.ErrMalformed, wantPath: "spec.maxAuthorizationLifetimeSeconds",
+		},
+		"a signed lifetime rejects": {
+			mod:     func(s *v1alpha1.HostAuthoritySpec) { s.MaxAuthorizationLifetimeSeconds = "+300" },
+			wantErr: fault.ErrMalformed, wantPath: "spec.maxAuthorizationLifetimeSeconds",
+		},
+		"a missing lifetime rejects": {
+			mod:     func(s *v1alpha1.HostAuthoritySpec) { s.MaxAuthorizationLifetimeSeconds = "" },
+			wantErr: fault.ErrMissing, wantPath: "spec.maxAuthorizationLifetimeSeconds",
+		},
+		"the largest lifetime is accepted": {
+			mod: func(s *v1alpha1.HostAuthoritySpec) { s.MaxAuthorizationLifetimeSeconds = "3600" },
 		},
 		"an invalid authority identity rejects at authorityID": {
 			mod:     func(s *v1alpha1.HostAuthoritySpec) { s.AuthorityID = "Secret-Value" },

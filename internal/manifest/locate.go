@@ -1,0 +1,32 @@
+package manifest
+
+import (
+	"errors"
+	"strings"
+
+	"github.com/toolgate/toolgate/internal/engine/fault"
+)
+
+// SpecFault locates an engine rejection of a ToolRegistry or PolicySnapshot
+// draft at the spec field it came from: the draft's top-level "id" and
+// "generation" are spec.snapshotID and spec.snapshotGeneration (named so
+// that they cannot be confused with metadata.generation); every other path
+// is the spec field of the same name. Errors that are not engine faults are
+// returned unchanged.
+func SpecFault(err error) error {
+	var fe *fault.Error
+	if !errors.As(err, &fe) {
+		return err
+	}
+	c := *fe
+	c.Path = renameRoot(renameRoot(fe.Path, "id", "snapshotID"), "generation", "snapshotGeneration")
+	return fault.Within("spec", &c)
+}
+
+// renameRoot replaces the first path segment when it is exactly from.
+func renameRoot(path, from, to string) string {
+	if path == from || strings.HasPrefix(path, from+".") || strings.HasPrefix(path, from+"[") {
+		return to + strings.TrimPrefix(path, from)
+	}
+	return path
+}
