@@ -17,24 +17,28 @@ func HostConfig(o *v1alpha1.HostAuthority) (host.Config, error) {
 	if _, err := HostAuthorityDraft(o.Spec); err != nil {
 		return host.Config{}, err
 	}
+	lifetime, err := AuthorizationLifetime(o.Spec)
+	if err != nil {
+		return host.Config{}, err
+	}
 	subjects := func(in []v1alpha1.Subject) []host.Subject {
 		out := make([]host.Subject, 0, len(in))
 		for _, s := range in {
-			out = append(out, host.Subject{Kind: s.Kind, Name: s.Name, Namespace: s.Namespace})
+			out = append(out, host.Subject{Kind: string(s.Kind), Name: s.Name, Namespace: s.Namespace})
 		}
 		return out
 	}
 	c := host.Config{
 		Description:  o.Namespace + "/" + o.Name,
 		Namespace:    o.Namespace,
-		AuthorityID:  o.Spec.AuthorityID,
-		Capabilities: o.Spec.Capabilities,
-		Resources:    o.Spec.Resources,
+		AuthorityID:  string(o.Spec.AuthorityID),
+		Capabilities: strs(o.Spec.Capabilities),
+		Resources:    strs(o.Spec.Resources),
 		Executors:    subjects(o.Spec.Executors),
-		MaxLifetime:  uint64(o.Spec.MaxAuthorizationLifetimeSeconds),
+		MaxLifetime:  lifetime,
 	}
 	for _, rb := range o.Spec.Roles {
-		c.Roles = append(c.Roles, host.RoleBinding{Role: rb.Role, Subjects: subjects(rb.Subjects)})
+		c.Roles = append(c.Roles, host.RoleBinding{Role: string(rb.Role), Subjects: subjects(rb.Subjects)})
 	}
 	return c, nil
 }
@@ -75,12 +79,12 @@ func (s *Set) LoadHost(namespace, name string, publisher host.Caller) (*host.Hos
 	var chain []gen
 	for j := range s.PolicySnapshots {
 		o := &s.PolicySnapshots[j]
-		if o.Namespace != namespace || o.Spec.HostAuthorityRef.Name != name {
+		if o.Namespace != namespace || string(o.Spec.HostAuthorityRef.Name) != name {
 			continue
 		}
-		g, err := ident.ParseGeneration(o.Spec.Generation)
+		g, err := ident.ParseGeneration(string(o.Spec.SnapshotGeneration))
 		if err != nil {
-			return nil, fmt.Errorf("PolicySnapshot %s/%s: %w", o.Namespace, o.Name, fault.Within("spec.generation", err))
+			return nil, fmt.Errorf("PolicySnapshot %s/%s: %w", o.Namespace, o.Name, fault.Within("spec.snapshotGeneration", err))
 		}
 		chain = append(chain, gen{g.Uint64(), o})
 	}
@@ -106,7 +110,7 @@ func AdministratorOf(o *v1alpha1.HostAuthority) (host.Caller, bool) {
 			continue
 		}
 		s := rb.Subjects[0]
-		switch s.Kind {
+		switch string(s.Kind) {
 		case host.KindServiceAccount:
 			ns := cmp.Or(s.Namespace, o.Namespace)
 			return host.Caller{Name: "system:serviceaccount:" + ns + ":" + s.Name}, true
