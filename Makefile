@@ -88,10 +88,11 @@ build: ## Build bin/toolgate.
 	$(GO) build -o $(BIN)/toolgate ./cmd/toolgate
 
 .PHONY: run
-run: build ## Validate the shipped samples (registry, host authority, policy) and canonicalize the sample proposal.
-	$(BIN)/toolgate registry validate $(SAMPLES)
-	$(BIN)/toolgate policy validate $(SAMPLES)
-	$(BIN)/toolgate request canonicalize --manifests $(SAMPLES) --proposal examples/proposals/payments-submit.json
+run: build ## Decide the three example requests (allow, deny, requireConfirmation) on the shipped samples.
+	@for r in payment-allow payment-deny email-confirm; do \
+		echo "== examples/requests/$$r.yaml"; \
+		$(BIN)/toolgate decide --manifests $(SAMPLES) --request examples/requests/$$r.yaml || exit 1; \
+	done
 
 ##@ Integration
 
