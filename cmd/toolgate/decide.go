@@ -14,6 +14,7 @@ import (
 
 	"github.com/toolgate/toolgate/internal/engine/assessment"
 	"github.com/toolgate/toolgate/internal/engine/evidence"
+	"github.com/toolgate/toolgate/internal/engine/fault"
 	"github.com/toolgate/toolgate/internal/engine/lineage"
 	"github.com/toolgate/toolgate/internal/engine/policy"
 	"github.com/toolgate/toolgate/internal/engine/principal"
@@ -149,14 +150,20 @@ func decide(args []string, out io.Writer) error {
 		return fmt.Errorf("request: %w", err)
 	}
 	ns, name := wr.HostAuthority.Namespace, wr.HostAuthority.Name
-	var admin host.Caller
-	for i := range set.HostAuthorities {
-		if o := &set.HostAuthorities[i]; o.Namespace == ns && o.Name == name {
-			admin, _ = manifest.AdministratorOf(o)
-		}
+	obj, ok := set.HostAuthority(ns, name)
+	if !ok {
+		return errors.New("request: hostAuthority names no HostAuthority in the manifests")
 	}
-	h, err := set.LoadHost(ns, name, admin)
+	cfg, err := manifest.HostConfig(obj)
 	if err != nil {
+		return fmt.Errorf("HostAuthority %s/%s: %w", ns, name, err)
+	}
+	h, err := host.New(cfg)
+	if err != nil {
+		return fmt.Errorf("HostAuthority %s/%s: %w", ns, name, fault.Within("spec", err))
+	}
+	admin, _ := manifest.AdministratorOf(obj)
+	if err := set.PublishInto(h, ns, name, admin); err != nil {
 		return err
 	}
 	r := wr.authorizeRequest()

@@ -43,23 +43,20 @@ func HostConfig(o *v1alpha1.HostAuthority) (host.Config, error) {
 	return c, nil
 }
 
-// LoadHost creates the Host of the HostAuthority namespace/name in s and
-// publishes into it every ToolRegistry of its namespace and every
-// PolicySnapshot that references it, in generation order, as the
-// publisher given. It rejects with the object that failed.
-func (s *Set) LoadHost(namespace, name string, publisher host.Caller) (*host.Host, error) {
+// HostAuthority returns the HostAuthority namespace/name of s.
+func (s *Set) HostAuthority(namespace, name string) (*v1alpha1.HostAuthority, bool) {
 	i := slices.IndexFunc(s.HostAuthorities, func(o v1alpha1.HostAuthority) bool { return o.Namespace == namespace && o.Name == name })
 	if i < 0 {
-		return nil, fmt.Errorf("no HostAuthority %s/%s in the manifests", namespace, name)
+		return nil, false
 	}
-	cfg, err := HostConfig(&s.HostAuthorities[i])
-	if err != nil {
-		return nil, fmt.Errorf("HostAuthority %s/%s: %w", namespace, name, err)
-	}
-	h, err := host.New(cfg)
-	if err != nil {
-		return nil, fmt.Errorf("HostAuthority %s/%s: %w", namespace, name, fault.Within("spec", err))
-	}
+	return &s.HostAuthorities[i], true
+}
+
+// PublishInto publishes into h, the Host of the HostAuthority
+// namespace/name, every ToolRegistry of its namespace and every
+// PolicySnapshot that references it, in generation order, as publisher.
+// It rejects with the object that failed.
+func (s *Set) PublishInto(h *host.Host, namespace, name string, publisher host.Caller) error {
 	for _, o := range s.ToolRegistries {
 		if o.Namespace != namespace {
 			continue
@@ -69,7 +66,7 @@ func (s *Set) LoadHost(namespace, name string, publisher host.Caller) (*host.Hos
 			_, err = h.PublishRegistry(d)
 		}
 		if err != nil {
-			return nil, fmt.Errorf("ToolRegistry %s/%s: %w", o.Namespace, o.Name, err)
+			return fmt.Errorf("ToolRegistry %s/%s: %w", o.Namespace, o.Name, err)
 		}
 	}
 	type gen struct {
@@ -84,7 +81,7 @@ func (s *Set) LoadHost(namespace, name string, publisher host.Caller) (*host.Hos
 		}
 		g, err := ident.ParseGeneration(string(o.Spec.SnapshotGeneration))
 		if err != nil {
-			return nil, fmt.Errorf("PolicySnapshot %s/%s: %w", o.Namespace, o.Name, fault.Within("spec.snapshotGeneration", err))
+			return fmt.Errorf("PolicySnapshot %s/%s: %w", o.Namespace, o.Name, fault.Within("spec.snapshotGeneration", err))
 		}
 		chain = append(chain, gen{g.Uint64(), o})
 	}
@@ -95,10 +92,10 @@ func (s *Set) LoadHost(namespace, name string, publisher host.Caller) (*host.Hos
 			_, err = h.PublishPolicy(publisher, d)
 		}
 		if err != nil {
-			return nil, fmt.Errorf("PolicySnapshot %s/%s: %w", g.o.Namespace, g.o.Name, err)
+			return fmt.Errorf("PolicySnapshot %s/%s: %w", g.o.Namespace, g.o.Name, err)
 		}
 	}
-	return h, nil
+	return nil
 }
 
 // AdministratorOf returns a caller that holds policyAdministrationAuthority
