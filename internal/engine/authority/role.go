@@ -91,6 +91,7 @@ func (r *RoleAuthority) computeDigest() digest.Digest {
 // delegationAuthority. An invalid fact maps to the invalid zero Role.
 // policyAdministrationAuthority is permitted no fact.
 func PermittedRole(f vocab.Fact) vocab.Role {
+	//exhaustive:enforce
 	switch f {
 	case vocab.FactSecurityContext:
 		return vocab.AuthenticationAuthority
