@@ -1,6 +1,6 @@
 // Package agentsafe implements the agent-safe.intent/1 canonical JSON and
-// digest (shared/spec/agent-safe-intent-v1.txt; docs/DESIGN.md section
-// "agent-safe.intent/1") with exact JavaScript semantics, so a Go service
+// digest (docs/spec/agent-safe-intent-v1.txt; decisions in docs/decisions.md,
+// section "agent-safe.intent/1") with exact JavaScript semantics, so a Go service
 // and the Node.js reference produce the same bytes and hash for one binding.
 //
 // # Reference followed

@@ -81,22 +81,26 @@ func (e *Error) Is(target error) bool {
 	return ok && t.Code == e.Code
 }
 
-// Sentinels for errors.Is, one per Code.
+// Sentinels for errors.Is, one per Code. The Code is the one identifier of a
+// reason: each sentinel is derived from its Code (errNoOffset) and matches by
+// Code alone, so ErrX and CodeX never disagree.
 var (
-	ErrSyntax           = &Error{Code: CodeSyntax, Offset: -1}
-	ErrInvalidUTF8      = &Error{Code: CodeInvalidUTF8, Offset: -1}
-	ErrDuplicateKey     = &Error{Code: CodeDuplicateKey, Offset: -1}
-	ErrForbiddenKey     = &Error{Code: CodeForbiddenKey, Offset: -1}
-	ErrNonFiniteNumber  = &Error{Code: CodeNonFiniteNumber, Offset: -1}
-	ErrTooDeep          = &Error{Code: CodeTooDeep, Offset: -1}
-	ErrTooManyEntries   = &Error{Code: CodeTooManyEntries, Offset: -1}
-	ErrArrayTooLong     = &Error{Code: CodeArrayTooLong, Offset: -1}
-	ErrTooLarge         = &Error{Code: CodeTooLarge, Offset: -1}
-	ErrTrailingData     = &Error{Code: CodeTrailingData, Offset: -1}
-	ErrEmpty            = &Error{Code: CodeEmpty, Offset: -1}
-	ErrUnsupportedValue = &Error{Code: CodeUnsupportedValue, Offset: -1}
+	ErrSyntax           = errNoOffset(CodeSyntax)
+	ErrInvalidUTF8      = errNoOffset(CodeInvalidUTF8)
+	ErrDuplicateKey     = errNoOffset(CodeDuplicateKey)
+	ErrForbiddenKey     = errNoOffset(CodeForbiddenKey)
+	ErrNonFiniteNumber  = errNoOffset(CodeNonFiniteNumber)
+	ErrTooDeep          = errNoOffset(CodeTooDeep)
+	ErrTooManyEntries   = errNoOffset(CodeTooManyEntries)
+	ErrArrayTooLong     = errNoOffset(CodeArrayTooLong)
+	ErrTooLarge         = errNoOffset(CodeTooLarge)
+	ErrTrailingData     = errNoOffset(CodeTrailingData)
+	ErrEmpty            = errNoOffset(CodeEmpty)
+	ErrUnsupportedValue = errNoOffset(CodeUnsupportedValue)
 )
 
 func errAt(c Code, off int) *Error { return &Error{Code: c, Offset: int64(off)} }
 
+// errNoOffset builds an error with no input position; it also derives the
+// sentinels.
 func errNoOffset(c Code) *Error { return &Error{Code: c, Offset: -1} }

@@ -13,7 +13,7 @@ import (
 	"github.com/toolgate/toolgate/internal/testutil"
 )
 
-// The engine is pure (DESIGN.md, spec Section 7.7): standard library only,
+// The engine is pure (docs/architecture.md, spec Section 7.7): standard library only,
 // plus the engine's own packages and the pure jsonexact decoder, and none of
 // the standard packages that reach the outside world or a clock.
 var (

@@ -1,7 +1,7 @@
 // Package jsonexact is an occurrence-preserving, fail-closed JSON decoder for
 // untrusted tool-call arguments.
 //
-// It serves the SecureToolKit protocol (shared/spec/securetoolkit-protocol-phase1-6.txt)
+// It serves the SecureToolKit protocol (docs/spec/securetoolkit-protocol-phase1-6.txt)
 // Section 10 ("Object input MUST preserve field occurrences until validation";
 // no null, no floating point, no coercion between kinds) and the
 // "Duplicate-key ambiguity" and "Type confusion" threats, which the spec

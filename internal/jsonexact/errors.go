@@ -89,25 +89,30 @@ func (e *Error) Is(target error) bool {
 	return ok && e != nil && t != nil && e.Code == t.Code
 }
 
-// Sentinels for errors.Is, one per Code. Decode never returns these pointers
-// themselves, so they carry no offset and are never shared with callers'
-// errors.
+// Sentinels for errors.Is, one per Code. The Code is the one identifier of a
+// reason: each sentinel is derived from its Code (sentinel) and matches by
+// Code alone, so ErrX and CodeX never disagree. Decode never returns these
+// pointers themselves, so they carry no offset and are never shared with
+// callers' errors.
 var (
-	ErrSyntax        = &Error{Code: CodeSyntax, Offset: -1}
-	ErrDuplicateKey  = &Error{Code: CodeDuplicateKey, Offset: -1}
-	ErrFraction      = &Error{Code: CodeFraction, Offset: -1}
-	ErrExponent      = &Error{Code: CodeExponent, Offset: -1}
-	ErrNull          = &Error{Code: CodeNull, Offset: -1}
-	ErrOutOfRange    = &Error{Code: CodeOutOfRange, Offset: -1}
-	ErrNegativeZero  = &Error{Code: CodeNegativeZero, Offset: -1}
-	ErrInvalidUTF8   = &Error{Code: CodeInvalidUTF8, Offset: -1}
-	ErrInvalidEscape = &Error{Code: CodeInvalidEscape, Offset: -1}
-	ErrTrailingData  = &Error{Code: CodeTrailingData, Offset: -1}
-	ErrTooDeep       = &Error{Code: CodeTooDeep, Offset: -1}
-	ErrTooLarge      = &Error{Code: CodeTooLarge, Offset: -1}
-	ErrEmpty         = &Error{Code: CodeEmpty, Offset: -1}
-	ErrWrongKind     = &Error{Code: CodeWrongKind, Offset: -1}
+	ErrSyntax        = sentinel(CodeSyntax)
+	ErrDuplicateKey  = sentinel(CodeDuplicateKey)
+	ErrFraction      = sentinel(CodeFraction)
+	ErrExponent      = sentinel(CodeExponent)
+	ErrNull          = sentinel(CodeNull)
+	ErrOutOfRange    = sentinel(CodeOutOfRange)
+	ErrNegativeZero  = sentinel(CodeNegativeZero)
+	ErrInvalidUTF8   = sentinel(CodeInvalidUTF8)
+	ErrInvalidEscape = sentinel(CodeInvalidEscape)
+	ErrTrailingData  = sentinel(CodeTrailingData)
+	ErrTooDeep       = sentinel(CodeTooDeep)
+	ErrTooLarge      = sentinel(CodeTooLarge)
+	ErrEmpty         = sentinel(CodeEmpty)
+	ErrWrongKind     = sentinel(CodeWrongKind)
 )
+
+// sentinel derives the errors.Is target of c: no offset, matched by Code.
+func sentinel(c Code) *Error { return &Error{Code: c, Offset: -1} }
 
 // errAt builds a fresh positioned error.
 func errAt(c Code, off int) *Error { return &Error{Code: c, Offset: int64(off)} }

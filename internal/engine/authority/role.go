@@ -130,6 +130,7 @@ func (i Issuer) Equal(o Issuer) bool { return i.domain.Same(o.domain) && i.diges
 // delegationAuthority. An invalid fact maps to the invalid zero Role.
 // policyAdministrationAuthority is permitted no fact.
 func PermittedRole(f vocab.Fact) vocab.Role {
+	//exhaustive:enforce
 	switch f {
 	case vocab.FactSecurityContext:
 		return vocab.AuthenticationAuthority

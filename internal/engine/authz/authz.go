@@ -365,6 +365,7 @@ func boundExpiries(in *evalinput.Input) []expiry {
 func checkObligations(v bound) error {
 	for i, o := range v.decision.Obligations() {
 		path := "decision.obligations" + fault.Index(i)
+		//exhaustive:enforce
 		switch o.Kind() {
 		case vocab.ObligationRequireConfirmation:
 			return fault.At(path, fault.Unsupported, "confirmation collection does not exist in this protocol phase")

@@ -254,6 +254,7 @@ func (e *encoder) value(v value.Value) {
 	if e.err != nil {
 		return
 	}
+	//exhaustive:enforce
 	switch v.Kind() {
 	case vocab.KindString:
 		e.byte1(tagString)

@@ -74,6 +74,7 @@ func (t Target) IsZero() bool { return t.kind == 0 }
 // equals the target's. Matches does not compare Host domains; Intent.Matches
 // does.
 func (t Target) Matches(r *request.CanonicalRequest) bool {
+	//exhaustive:enforce
 	switch t.kind {
 	case vocab.TargetExactRequest:
 		return request.Equal(t.request, r)
@@ -176,6 +177,7 @@ func NewIntent(capture *authority.RoleAuthority, attestationID string, validity 
 }
 
 func checkTarget(capture *authority.RoleAuthority, t Target) error {
+	//exhaustive:enforce
 	switch t.kind {
 	case vocab.TargetExactRequest:
 		if t.request == nil {

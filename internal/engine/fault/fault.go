@@ -9,6 +9,7 @@
 package fault
 
 import (
+	"errors"
 	"strconv"
 	"strings"
 )
@@ -142,32 +143,41 @@ func (e *Error) Is(target error) bool {
 	return ok && t.Code == e.Code && t.Path == "" && t.Rule == ""
 }
 
-// Sentinels for errors.Is, one per code.
+// Sentinels for errors.Is, one per code. The Code is the one identifier of
+// a reason: each sentinel is derived from its Code (sentinel) and matches by
+// Code alone (Is), so ErrX and X never disagree.
 var (
-	ErrMalformed     = &Error{Code: Malformed}
-	ErrUnknownToken  = &Error{Code: UnknownToken}
-	ErrDuplicate     = &Error{Code: Duplicate}
-	ErrLimitExceeded = &Error{Code: LimitExceeded}
-	ErrMissing       = &Error{Code: Missing}
-	ErrUnknownField  = &Error{Code: UnknownField}
-	ErrKindMismatch  = &Error{Code: KindMismatch}
-	ErrOutOfRange    = &Error{Code: OutOfRange}
-	ErrNotFound      = &Error{Code: NotFound}
-	ErrIneligible    = &Error{Code: Ineligible}
-	ErrMismatch      = &Error{Code: Mismatch}
-	ErrMixedDomain   = &Error{Code: MixedDomain}
-	ErrUnsupported   = &Error{Code: Unsupported}
-	ErrDisordered    = &Error{Code: Disordered}
-	ErrUnauthorized  = &Error{Code: Unauthorized}
-	ErrExpired       = &Error{Code: Expired}
+	ErrMalformed     = sentinel(Malformed)
+	ErrUnknownToken  = sentinel(UnknownToken)
+	ErrDuplicate     = sentinel(Duplicate)
+	ErrLimitExceeded = sentinel(LimitExceeded)
+	ErrMissing       = sentinel(Missing)
+	ErrUnknownField  = sentinel(UnknownField)
+	ErrKindMismatch  = sentinel(KindMismatch)
+	ErrOutOfRange    = sentinel(OutOfRange)
+	ErrNotFound      = sentinel(NotFound)
+	ErrIneligible    = sentinel(Ineligible)
+	ErrMismatch      = sentinel(Mismatch)
+	ErrMixedDomain   = sentinel(MixedDomain)
+	ErrUnsupported   = sentinel(Unsupported)
+	ErrDisordered    = sentinel(Disordered)
+	ErrUnauthorized  = sentinel(Unauthorized)
+	ErrExpired       = sentinel(Expired)
 )
 
-// Within prefixes the path of err with prefix when err is an *Error, so a
-// caller can locate a rejection produced by a lower layer. Other errors are
-// returned unchanged. The original error is not modified.
+// sentinel derives the errors.Is target of c: no path, no rule.
+func sentinel(c Code) *Error { return &Error{Code: c} }
+
+// Within prefixes the path of the *Error in err's chain with prefix, so a
+// caller can locate a rejection produced by a lower layer. The *Error is
+// found with errors.As, so a wrapped rejection keeps its code and gets the
+// prefix too; the result is then a copy of that *Error alone: wrapping
+// context is dropped, because only an *Error's text is known to echo no
+// input. Errors with no *Error in their chain are returned unchanged. The
+// original error is not modified.
 func Within(prefix string, err error) error {
-	e, ok := err.(*Error)
-	if !ok || prefix == "" {
+	var e *Error
+	if prefix == "" || !errors.As(err, &e) {
 		return err
 	}
 	c := *e
@@ -189,9 +199,11 @@ func Join(prefix, rest string) string {
 	}
 }
 
-// CodeOf returns the Code of err when err is an *Error, and 0 otherwise.
+// CodeOf returns the Code of the first *Error in err's chain (errors.As),
+// and 0 when there is none.
 func CodeOf(err error) Code {
-	if e, ok := err.(*Error); ok {
+	var e *Error
+	if errors.As(err, &e) {
 		return e.Code
 	}
 	return 0

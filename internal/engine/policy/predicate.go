@@ -180,6 +180,7 @@ func age(now, issuedAt epoch.Time, max uint64) result {
 // eval applies the Section 20 comparison of p to v. The indeterminate cases
 // are exactly those of the Section 20 table's "Indeterminate case" column.
 func (p *predicate) eval(v *view) result {
+	//exhaustive:enforce
 	switch p.name {
 	case vocab.ExactToolID:
 		return is(v.toolID == p.id)

@@ -45,7 +45,10 @@ func (s Schema) Draft() Draft {
 
 func (n *node) draft() Draft {
 	d := Draft{Kind: n.kind.String()}
+	//exhaustive:enforce
 	switch n.kind {
+	case vocab.KindString, vocab.KindResourceID, vocab.KindBool, vocab.KindSignedInteger, vocab.KindUnsignedInteger:
+		// Scalar kinds have no attributes.
 	case vocab.KindEnumeration:
 		d.Cases = make([]string, len(n.cases))
 		for i, c := range n.cases {

@@ -148,7 +148,10 @@ func (c *compiler) compile(d *Draft, depth int, path string) (*node, error) {
 		return nil, fault.At(fault.Join(path, "fields"), fault.Malformed, ruleFieldsOnly)
 	}
 	n := &node{kind: kind}
+	//exhaustive:enforce
 	switch kind {
+	case vocab.KindString, vocab.KindBool, vocab.KindSignedInteger, vocab.KindUnsignedInteger:
+		// Scalar kinds have no attributes.
 	case vocab.KindResourceID:
 		c.hasRes = true
 	case vocab.KindEnumeration:
@@ -247,7 +250,10 @@ func firstDuplicate(s []string) int {
 // root-to-leaf path: the most field slots Validate's scratch stack holds at
 // once, so it can be allocated once per call.
 func scratchFields(n *node) int {
+	//exhaustive:enforce
 	switch n.kind {
+	case vocab.KindString, vocab.KindResourceID, vocab.KindBool, vocab.KindSignedInteger, vocab.KindUnsignedInteger, vocab.KindEnumeration:
+		return 0
 	case vocab.KindArray:
 		return scratchFields(n.items)
 	case vocab.KindObject:
@@ -301,7 +307,10 @@ func (s Schema) computeDigest() digest.Digest {
 // attribute set per kind keep the encoding injective.
 func writeNode(b *digest.Builder, n *node) {
 	b.Uint(uint64(n.kind))
+	//exhaustive:enforce
 	switch n.kind {
+	case vocab.KindString, vocab.KindResourceID, vocab.KindBool, vocab.KindSignedInteger, vocab.KindUnsignedInteger:
+		// Scalar kinds have no attributes: the kind alone is their content.
 	case vocab.KindEnumeration:
 		b.Count(len(n.cases))
 		for _, c := range n.cases {

@@ -25,6 +25,7 @@ const (
 	ruleManyElems   = "an array value has at most 64 elements"
 	ruleEnumCase    = "the value must exactly equal one of the declared enumeration cases (no case folding, aliases or whitespace repair)"
 	ruleSigned      = "a signedInteger value is an integer from -9223372036854775808 to 9223372036854775807"
+	ruleNoKind      = "the schema node has no v1 kind"
 	ruleUnsigned    = "an unsignedInteger value is an integer from 0 to 18446744073709551615"
 )
 
@@ -135,6 +136,7 @@ func (v *validator) value(n *node, in jsonexact.Value) (value.Value, error) {
 	if in.Kind() != wantJSON[n.kind] {
 		return value.Value{}, v.fail(fault.KindMismatch, ruleKind[n.kind])
 	}
+	//exhaustive:enforce
 	switch n.kind {
 	case vocab.KindString:
 		out, err := value.String(in.Text())
@@ -177,8 +179,10 @@ func (v *validator) value(n *node, in jsonexact.Value) (value.Value, error) {
 		return out, v.within(err)
 	case vocab.KindArray:
 		return v.array(n, in)
-	default: // vocab.KindObject: New admits no other kind.
+	case vocab.KindObject:
 		return v.object(n, in)
+	default: // New admits no other kind; fail closed all the same.
+		return value.Value{}, v.fail(fault.Unsupported, ruleNoKind)
 	}
 }
 

@@ -187,6 +187,7 @@ func Equal(a, b Value) bool {
 // WriteDigest writes v's complete content to a digest builder.
 func (v Value) WriteDigest(b *digest.Builder) {
 	b.Uint(uint64(v.kind))
+	//exhaustive:enforce
 	switch v.kind {
 	case vocab.KindString, vocab.KindResourceID, vocab.KindEnumeration:
 		b.String(v.text)
