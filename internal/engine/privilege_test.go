@@ -277,7 +277,7 @@ func loadModule(t *testing.T) []*types.Package {
 	for {
 		var p struct {
 			ImportPath, Export string
-			Module         *struct{ Path string }
+			Module             *struct{ Path string }
 		}
 		if err := dec.Decode(&p); err == io.EOF {
 			break
