@@ -15,8 +15,8 @@ func ExampleHost_Authorize_allow() {
 		return
 	}
 	d, a := res.Decision, res.Authorization
-	fmt.Println(d.Outcome(), d.Reasons(), d.MatchedRules())
-	fmt.Println("scope:", d.Capabilities(), d.Resources())
+	fmt.Printf("%v %v %v\n", d.Outcome(), d.Reasons(), d.MatchedRules())
+	fmt.Printf("scope: %v %v\n", d.Capabilities(), d.Resources())
 	fmt.Println("obligations:", len(d.Obligations()))
 	fmt.Println("authorization:", a.ID(), "valid", a.IssuedAt().Seconds()-now, "to", a.ExpiresAt().Seconds()-now, "s")
 	// Output:
@@ -36,7 +36,7 @@ func ExampleHost_Authorize_deny() {
 		return
 	}
 	d := res.Decision
-	fmt.Println(d.Outcome(), d.Reasons(), d.MatchedRules(), res.Authorization == nil)
+	fmt.Printf("%v %v %v %v\n", d.Outcome(), d.Reasons(), d.MatchedRules(), res.Authorization == nil)
 	// Output:
 	// deny [denyRuleMatched tenantMismatch] [deny-globex] true
 }
@@ -50,7 +50,7 @@ func ExampleHost_Authorize_requireConfirmation() {
 		return
 	}
 	d := res.Decision
-	fmt.Println(d.Outcome(), d.Reasons(), d.MatchedRules(), res.Authorization == nil)
+	fmt.Printf("%v %v %v %v\n", d.Outcome(), d.Reasons(), d.MatchedRules(), res.Authorization == nil)
 	// Output:
 	// requireConfirmation [confirmationRuleMatched allowRuleMatched] [allow-acme-payments confirm-bob] true
 }
