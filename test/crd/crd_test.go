@@ -111,7 +111,7 @@ func sameJSON(a, b any) {
 	Expect(ja).To(Equal(jb))
 }
 
-var _ = Describe("the toolgate CRDs", Ordered, func() {
+var _ = Describe("the toolgate CRDs", Ordered, ContinueOnFailure, func() {
 	var set *manifest.Set
 
 	BeforeAll(func() { set = samples() })
