@@ -164,11 +164,11 @@ func kindCases() []kindCase {
 			columns:   []string{"Snapshot", "Generation", "HostAuthority", "Ready", "Age"},
 			preserve:  []string{"spec.policies[].rules[].condition"},
 			enums: map[string][]string{
-				"spec.policies[].lifecycle":                   tokens(vocab.AllPolicyLifecycle()),
-				"spec.policies[].rules[].effect":              tokens(vocab.AllEffect()),
-				"spec.policies[].rules[].reason":              tokens(vocab.AllReason()),
+				"spec.policies[].lifecycle":                    tokens(vocab.AllPolicyLifecycle()),
+				"spec.policies[].rules[].effect":               tokens(vocab.AllEffect()),
+				"spec.policies[].rules[].reason":               tokens(vocab.AllReason()),
 				"spec.policies[].rules[].scope.capabilities[]": tokens(vocab.AllCapability()),
-				"spec.policies[].rules[].obligations[].kind":  tokens(vocab.AllObligationKind()),
+				"spec.policies[].rules[].obligations[].kind":   tokens(vocab.AllObligationKind()),
 			},
 		},
 		{
