@@ -126,3 +126,7 @@ ENVTEST_ASSETS = $(shell hack/envtest/build.sh | tail -n 1)
 .PHONY: envtest-bins
 envtest-bins: ## Build (once per machine) and cache kube-apiserver and etcd for envtest.
 	@hack/envtest/build.sh
+
+.PHONY: test-envtest
+test-envtest: envtest-bins ## Prove the CRDs and samples on a real kube-apiserver and etcd (test/crd, envtest).
+	KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS)" TOOLGATE_REQUIRE_ENVTEST=1 $(GO) test -count=1 ./test/crd/...

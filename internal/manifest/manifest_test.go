@@ -1,6 +1,7 @@
 package manifest_test
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -245,5 +246,74 @@ func TestSchemaDraftKeepsEveryAttribute(t *testing.T) {
 	}}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("SchemaDraft (-want +got):\n%s", diff)
+	}
+}
+
+// TestLoadPathsSkipsKustomizeFiles: a directory kubectl apply -k installs
+// also holds kustomize's own file and a Namespace; directory loading skips
+// exactly those, and anything else that is not a toolgate document still
+// rejects.
+func TestLoadPathsSkipsKustomizeFiles(t *testing.T) {
+	t.Parallel()
+	const kustomization = "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources: [ns.yaml, r.yaml]\n"
+	const namespace = "apiVersion: v1\nkind: Namespace\nmetadata: {name: ns}\n"
+	write := func(t *testing.T, files map[string]string) string {
+		t.Helper()
+		dir := t.TempDir()
+		for name, content := range files {
+			if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o600); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return dir
+	}
+	dir := write(t, map[string]string{
+		"kustomization.yaml": kustomization,
+		"ns.yaml":            namespace,
+		"r.yaml":             spec(definition(`"1"`, "{kind: object}")),
+	})
+	set, err := manifest.LoadPaths(dir)
+	if err != nil {
+		t.Fatalf("LoadPaths: %v", err)
+	}
+	if len(set.ToolRegistries) != 1 {
+		t.Errorf("loaded %d ToolRegistry objects, want 1", len(set.ToolRegistries))
+	}
+	cases := map[string]struct {
+		paths    func(dir string) []string
+		files    map[string]string
+		wantText string
+	}{
+		"a kustomization named explicitly is read and rejects": {
+			files:    map[string]string{"kustomization.yaml": kustomization},
+			paths:    func(dir string) []string { return []string{filepath.Join(dir, "kustomization.yaml")} },
+			wantText: "apiVersion must be stk.toolgate.dev/v1alpha1",
+		},
+		"another core kind rejects": {
+			files:    map[string]string{"cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n"},
+			wantText: "apiVersion must be stk.toolgate.dev/v1alpha1",
+		},
+		"a Namespace of another apiVersion rejects": {
+			files:    map[string]string{"ns.yaml": strings.Replace(namespace, "apiVersion: v1", "apiVersion: v2", 1)},
+			wantText: "apiVersion must be stk.toolgate.dev/v1alpha1",
+		},
+		"another file name kustomize does not read is a manifest": {
+			files:    map[string]string{"kustomization-extra.yaml": kustomization},
+			wantText: "apiVersion must be stk.toolgate.dev/v1alpha1",
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			dir := write(t, tc.files)
+			paths := []string{dir}
+			if tc.paths != nil {
+				paths = tc.paths(dir)
+			}
+			_, err := manifest.LoadPaths(paths...)
+			if err == nil || !strings.Contains(err.Error(), tc.wantText) {
+				t.Errorf("LoadPaths = %v, want an error naming %q", err, tc.wantText)
+			}
+		})
 	}
 }
