@@ -1,6 +1,7 @@
 package host
 
 import (
+	"github.com/toolgate/toolgate/internal/agentsafe"
 	"github.com/toolgate/toolgate/internal/engine/assessment"
 	"github.com/toolgate/toolgate/internal/engine/authz"
 	"github.com/toolgate/toolgate/internal/engine/epoch"
@@ -62,6 +63,12 @@ type Facts struct {
 	Intent         evidence.IntentDraft
 	IntentTarget   string
 	IntentValidity Window
+	// IntentBinding is the agent-safe.intent/1 binding document the user
+	// approved ({actor, tenant, parameters, expiry, target}), as JSON. When
+	// present its digest is bound into the Intent (Intent.Binding, if also
+	// set, must equal it), so the executor can later present the binding it
+	// is about to commit and have it compared.
+	IntentBinding []byte
 	// Delegation, when the identity names one, requires
 	// delegationAuthority.
 	Delegation         *evidence.DelegationDraft
@@ -281,7 +288,18 @@ func (h *Host) intent(r AuthorizeRequest, reg *registry.Snapshot, req *request.C
 	default:
 		return nil, fault.At("facts.intentTarget", fault.UnknownToken, "an intent target is request or tool")
 	}
-	in, err := evidence.NewIntent(capture, "user-intent", v, target, f.Intent)
+	d := f.Intent
+	if f.IntentBinding != nil {
+		sum, err := bindingDigest(f.IntentBinding, "facts.intentBinding")
+		if err != nil {
+			return nil, err
+		}
+		if d.Binding != "" && d.Binding != sum {
+			return nil, fault.At("facts.intent.binding", fault.Mismatch, "the intent's binding digest must be the digest of the binding document")
+		}
+		d.Binding = sum
+	}
+	in, err := evidence.NewIntent(capture, "user-intent", v, target, d)
 	if err != nil {
 		return nil, fault.Within("facts.intent", err)
 	}
@@ -371,4 +389,15 @@ func (h *Host) Explain(r AuthorizeRequest) ([]policy.RuleResult, error) {
 		return nil, err
 	}
 	return policy.Explain(in, pol, sel)
+}
+
+// bindingDigest returns the agent-safe.intent/1 digest of doc; a document
+// the binding rejects is fault.Malformed at path (the agentsafe reason and
+// offset, never content).
+func bindingDigest(doc []byte, path string) (string, error) {
+	_, sum, err := agentsafe.CanonicalDigest(doc)
+	if err != nil {
+		return "", fault.At(path, fault.Malformed, err.Error())
+	}
+	return sum, nil
 }

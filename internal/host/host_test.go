@@ -1,6 +1,7 @@
 package host_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -223,4 +224,56 @@ func TestExplain_ReportsEveryRuleAndPredicate(t *testing.T) {
 	if diff := cmp.Diff(want, rows); diff != "" {
 		t.Errorf("explanation (-want +got):\n%s", diff)
 	}
+}
+
+// TestIntentBinding_DigestIsBoundAndRechecked: the agent-safe binding the
+// user approved is bound at authorization; the executor's binding must have
+// the same agent-safe.intent/1 digest (key order is not significant, any
+// value is).
+func TestIntentBinding_DigestIsBoundAndRechecked(t *testing.T) {
+	t.Parallel()
+	const approved = `{"actor":"alice","tenant":"acme","parameters":{"amount":12500,"currency":"eur"},"expiry":"2026-12-01T00:00:00Z","target":"payments.submit"}`
+	const reordered = `{"target":"payments.submit","tenant":"acme","actor":"alice","expiry":"2026-12-01T00:00:00Z","parameters":{"currency":"eur","amount":12500}}`
+	const changed = `{"actor":"alice","tenant":"acme","parameters":{"amount":99999,"currency":"eur"},"expiry":"2026-12-01T00:00:00Z","target":"payments.submit"}`
+	h := newPaymentsHost()
+	r := payment()
+	r.Facts.IntentBinding = []byte(approved)
+	res, err := h.Authorize(r)
+	if err != nil || res.Authorization == nil {
+		t.Fatalf("Authorize: %v %v", res, err)
+	}
+	unbound, err := h.Authorize(payment())
+	if err != nil || unbound.Authorization == nil {
+		t.Fatalf("Authorize without binding: %v", err)
+	}
+	tests := map[string]struct {
+		unbound  bool
+		binding  string
+		wantErr  error
+		wantPath string
+	}{
+		"the approved binding":                 {binding: approved},
+		"the approved binding, keys reordered": {binding: reordered},
+		"a changed parameter":                  {binding: changed, wantErr: fault.ErrMismatch, wantPath: "intentBinding"},
+		"a binding that is not JSON":           {binding: `{"actor":`, wantErr: fault.ErrMalformed, wantPath: "intentBinding"},
+		"an authorization with no bound binding": {
+			unbound: true, binding: approved, wantErr: fault.ErrMismatch, wantPath: "intentBinding",
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			a := res.Authorization
+			if tc.unbound {
+				a = unbound.Authorization
+			}
+			exp := expectations()
+			exp.IntentBinding = []byte(tc.binding)
+			_, err := h.Validate(executor, a, exp, now+1)
+			testutil.CheckFault(t, err, tc.wantErr, tc.wantPath)
+		})
+	}
+	r.Facts.Intent.Binding = "sha256:" + strings.Repeat("ab", 32)
+	_, err = h.Authorize(r)
+	testutil.CheckFault(t, err, fault.ErrMismatch, "facts.intent.binding")
 }

@@ -38,6 +38,11 @@ type Expectations struct {
 	// any order; a duplicate rejects.
 	Capabilities []string
 	Resources    []string
+	// IntentBinding, when not nil, is the agent-safe.intent/1 binding the
+	// executor is about to commit; its digest must equal the one bound into
+	// the Intent (fault.Mismatch at "intentBinding"; an Authorization with
+	// no bound binding fails the same way).
+	IntentBinding []byte
 }
 
 // Validate checks a against the executor's expectations at the explicit
@@ -66,6 +71,16 @@ func (h *Host) Validate(caller Caller, a *authz.Authorization, exp Expectations,
 	t, err := epoch.New(at)
 	if err != nil {
 		return nil, fault.Within("time", err)
+	}
+	if exp.IntentBinding != nil {
+		sum, err := bindingDigest(exp.IntentBinding, "intentBinding")
+		if err != nil {
+			return nil, err
+		}
+		bound, ok := a.Input().Intent().Binding()
+		if !ok || bound.String() != sum {
+			return nil, fault.At("intentBinding", fault.Mismatch, "the binding to commit is not the one the user approved")
+		}
 	}
 	rec := a.RegistrySnapshot()
 	reg, err := h.Registry(rec.ID().String(), rec.Generation().String())

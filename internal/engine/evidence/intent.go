@@ -105,6 +105,12 @@ type IntentDraft struct {
 	Resources         []string // 0–16 ceiling, any order (ASCII order)
 	RenewalGeneration string   // positive generation text
 	Display           string   // optional non-authoritative text (1–160 printable ASCII when present)
+	// Binding is the optional agent-safe.intent/1 digest of the intent
+	// binding the user approved ("sha256:" and 64 lowercase hex digits).
+	// When present it is bound into the Intent's content, and so into every
+	// Authorization built on it, so that the executor can present the
+	// binding it is about to commit and have its digest compared.
+	Binding string
 }
 
 // Intent is authenticated Intent evidence (Section 15). It is never derived
@@ -117,6 +123,7 @@ type Intent struct {
 	resources   []ident.Resource   // unique, ASCII order
 	renewal     ident.Generation
 	display     ident.Text
+	binding     digest.Digest // zero when no agent-safe binding is bound
 	attestation authority.Attestation
 	digest      digest.Digest
 }
@@ -167,6 +174,11 @@ func NewIntent(capture *authority.RoleAuthority, attestationID string, validity 
 	if d.Display != "" {
 		if in.display, err = ident.ParseIntentDisplay(d.Display); err != nil {
 			return nil, fault.Within("display", err)
+		}
+	}
+	if d.Binding != "" {
+		if in.binding, err = parseBinding(d.Binding); err != nil {
+			return nil, fault.Within("binding", err)
 		}
 	}
 	if in.attestation, err = attest(capture, attestationID, vocab.FactUserIntent, validity, in.contentDigest()); err != nil {
@@ -252,7 +264,49 @@ func (in *Intent) contentDigest() digest.Digest {
 	digest.Strings(b, in.resources)
 	b.Uint(in.renewal.Uint64())
 	writeOptional(b, in.display.String())
+	if in.binding.IsZero() {
+		b.Absent()
+	} else {
+		b.Digest(in.binding)
+	}
 	return b.Sum()
+}
+
+// Binding returns the bound agent-safe.intent/1 digest, and whether one is
+// bound.
+func (in *Intent) Binding() (digest.Digest, bool) { return in.binding, !in.binding.IsZero() }
+
+// parseBinding parses "sha256:" followed by exactly 64 lowercase hex
+// digits. The all-zero digest is refused: it is the absence marker.
+func parseBinding(s string) (digest.Digest, error) {
+	const prefix = "sha256:"
+	var d digest.Digest
+	if len(s) != len(prefix)+2*digest.Size || s[:len(prefix)] != prefix {
+		return d, fault.New(fault.Malformed, "an intent binding digest is sha256: followed by 64 lowercase hex digits")
+	}
+	for i := range digest.Size {
+		hi, ok1 := hexNibble(s[len(prefix)+2*i])
+		lo, ok2 := hexNibble(s[len(prefix)+2*i+1])
+		if !ok1 || !ok2 {
+			return digest.Digest{}, fault.New(fault.Malformed, "an intent binding digest is sha256: followed by 64 lowercase hex digits")
+		}
+		d[i] = hi<<4 | lo
+	}
+	if d.IsZero() {
+		return d, fault.New(fault.OutOfRange, "the all-zero digest is no binding")
+	}
+	return d, nil
+}
+
+func hexNibble(c byte) (byte, bool) {
+	switch {
+	case '0' <= c && c <= '9':
+		return c - '0', true
+	case 'a' <= c && c <= 'f':
+		return c - 'a' + 10, true
+	default:
+		return 0, false
+	}
 }
 
 func (in *Intent) computeDigest() digest.Digest {

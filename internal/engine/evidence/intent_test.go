@@ -141,6 +141,25 @@ func TestNewIntentValidatesEveryField(t *testing.T) {
 		"a zero validity window rejects": {
 			validity: &epoch.Validity{}, wantErr: fault.ErrMissing, wantPath: "attestation.validity",
 		},
+		"an agent-safe binding digest is accepted": {
+			modify: func(d *evidence.IntentDraft) { d.Binding = "sha256:" + strings.Repeat("0f", 32) },
+		},
+		"a binding digest with uppercase hex rejects": {
+			modify:  func(d *evidence.IntentDraft) { d.Binding = "sha256:" + strings.Repeat("0F", 32) },
+			wantErr: fault.ErrMalformed, wantPath: "binding",
+		},
+		"a binding digest one digit short rejects": {
+			modify:  func(d *evidence.IntentDraft) { d.Binding = "sha256:" + strings.Repeat("0", 63) },
+			wantErr: fault.ErrMalformed, wantPath: "binding",
+		},
+		"a binding digest with another algorithm rejects": {
+			modify:  func(d *evidence.IntentDraft) { d.Binding = "sha512:" + strings.Repeat("0f", 32) },
+			wantErr: fault.ErrMalformed, wantPath: "binding",
+		},
+		"the all-zero binding digest rejects": {
+			modify:  func(d *evidence.IntentDraft) { d.Binding = "sha256:" + strings.Repeat("0", 64) },
+			wantErr: fault.ErrOutOfRange, wantPath: "binding",
+		},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -377,5 +396,32 @@ func TestIntentSameIdentityDifferentContentIsNotEqual(t *testing.T) {
 	}
 	if evidence.EqualIntents(e.Intent, nil) {
 		t.Error("nil equals nothing")
+	}
+}
+
+// TestIntentBindsTheAgentSafeDigest: the agent-safe binding is part of the
+// Intent's complete content, so two Intents that differ only in it are
+// different evidence, and the bound digest reads back exactly.
+func TestIntentBindsTheAgentSafeDigest(t *testing.T) {
+	t.Parallel()
+	e, r := fixture(t)
+	build := func(binding string) *evidence.Intent {
+		d := e.IntentDraft
+		d.Binding = binding
+		in, err := evidence.NewIntent(e.Capture, "intent-attestation", e.Validity, evidence.ExactRequest(r), d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return in
+	}
+	none, a, b := build(""), build("sha256:"+strings.Repeat("ab", 32)), build("sha256:"+strings.Repeat("ab", 31)+"ac")
+	if _, ok := none.Binding(); ok {
+		t.Error("an intent without a binding reports one")
+	}
+	if got, ok := a.Binding(); !ok || got.String() != "sha256:"+strings.Repeat("ab", 32) {
+		t.Errorf("Binding() = %v, %v", got, ok)
+	}
+	if evidence.EqualIntents(none, a) || evidence.EqualIntents(a, b) || a.Digest().Equal(b.Digest()) {
+		t.Error("intents differing only in their agent-safe binding must differ")
 	}
 }
