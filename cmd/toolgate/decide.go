@@ -89,6 +89,9 @@ type wireFacts struct {
 		RenewalGeneration string       `json:"renewalGeneration"`
 		Display           string       `json:"display,omitempty"`
 		Validity          wireWindow   `json:"validity"`
+		// Binding is the agent-safe.intent/1 binding document the user
+		// approved; its digest is bound into the Intent.
+		Binding json.RawMessage `json:"binding,omitempty"`
 	} `json:"intent"`
 	Delegation *struct {
 		ID       string     `json:"id"`
@@ -249,6 +252,7 @@ func (wr decideRequest) authorizeRequest() host.AuthorizeRequest {
 				Resources: f.Intent.Resources, RenewalGeneration: f.Intent.RenewalGeneration, Display: f.Intent.Display,
 			},
 			IntentTarget:   f.Intent.Target,
+			IntentBinding:  f.Intent.Binding,
 			IntentValidity: f.Intent.Validity.window(),
 		},
 	}
@@ -295,6 +299,10 @@ func printDecision(out io.Writer, res *host.Result) {
 		fmt.Fprintf(out, "authorization %s: single use, valid [%d, %d), consumption %s\n",
 			a.ID(), a.IssuedAt().Seconds(), a.ExpiresAt().Seconds(), a.ConsumptionID())
 		fmt.Fprintf(out, "  binding digest: %s\n", a.Binding().Digest())
+		if d, ok := a.Input().Intent().Binding(); ok {
+			fmt.Fprintf(out, "  intent binding: %s\n", d)
+		}
+		fmt.Fprintf(out, "  portable record: %d octets (%s)\n", len(res.Portable), host.PortableVersion)
 	case res.Ineligible != nil:
 		fmt.Fprintf(out, "no authorization: %v\n", res.Ineligible)
 	default:

@@ -3,6 +3,7 @@ package host
 import (
 	"github.com/toolgate/toolgate/internal/agentsafe"
 	"github.com/toolgate/toolgate/internal/engine/assessment"
+	"github.com/toolgate/toolgate/internal/engine/authority"
 	"github.com/toolgate/toolgate/internal/engine/authz"
 	"github.com/toolgate/toolgate/internal/engine/epoch"
 	"github.com/toolgate/toolgate/internal/engine/evalinput"
@@ -106,6 +107,23 @@ type AuthorizeRequest struct {
 	// MaxLifetime is the requested maximum Authorization lifetime in
 	// seconds, at most the domain's MaxLifetime.
 	MaxLifetime uint64
+
+	// rebuilding marks the re-run of a verified issuance record (Rebuild):
+	// the caller's roles were checked when the record was issued.
+	rebuilding bool
+}
+
+// attester returns the Host's Role Authority for role when r's caller holds
+// it, or, for a Rebuild, unconditionally.
+func (h *Host) attester(r AuthorizeRequest, role vocab.Role, path string) (*authority.RoleAuthority, error) {
+	if r.rebuilding {
+		ra, ok := h.roles[role]
+		if !ok {
+			return nil, fault.At(path, fault.Unauthorized, "this host authority does not declare the role this fact requires")
+		}
+		return ra, nil
+	}
+	return h.role(r.Caller, role, path)
 }
 
 // Result is the outcome of Authorize.
@@ -116,6 +134,9 @@ type Result struct {
 	// Authorization is set only for an allow Decision that issuance
 	// accepted.
 	Authorization *authz.Authorization
+	// Portable is the canonical, versioned issuance record of Authorization
+	// (see Rebuild), set with it. The service signs these bytes.
+	Portable []byte
 	// Ineligible is set when the Decision is allow but controlled issuance
 	// rejected it (for example an obligation Phases 1–6 cannot satisfy, or
 	// a lifetime beyond a bound input's expiry). It is a typed
@@ -133,27 +154,11 @@ type Result struct {
 // fact, a caller without the role of a fact it supplies — reject with a
 // typed error and no Decision. A Decision of any outcome is a Result.
 func (h *Host) Authorize(r AuthorizeRequest) (*Result, error) {
-	at, err := epoch.New(r.Time)
-	if err != nil {
-		return nil, fault.Within("time", err)
-	}
-	reg, err := h.Registry(r.Registry.SnapshotID, r.Registry.Generation)
-	if err != nil {
-		return nil, fault.Within("registry", err)
-	}
-	pol, err := h.Policy(r.Policy.SnapshotID, r.Policy.SnapshotGeneration)
-	if err != nil {
-		return nil, fault.Within("policy", err)
-	}
-	sel, err := selection(pol.ID().String(), pol.Generation().String(), r.Policy)
-	if err != nil {
-		return nil, fault.Within("policy", err)
-	}
-	in, err := h.input(r, reg, at)
+	p, err := h.prepare(r)
 	if err != nil {
 		return nil, err
 	}
-	dec, err := policy.Evaluate(in, pol, sel, r.DecisionID)
+	dec, err := policy.Evaluate(p.in, p.pol, p.sel, r.DecisionID)
 	if err != nil {
 		return nil, err
 	}
@@ -165,26 +170,60 @@ func (h *Host) Authorize(r AuthorizeRequest) (*Result, error) {
 		res.Ineligible = fault.At("maxLifetime", fault.OutOfRange, "the requested lifetime is 1 second to the domain's maximum")
 		return res, nil
 	}
-	expires, err := at.Add(r.MaxLifetime)
+	expires, err := p.at.Add(r.MaxLifetime)
 	if err != nil {
 		res.Ineligible = fault.At("maxLifetime", fault.OutOfRange, "the lifetime overflows the protocol time range")
 		return res, nil
 	}
-	if e := in.Attestations().ExpiresAt(); e.Before(expires) {
+	if e := p.in.Attestations().ExpiresAt(); e.Before(expires) {
 		expires = e
 	}
 	a, err := authz.Issue(h.boundary, authz.IssueRequest{
-		Input: in, Policy: pol, Registry: reg, Decision: dec, Selection: sel,
+		Input: p.in, Policy: p.pol, Registry: p.reg, Decision: dec, Selection: p.sel,
 		AuthorizationID: r.AuthorizationID, ReplayID: r.ReplayID, ConsumptionID: r.ConsumptionID,
-		Generation: in.RenewalGeneration(),
-		IssuedAt:   at, ExpiresAt: expires, MaxLifetime: r.MaxLifetime,
+		Generation: p.in.RenewalGeneration(),
+		IssuedAt:   p.at, ExpiresAt: expires, MaxLifetime: r.MaxLifetime,
 	})
 	if err != nil {
 		res.Ineligible = err
 		return res, nil
 	}
+	if res.Portable, err = h.encode(r, p, a); err != nil {
+		return nil, err
+	}
 	res.Authorization = a
 	return res, nil
+}
+
+// prepared is everything Authorize resolves and builds before evaluation.
+type prepared struct {
+	at  epoch.Time
+	reg *registry.Snapshot
+	pol *policy.Snapshot
+	sel policy.Selection
+	in  *evalinput.Input
+}
+
+// prepare resolves r's exact snapshots and builds its Evaluation Input.
+func (h *Host) prepare(r AuthorizeRequest) (prepared, error) {
+	var p prepared
+	var err error
+	if p.at, err = epoch.New(r.Time); err != nil {
+		return p, fault.Within("time", err)
+	}
+	if p.reg, err = h.Registry(r.Registry.SnapshotID, r.Registry.Generation); err != nil {
+		return p, fault.Within("registry", err)
+	}
+	if p.pol, err = h.Policy(r.Policy.SnapshotID, r.Policy.SnapshotGeneration); err != nil {
+		return p, fault.Within("policy", err)
+	}
+	if p.sel, err = selection(p.pol.ID().String(), p.pol.Generation().String(), r.Policy); err != nil {
+		return p, fault.Within("policy", err)
+	}
+	if p.in, err = h.input(r, p.reg, p.at); err != nil {
+		return p, err
+	}
+	return p, nil
 }
 
 // selection parses the Host's exact policy selection.
@@ -209,9 +248,12 @@ func selection(snapshotID, snapshotGen string, p PolicySelection) (policy.Select
 // input attests every fact of r and builds the Evaluation Input at at.
 func (h *Host) input(r AuthorizeRequest, reg *registry.Snapshot, at epoch.Time) (*evalinput.Input, error) {
 	f := r.Facts
+	if err := unusedWindows(f); err != nil {
+		return nil, err
+	}
 	// The assessment is made within the boundary; the role gates who may
 	// supply it.
-	if _, err := h.role(r.Caller, vocab.IntentCaptureAuthority, "facts.assessment"); err != nil {
+	if _, err := h.attester(r, vocab.IntentCaptureAuthority, "facts.assessment"); err != nil {
 		return nil, err
 	}
 	asmt, err := assessment.New(h.boundary, f.Assessment)
@@ -222,7 +264,7 @@ func (h *Host) input(r AuthorizeRequest, reg *registry.Snapshot, at epoch.Time) 
 	if err != nil {
 		return nil, err
 	}
-	authn, err := h.role(r.Caller, vocab.AuthenticationAuthority, "facts.securityContext")
+	authn, err := h.attester(r, vocab.AuthenticationAuthority, "facts.securityContext")
 	if err != nil {
 		return nil, err
 	}
@@ -244,7 +286,7 @@ func (h *Host) input(r AuthorizeRequest, reg *registry.Snapshot, at epoch.Time) 
 		EvaluationTime: at, ExpectedRenewal: intent.Renewal(),
 	}
 	if f.Delegation != nil {
-		deleg, err := h.role(r.Caller, vocab.DelegationAuthority, "facts.delegation")
+		deleg, err := h.attester(r, vocab.DelegationAuthority, "facts.delegation")
 		if err != nil {
 			return nil, err
 		}
@@ -267,7 +309,7 @@ func (h *Host) input(r AuthorizeRequest, reg *registry.Snapshot, at epoch.Time) 
 
 func (h *Host) intent(r AuthorizeRequest, reg *registry.Snapshot, req *request.CanonicalRequest) (*evidence.Intent, error) {
 	f := r.Facts
-	capture, err := h.role(r.Caller, vocab.IntentCaptureAuthority, "facts.intent")
+	capture, err := h.attester(r, vocab.IntentCaptureAuthority, "facts.intent")
 	if err != nil {
 		return nil, err
 	}
@@ -312,7 +354,7 @@ func (h *Host) provenance(r AuthorizeRequest, a *assessment.Assessment, id princ
 		p, err := lineage.UnknownProvenance(a, id)
 		return p, fault.Within("facts.provenance", err)
 	}
-	role, err := h.role(r.Caller, vocab.ProvenanceAuthority, "facts.provenanceRecords")
+	role, err := h.attester(r, vocab.ProvenanceAuthority, "facts.provenanceRecords")
 	if err != nil {
 		return nil, err
 	}
@@ -333,7 +375,7 @@ func (h *Host) influence(r AuthorizeRequest, a *assessment.Assessment, id princi
 		v, err := lineage.NoInfluence(a, id)
 		return v, fault.Within("facts.influence", err)
 	}
-	role, err := h.role(r.Caller, vocab.InfluenceCollector, "facts.influenceCollections")
+	role, err := h.attester(r, vocab.InfluenceCollector, "facts.influenceCollections")
 	if err != nil {
 		return nil, err
 	}
@@ -368,27 +410,11 @@ func validity(w Window, path string) (epoch.Validity, error) {
 // every rule's and every predicate's result for the selected policy (see
 // policy.Explain). It issues nothing.
 func (h *Host) Explain(r AuthorizeRequest) ([]policy.RuleResult, error) {
-	at, err := epoch.New(r.Time)
-	if err != nil {
-		return nil, fault.Within("time", err)
-	}
-	reg, err := h.Registry(r.Registry.SnapshotID, r.Registry.Generation)
-	if err != nil {
-		return nil, fault.Within("registry", err)
-	}
-	pol, err := h.Policy(r.Policy.SnapshotID, r.Policy.SnapshotGeneration)
-	if err != nil {
-		return nil, fault.Within("policy", err)
-	}
-	sel, err := selection(pol.ID().String(), pol.Generation().String(), r.Policy)
-	if err != nil {
-		return nil, fault.Within("policy", err)
-	}
-	in, err := h.input(r, reg, at)
+	p, err := h.prepare(r)
 	if err != nil {
 		return nil, err
 	}
-	return policy.Explain(in, pol, sel)
+	return policy.Explain(p.in, p.pol, p.sel)
 }
 
 // bindingDigest returns the agent-safe.intent/1 digest of doc; a document
@@ -400,4 +426,24 @@ func bindingDigest(doc []byte, path string) (string, error) {
 		return "", fault.At(path, fault.Malformed, err.Error())
 	}
 	return sum, nil
+}
+
+// unusedWindows rejects a validity window given for a fact that is absent:
+// an input that says more than it means is ambiguous.
+func unusedWindows(f Facts) error {
+	unused := []struct {
+		path   string
+		absent bool
+		w      Window
+	}{
+		{"facts.delegationValidity", f.Delegation == nil, f.DelegationValidity},
+		{"facts.provenanceValidity", len(f.ProvenanceRecords) == 0, f.ProvenanceValidity},
+		{"facts.influenceValidity", len(f.InfluenceCollections) == 0 && len(f.InfluenceNodes) == 0, f.InfluenceValidity},
+	}
+	for _, u := range unused {
+		if u.absent && u.w != (Window{}) {
+			return fault.At(u.path, fault.Unsupported, "a validity window is given only together with its fact")
+		}
+	}
+	return nil
 }

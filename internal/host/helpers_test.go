@@ -30,7 +30,7 @@ const now = 1_700_000_000
 func paymentsConfig() host.Config {
 	sa := []host.Subject{{Kind: host.KindServiceAccount, Name: "agent-runtime"}}
 	return host.Config{
-		Description: "payments/payments-host", Namespace: "payments",
+		Description: "payments/payments-host", Instance: "uid-1", Namespace: "payments",
 		AuthorityID:  "payments-host",
 		Capabilities: []string{"data.read", "financial.transfer", "communication.external"},
 		Resources:    []string{"acct-1001", "acct-2002", "acct-3003"},

@@ -50,6 +50,11 @@ type Config struct {
 	// Description is non-authoritative diagnostics (for example
 	// namespace/name and UID of the HostAuthority object).
 	Description string
+	// Instance identifies this incarnation of the domain's configuration —
+	// the HostAuthority object's UID in a cluster. It is bound into every
+	// portable issuance record, so that a recreated HostAuthority with
+	// identical content never rebuilds the old one's Authorizations.
+	Instance string
 	// Namespace is the namespace of a ServiceAccount subject that names
 	// none.
 	Namespace string
@@ -77,6 +82,7 @@ type Config struct {
 // Role Authorities, and the registry of the exact snapshots it serves.
 type Host struct {
 	boundary  boundary.Boundary
+	instance  string
 	authority *authority.HostAuthority
 	roles     map[vocab.Role]*authority.RoleAuthority
 	bindings  map[vocab.Role][]Subject
@@ -105,6 +111,7 @@ func New(cfg Config) (*Host, error) {
 	}
 	h := &Host{
 		boundary:   boundary.New(cfg.Description),
+		instance:   cfg.Instance,
 		roles:      map[vocab.Role]*authority.RoleAuthority{},
 		bindings:   map[vocab.Role][]Subject{},
 		namespace:  cfg.Namespace,

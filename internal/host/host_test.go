@@ -109,6 +109,12 @@ func TestAuthorize_SelectionsAreExact(t *testing.T) {
 		"no registry generation":         {func(r *host.AuthorizeRequest) { r.Registry.Generation = "" }, fault.ErrNotFound, "registry"},
 		"an unknown policy snapshot":     {func(r *host.AuthorizeRequest) { r.Policy.SnapshotID = "other" }, fault.ErrNotFound, "policy"},
 		"a malformed policy generation":  {func(r *host.AuthorizeRequest) { r.Policy.PolicyGeneration = "01" }, fault.ErrMalformed, "policy.policyGeneration"},
+		"a delegation window without a delegation": {func(r *host.AuthorizeRequest) {
+			r.Facts.DelegationValidity = r.Facts.ContextValidity
+		}, fault.ErrUnsupported, "facts.delegationValidity"},
+		"a provenance window without records": {func(r *host.AuthorizeRequest) {
+			r.Facts.ProvenanceValidity = r.Facts.ContextValidity
+		}, fault.ErrUnsupported, "facts.provenanceValidity"},
 		"an argument bound exceeded": {func(r *host.AuthorizeRequest) {
 			r.Proposal.Arguments = append([]byte(" "), make([]byte, host.DefaultMaxArgumentBytes)...)
 		}, fault.ErrLimitExceeded, "arguments"},
