@@ -283,3 +283,36 @@ func TestIntentBinding_DigestIsBoundAndRechecked(t *testing.T) {
 	_, err = h.Authorize(r)
 	testutil.CheckFault(t, err, fault.ErrMismatch, "facts.intent.binding")
 }
+
+// TestAuthorize_ArgumentErrorsNameTheArgumentPath: a rejected argument is
+// located at arguments.<field> whichever layer finds it; decoding errors,
+// which precede any field, are located at arguments (with an offset).
+func TestAuthorize_ArgumentErrorsNameTheArgumentPath(t *testing.T) {
+	t.Parallel()
+	h := newPaymentsHost()
+	const base = `"currency":"eur","amount":1,"debtor-account":"acct-1001","creditor-account":"acct-2002"`
+	tests := map[string]struct {
+		args     string
+		wantErr  error
+		wantPath string
+	}{
+		"a string where an integer is declared": {
+			`{"currency":"eur","amount":"1","debtor-account":"acct-1001","creditor-account":"acct-2002"}`, fault.ErrKindMismatch, "arguments.amount",
+		},
+		"an enumeration case in a nested object": {`{` + base + `,"channel":{"kind":"fax"}}`, fault.ErrUnknownToken, "arguments.channel.kind"},
+		"a resource identifier that is not one": {
+			`{"currency":"eur","amount":1,"debtor-account":"ACCT 1","creditor-account":"acct-2002"}`, fault.ErrMalformed, "arguments.debtor-account",
+		},
+		"a duplicated member (decoder)": {`{` + base + `,"amount":2}`, fault.ErrDuplicate, "arguments"},
+		"a fraction (decoder)":          {`{` + base + `,"memo":1.5}`, fault.ErrKindMismatch, "arguments"},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			r := payment()
+			r.Proposal.Arguments = []byte(tc.args)
+			_, err := h.Authorize(r)
+			testutil.CheckFault(t, err, tc.wantErr, tc.wantPath)
+		})
+	}
+}
