@@ -1,6 +1,7 @@
 package host_test
 
 import (
+	"bytes"
 	"fmt"
 	"strings"
 )
@@ -71,4 +72,21 @@ func ExampleHost_Validate() {
 	// Output:
 	// true <nil>
 	// engine: request: mismatch: the authorization differs from the independent expectation
+}
+
+// Another replica of the same Host rebuilds an Authorization from its
+// portable record by re-running the complete issuance in its own domain.
+func ExampleHost_Rebuild() {
+	issuer, replica := newPaymentsHost(), newPaymentsHost()
+	res, _ := issuer.Authorize(payment())
+
+	a, err := replica.Rebuild(res.Portable) // after verifying the service's signature
+	fmt.Println(err, a.Binding().Digest() == res.Authorization.Binding().Digest())
+
+	tampered := bytes.Replace(res.Portable, []byte(`"authz-1"`), []byte(`"authz-2"`), 1)
+	_, err = replica.Rebuild(tampered)
+	fmt.Println(err)
+	// Output:
+	// <nil> true
+	// engine: record.bindingDigest: mismatch: re-running the issuance does not reproduce the recorded authorization
 }
