@@ -130,14 +130,14 @@ type wireFacts struct {
 // the Authorization. --explain adds every rule's and predicate's result.
 func decide(args []string, out io.Writer) error {
 	fs := flag.NewFlagSet("decide", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
 	manifests := fs.String("manifests", "", "file or directory of HostAuthority, ToolRegistry and PolicySnapshot manifests")
 	reqFile := fs.String("request", "", "authorization request file (YAML or JSON)")
 	explain := fs.Bool("explain", false, "show every rule's and predicate's result")
-	if err := fs.Parse(args); err != nil {
-		return usageError{err.Error()}
+	rest, err := parseFlags(fs, args)
+	if err != nil {
+		return err
 	}
-	if *manifests == "" || *reqFile == "" || fs.NArg() != 0 {
+	if *manifests == "" || *reqFile == "" || len(rest) != 0 {
 		return usageError{"decide needs --manifests PATH and --request FILE"}
 	}
 	set, err := manifest.LoadPaths(*manifests)

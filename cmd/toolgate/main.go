@@ -1,74 +1,210 @@
 // Command toolgate is the single toolgate binary. This build offers the CLI
-// verbs that exercise the protocol core offline; the manager and the
-// standalone service arrive with later work.
-//
-//	toolgate registry validate PATH...              validate ToolRegistry manifests
-//	toolgate policy validate [--publisher ID] PATH...
-//	                                                publish HostAuthority and PolicySnapshot manifests
-//	toolgate request canonicalize --manifests PATH --proposal FILE
-//	                                                build a Canonical Request from a Proposal
-//	toolgate intent digest                          agent-safe.intent/1 canonical JSON and digest of stdin
-//	toolgate decide --manifests PATH --request FILE [--explain]
-//	                                                decide one authorization request as the Host
+// verbs that run the protocol core offline; the manager and the standalone
+// service arrive with later work. `toolgate --help` lists the verbs.
 package main
 
 import (
+	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
+	"runtime/debug"
+	"strings"
 )
 
 func main() {
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
 
-const usage = `usage:
-  toolgate registry validate PATH...
-  toolgate policy validate [--publisher ID] PATH...
-  toolgate request canonicalize --manifests PATH [--registry ID --generation N] --proposal FILE [--assessment-id ID]
-  toolgate intent digest < binding.json
-  toolgate decide --manifests PATH --request FILE [--explain]
-`
-
-// run executes one verb and returns the process exit code: 0 success,
-// 1 rejected input, 2 usage error.
-func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	if len(args) >= 1 && args[0] == "decide" {
-		return exitCode(decide(args[1:], stdout), stderr)
-	}
-	if len(args) < 2 {
-		fmt.Fprint(stderr, usage)
-		return 2
-	}
-	var err error
-	switch args[0] + " " + args[1] {
-	case "registry validate":
-		err = registryValidate(args[2:], stdout)
-	case "policy validate":
-		err = policyValidate(args[2:], stdout)
-	case "request canonicalize":
-		err = requestCanonicalize(args[2:], stdout)
-	case "intent digest":
-		err = intentDigest(args[2:], stdin, stdout)
-	default:
-		fmt.Fprint(stderr, usage)
-		return 2
-	}
-	return exitCode(err, stderr)
+// verb is one CLI verb: its name (one or two words), its argument synopsis,
+// what it does, and its implementation.
+type verb struct {
+	name, args, summary string
+	run                 func(args []string, stdin io.Reader, stdout io.Writer) error
 }
 
-// exitCode reports err on stderr and returns the exit code: 0 success, 1
-// rejected input, 2 usage error.
-func exitCode(err error, stderr io.Writer) int {
-	if err != nil {
-		if ue, ok := err.(usageError); ok {
-			fmt.Fprintf(stderr, "toolgate: %s\n%s", ue.msg, usage)
-			return 2
-		}
-		fmt.Fprintf(stderr, "toolgate: %v\n", err)
-		return 1
+// verbs lists every verb in the order the usage shows them.
+func verbs() []verb {
+	return []verb{
+		{"decide", "--manifests PATH --request FILE [--explain]",
+			"decide one authorization request as the Host of a HostAuthority",
+			func(a []string, _ io.Reader, out io.Writer) error { return decide(a, out) }},
+		{"registry validate", "PATH...",
+			"publish every ToolRegistry with the engine's rules and summarize it",
+			func(a []string, _ io.Reader, out io.Writer) error { return registryValidate(a, out) }},
+		{"policy validate", "PATH...",
+			"create each HostAuthority's domain and publish its PolicySnapshot generations",
+			func(a []string, _ io.Reader, out io.Writer) error { return policyValidate(a, out) }},
+		{"request canonicalize", "--manifests PATH [--registry ID --generation N] --proposal FILE [--assessment-id ID]",
+			"build the Canonical Request of one Proposal",
+			func(a []string, _ io.Reader, out io.Writer) error { return requestCanonicalize(a, out) }},
+		{"intent digest", "< binding.json",
+			"print the agent-safe.intent/1 canonical JSON and digest of stdin",
+			intentDigest},
+		{"version", "", "print the build version",
+			func(a []string, _ io.Reader, out io.Writer) error { return version(a, out) }},
 	}
-	return 0
+}
+
+func usage() string {
+	var b strings.Builder
+	b.WriteString("usage: toolgate VERB [ARGS]   (toolgate VERB --help for one verb)\n\nverbs:\n")
+	for _, v := range verbs() {
+		fmt.Fprintf(&b, "  %-22s %s\n", v.name, v.summary)
+	}
+	return b.String()
+}
+
+func (v verb) usage() string {
+	return fmt.Sprintf("usage: toolgate %s %s\n\n%s\n", v.name, v.args, v.summary)
+}
+
+// run executes one verb and returns the process exit code: 0 success (and
+// help), 1 rejected input, 2 usage error.
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage())
+		return 2
+	}
+	if isHelp(args[0]) {
+		fmt.Fprint(stdout, usage())
+		return 0
+	}
+	if args[0] == "--version" {
+		args = []string{"version"}
+	}
+	v, rest, ok := lookup(args)
+	if !ok {
+		fmt.Fprintf(stderr, "toolgate: unknown verb %s\n%s", quoteVerb(args), usage())
+		return 2
+	}
+	for _, a := range rest {
+		if isHelp(a) {
+			fmt.Fprint(stdout, v.usage())
+			return 0
+		}
+		if a == "--" {
+			break
+		}
+	}
+	err := v.run(rest, stdin, stdout)
+	if err == nil {
+		return 0
+	}
+	var ue usageError
+	if errors.As(err, &ue) {
+		fmt.Fprintf(stderr, "toolgate: %s\n%s", ue.msg, v.usage())
+		return 2
+	}
+	fmt.Fprintf(stderr, "toolgate: %s\n", userMessage(err))
+	return 1
+}
+
+// lookup finds the verb args name, preferring a two-word verb.
+func lookup(args []string) (verb, []string, bool) {
+	for _, v := range verbs() {
+		words := strings.Fields(v.name)
+		if len(args) >= len(words) && strings.Join(args[:len(words)], " ") == v.name {
+			return v, args[len(words):], true
+		}
+	}
+	return verb{}, nil, false
+}
+
+func isHelp(a string) bool { return a == "-h" || a == "--help" || a == "help" }
+
+// quoteVerb names the verb the user typed (the first two words at most,
+// each shortened), so a typo is visible without echoing a whole command
+// line.
+func quoteVerb(args []string) string {
+	n := min(len(args), 2)
+	words := make([]string, 0, n)
+	for _, a := range args[:n] {
+		if strings.HasPrefix(a, "-") && len(words) > 0 {
+			break
+		}
+		if len(a) > 32 {
+			a = a[:32] + "…"
+		}
+		words = append(words, a)
+	}
+	return fmt.Sprintf("%q", strings.Join(words, " "))
+}
+
+// userMessage is err's text for a person: the package prefixes that keep
+// log lines attributable ("engine: ", "jsonexact: ", "agentsafe: ") are
+// dropped, so the one prefix a user sees is "toolgate: ".
+func userMessage(err error) string {
+	msg := err.Error()
+	for _, p := range []string{"engine: ", "jsonexact: ", "agentsafe: "} {
+		msg = strings.ReplaceAll(msg, p, "")
+	}
+	return msg
+}
+
+// parseFlags parses args with fs, allowing flags after positional
+// arguments (`toolgate registry validate DIR --flag`), and returns the
+// positional arguments. "--" ends flag parsing.
+func parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
+	fs.SetOutput(io.Discard)
+	var positional []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, usageError{err.Error()}
+		}
+		rest := fs.Args()
+		if len(rest) == 0 {
+			return positional, nil
+		}
+		if len(args) > 0 && len(rest) < len(args) && args[len(args)-len(rest)-1] == "--" {
+			return append(positional, rest...), nil
+		}
+		positional = append(positional, rest[0])
+		args = rest[1:]
+	}
+}
+
+// plural returns "1 policy" or "2 policies" for n and the two forms.
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}
+
+// version prints the main module's version and VCS revision from the build
+// information the Go toolchain embeds.
+func version(args []string, out io.Writer) error {
+	if len(args) != 0 {
+		return usageError{"version takes no arguments"}
+	}
+	v, rev, dirty := "(devel)", "", false
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		if bi.Main.Version != "" {
+			v = bi.Main.Version
+		}
+		for _, s := range bi.Settings {
+			switch s.Key {
+			case "vcs.revision":
+				rev = s.Value
+			case "vcs.modified":
+				dirty = s.Value == "true"
+			}
+		}
+		fmt.Fprintf(out, "toolgate %s", v)
+		if rev != "" {
+			fmt.Fprintf(out, " (%s", rev[:min(len(rev), 12)])
+			if dirty {
+				fmt.Fprint(out, ", modified")
+			}
+			fmt.Fprint(out, ")")
+		}
+		fmt.Fprintf(out, " %s\n", bi.GoVersion)
+		return nil
+	}
+	fmt.Fprintf(out, "toolgate %s\n", v)
+	return nil
 }
 
 type usageError struct{ msg string }

@@ -291,7 +291,7 @@ func TestUsageErrorsExitTwo(t *testing.T) {
 		"an unknown verb":                      {"registry", "delete"},
 		"an unknown noun":                      {"consumption", "list"},
 		"policy validate without paths":        {"policy", "validate"},
-		"policy validate with a bad publisher": {"policy", "validate", "--publisher", "Not-An-ID", "x"},
+		"the removed --publisher flag":         {"policy", "validate", "--publisher", "release-bot", "x"},
 		"registry validate without paths":      {"registry", "validate"},
 		"request canonicalize without flags":   {"request", "canonicalize"},
 		"an unknown flag":                      {"request", "canonicalize", "--latest"},

@@ -40,19 +40,14 @@ type policyChain struct {
 // as the exact successor of the one before. The publisher is a CLI identity
 // granted policyAdministrationAuthority, which the HostAuthority must bind.
 func policyValidate(args []string, out io.Writer) error {
-	fs := flag.NewFlagSet("policy validate", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	publisher := fs.String("publisher", "cli-publisher", "publisher identity granted policyAdministrationAuthority")
-	if err := fs.Parse(args); err != nil {
-		return usageError{err.Error()}
+	paths, err := parseFlags(flag.NewFlagSet("policy validate", flag.ContinueOnError), args)
+	if err != nil {
+		return err
 	}
-	if fs.NArg() == 0 {
+	if len(paths) == 0 {
 		return usageError{"policy validate needs at least one file or directory"}
 	}
-	if _, err := ident.ParseControlledID(*publisher); err != nil {
-		return usageError{"--publisher must be a controlled identity (lower-token, 1–64 octets)"}
-	}
-	set, err := manifest.LoadPaths(fs.Args()...)
+	set, err := manifest.LoadPaths(paths...)
 	if err != nil {
 		return err
 	}
@@ -69,7 +64,7 @@ func policyValidate(args []string, out io.Writer) error {
 	}
 	var published [][]*policy.Snapshot
 	for _, c := range chains {
-		snaps, err := c.publish(*publisher)
+		snaps, err := c.publish()
 		if err != nil {
 			return err
 		}
@@ -148,15 +143,20 @@ func policyChains(objs []v1alpha1.PolicySnapshot, hosts []*hostDomain) ([]*polic
 	return chains, nil
 }
 
-// publish grants the publisher policyAdministrationAuthority in the
-// chain's domain and publishes each generation in order.
-func (c *policyChain) publish(publisher string) ([]*policy.Snapshot, error) {
+// cliPublisher is the issuer identity of the Role Authority the CLI grants
+// itself in each domain it creates: it plays the Host, which holds every
+// declared role (the HostAuthority must still declare the role).
+const cliPublisher = "policy-administration-authority"
+
+// publish grants policyAdministrationAuthority in the chain's domain and
+// publishes each generation in order.
+func (c *policyChain) publish() ([]*policy.Snapshot, error) {
 	first := objName(c.objs[0].Namespace, c.objs[0].Name)
 	if !c.host.host.HasRole(vocab.PolicyAdministrationAuthority) {
 		return nil, fmt.Errorf("PolicySnapshot %s: HostAuthority %s binds no subject to policyAdministrationAuthority, so no publisher may publish in its domain",
 			first, objName(c.host.obj.Namespace, c.host.obj.Name))
 	}
-	admin, err := authority.Grant(c.host.b, c.host.host, vocab.PolicyAdministrationAuthority, publisher)
+	admin, err := authority.Grant(c.host.b, c.host.host, vocab.PolicyAdministrationAuthority, cliPublisher)
 	if err != nil {
 		return nil, fmt.Errorf("PolicySnapshot %s: %w", first, err)
 	}
@@ -182,9 +182,9 @@ func (c *policyChain) publish(publisher string) ([]*policy.Snapshot, error) {
 }
 
 func printHostAuthority(out io.Writer, h *hostDomain) {
-	fmt.Fprintf(out, "host authority %s (%s): valid, %d capabilities, %d resources, %d roles, digest %s\n",
-		objName(h.obj.Namespace, h.obj.Name), h.host.ID(), len(h.host.Capabilities()), len(h.host.Resources()),
-		len(h.host.Roles()), h.host.Digest())
+	fmt.Fprintf(out, "host authority %s (%s): valid, %s, %s, %s, digest %s\n",
+		objName(h.obj.Namespace, h.obj.Name), h.host.ID(), plural(len(h.host.Capabilities()), "capability", "capabilities"),
+		plural(len(h.host.Resources()), "resource", "resources"), plural(len(h.host.Roles()), "role", "roles"), h.host.Digest())
 }
 
 func printPolicySnapshot(out io.Writer, s *policy.Snapshot) error {
@@ -192,8 +192,8 @@ func printPolicySnapshot(out io.Writer, s *policy.Snapshot) error {
 	for i := range s.Len() {
 		rules += s.Policy(i).Len()
 	}
-	fmt.Fprintf(out, "policy snapshot %s generation %s: valid, %d policies, %d rules, digest %s\n",
-		s.ID(), s.Generation(), s.Len(), rules, s.Digest())
+	fmt.Fprintf(out, "policy snapshot %s generation %s: valid, %s, %s, digest %s\n",
+		s.ID(), s.Generation(), plural(s.Len(), "policy", "policies"), plural(rules, "rule", "rules"), s.Digest())
 	tw := tabwriter.NewWriter(out, 2, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "  POLICY\tGENERATION\tLIFECYCLE\tRULES")
 	for i := range s.Len() {

@@ -23,7 +23,7 @@ func TestPolicyValidateShippedSamples(t *testing.T) {
 	}
 	for i, prefix := range map[int]string{
 		0: "host authority payments/payments-host (payments-host): valid, 5 capabilities, 8 resources, 6 roles, digest sha256:",
-		1: "policy snapshot payments-policy generation 1: valid, 1 policies, 8 rules, digest sha256:",
+		1: "policy snapshot payments-policy generation 1: valid, 1 policy, 8 rules, digest sha256:",
 		4: "policy snapshot payments-policy generation 2: valid, 2 policies, 17 rules, digest sha256:",
 	} {
 		if !strings.HasPrefix(lines[i], prefix) {
@@ -105,40 +105,39 @@ func TestPolicyValidateRejects(t *testing.T) {
 	}{
 		"a missing hostAuthorityRef target rejects": {
 			docs:     []string{host, edit(t, pol, "    name: payments-host\n", "    name: other-host\n")},
-			wantText: "PolicySnapshot payments/payments-policy-1: engine: spec.hostAuthorityRef.name: notFound",
+			wantText: "PolicySnapshot payments/payments-policy-1: spec.hostAuthorityRef.name: notFound",
 		},
 		"a HostAuthority in another namespace is not found": {
 			docs:     []string{edit(t, host, "namespace: payments\n", "namespace: treasury\n"), pol},
-			wantText: "PolicySnapshot payments/payments-policy-1: engine: spec.hostAuthorityRef.name: notFound",
+			wantText: "PolicySnapshot payments/payments-policy-1: spec.hostAuthorityRef.name: notFound",
 		},
 		"a HostAuthority binding no policy administrator fails closed": {
 			docs:     []string{noAdmin, pol},
-			args:     []string{"--publisher", "release-bot"},
 			wantText: "PolicySnapshot payments/payments-policy-1: HostAuthority payments/payments-host binds no subject to policyAdministrationAuthority",
 		},
 		"a generation gap is not a successor": {
 			docs:     []string{host, pol, generation(t, pol, 3)},
-			wantText: "PolicySnapshot payments/payments-policy-3: engine: spec.snapshotGeneration: mismatch: a successor uses exactly the next generation",
+			wantText: "PolicySnapshot payments/payments-policy-3: spec.snapshotGeneration: mismatch: a successor uses exactly the next generation",
 		},
 		"a duplicated generation is not a successor": {
 			docs:     []string{host, pol, edit(t, pol, "name: payments-policy-1\n", "name: payments-policy-1b\n")},
-			wantText: "PolicySnapshot payments/payments-policy-1b: engine: spec.snapshotGeneration: mismatch",
+			wantText: "PolicySnapshot payments/payments-policy-1b: spec.snapshotGeneration: mismatch",
 		},
 		"a chain must start at generation 1": {
 			docs:     []string{host, generation(t, pol, 2)},
-			wantText: "PolicySnapshot payments/payments-policy-2: engine: spec.snapshotGeneration: mismatch: initial publication uses generation 1",
+			wantText: "PolicySnapshot payments/payments-policy-2: spec.snapshotGeneration: mismatch: initial publication uses generation 1",
 		},
 		"a successor that changes a retained policy version rejects": {
 			docs:     []string{host, pol, edit(t, generation(t, pol, 2), "seconds: \"60\"", "seconds: \"30\"")},
-			wantText: "PolicySnapshot payments/payments-policy-2: engine: spec.policies[0].rules: mismatch",
+			wantText: "PolicySnapshot payments/payments-policy-2: spec.policies[0].rules: mismatch",
 		},
 		"a rule outside the Host ceiling rejects with its path": {
 			docs:     []string{host, edit(t, pol, "values: [acct-1001, acct-2002]}", "values: [acct-1001, acct-9999]}")},
-			wantText: "PolicySnapshot payments/payments-policy-1: engine: spec.policies[0].rules[0].condition.all[1].predicate.values[1]: outOfRange",
+			wantText: "PolicySnapshot payments/payments-policy-1: spec.policies[0].rules[0].condition.all[1].predicate.values[1]: outOfRange",
 		},
 		"an invalid HostAuthority rejects": {
 			docs:     []string{edit(t, host, `maxAuthorizationLifetimeSeconds: "300"`, `maxAuthorizationLifetimeSeconds: "7200"`), pol},
-			wantText: "HostAuthority payments/payments-host: engine: spec.maxAuthorizationLifetimeSeconds: outOfRange",
+			wantText: "HostAuthority payments/payments-host: spec.maxAuthorizationLifetimeSeconds: outOfRange",
 		},
 	}
 	for name, tc := range cases {
@@ -170,7 +169,7 @@ func TestPolicyValidatePublishesSuccessors(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	r := runCLI("", "policy", "validate", "--publisher", "release-bot", dir)
+	r := runCLI("", "policy", "validate", dir)
 	if r.code != 0 || r.stderr != "" {
 		t.Fatalf("exit %d, stderr %q", r.code, r.stderr)
 	}
@@ -181,7 +180,7 @@ func TestPolicyValidatePublishesSuccessors(t *testing.T) {
 		}
 	}
 	want := []string{
-		"policy snapshot payments-policy generation 1: valid, 1 policies, 8 rules",
+		"policy snapshot payments-policy generation 1: valid, 1 policy, 8 rules",
 		"policy snapshot payments-policy generation 2: valid, 2 policies, 17 rules",
 	}
 	if strings.Join(summaries, "\n") != strings.Join(want, "\n") {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"text/tabwriter"
@@ -13,10 +14,14 @@ import (
 // registryValidate publishes every ToolRegistry found in the given paths
 // with the engine's publication rules and prints one summary per snapshot.
 func registryValidate(args []string, out io.Writer) error {
-	if len(args) == 0 {
+	paths, err := parseFlags(flag.NewFlagSet("registry validate", flag.ContinueOnError), args)
+	if err != nil {
+		return err
+	}
+	if len(paths) == 0 {
 		return usageError{"registry validate needs at least one file or directory"}
 	}
-	snaps, err := loadRegistries(args...)
+	snaps, err := loadRegistries(paths...)
 	if err != nil {
 		return err
 	}
@@ -52,8 +57,8 @@ func loadRegistries(paths ...string) ([]*registry.Snapshot, error) {
 }
 
 func printSnapshot(out io.Writer, s *registry.Snapshot) error {
-	fmt.Fprintf(out, "registry %s generation %s: valid, %d definitions, digest %s\n",
-		s.ID(), s.Generation(), s.Len(), s.Digest())
+	fmt.Fprintf(out, "registry %s generation %s: valid, %s, digest %s\n",
+		s.ID(), s.Generation(), plural(s.Len(), "definition", "definitions"), s.Digest())
 	tw := tabwriter.NewWriter(out, 2, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "  TOOL\tVERSION\tDEFINITION\tLIFECYCLE\tRISK\tSCHEMA\tNODES")
 	for i := range s.Len() {

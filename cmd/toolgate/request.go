@@ -21,16 +21,16 @@ import (
 // Host domain, and prints the Canonical Request.
 func requestCanonicalize(args []string, out io.Writer) error {
 	fs := flag.NewFlagSet("request canonicalize", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
 	manifests := fs.String("manifests", "", "file or directory with ToolRegistry manifests")
 	regID := fs.String("registry", "", "registry snapshot identity (required when several are loaded)")
 	regGen := fs.String("generation", "", "registry snapshot generation (with --registry)")
 	proposalFile := fs.String("proposal", "", "proposal JSON file: {proposalID, toolID, version, arguments}")
 	assessmentID := fs.String("assessment-id", "cli-assessment", "Host assessment identity")
-	if err := fs.Parse(args); err != nil {
-		return usageError{err.Error()}
+	rest, err := parseFlags(fs, args)
+	if err != nil {
+		return err
 	}
-	if *manifests == "" || *proposalFile == "" || fs.NArg() != 0 {
+	if *manifests == "" || *proposalFile == "" || len(rest) != 0 {
 		return usageError{"request canonicalize needs --manifests and --proposal"}
 	}
 	snaps, err := loadRegistries(*manifests)
