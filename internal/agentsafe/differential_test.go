@@ -13,6 +13,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/toolgate/toolgate/internal/testutil"
 )
 
 // jsCode maps our codes to what testdata/reference.js reports. Duplicate
@@ -39,7 +41,7 @@ func TestNodeDifferential(t *testing.T) {
 	t.Parallel()
 	node, err := exec.LookPath("node")
 	if err != nil {
-		t.Skip("node not found on PATH: agent-safe differential test needs Node.js")
+		testutil.SkipOrFailInCI(t, "node not found on PATH: agent-safe differential test needs Node.js")
 	}
 	script, err := filepath.Abs(filepath.Join("testdata", "reference.js"))
 	if err != nil {

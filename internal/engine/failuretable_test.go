@@ -246,6 +246,33 @@ func TestSection33FailureModel(t *testing.T) {
 			return outcome{artifact: true}
 		},
 	}
+	// The exact rejection of each Reject row, and of issuance from each Deny
+	// row's Decision: every failure names its code and the value at fault.
+	ineligible := want{fault.Ineligible, "decision.outcome"}
+	wants := map[string]want{
+		"Missing Policy Snapshot or Policy":                                                      ineligible,
+		"Unknown Policy version or unsupported Policy content":                                   ineligible,
+		"Policy-content or Snapshot substitution":                                                {fault.Mismatch, "decision.snapshot"},
+		"Mixed Host authority domains":                                                           {fault.MixedDomain, "input"},
+		"Unsupported or indeterminate condition":                                                 ineligible,
+		"No matching eligible allow":                                                             ineligible,
+		"Matched deny":                                                                           ineligible,
+		"Require-confirmation outcome":                                                           ineligible,
+		"Unsupported, removed, or weakened obligation":                                           {fault.Unsupported, "decision.obligations[0]"},
+		"Stale Evaluation Input or excessive evaluation age":                                     {fault.OutOfRange, "decision.obligations[0]"},
+		"Issuance before evaluation, invalid expiry, or excessive lifetime":                      {fault.OutOfRange, "issuedAt"},
+		"Arithmetic overflow or invalid subtraction ordering":                                    {fault.OutOfRange, "expiresAt"},
+		"Capability or Resource scope excess or mismatch":                                        ineligible,
+		"Authorization identity mismatch":                                                        {fault.Mismatch, "authorizationID"},
+		"Request, Proposal Assessment, Tool, Registry, Schema, Intent, or identity substitution": {fault.Mismatch, "request"},
+		"Policy or Policy Decision substitution":                                                 {fault.Mismatch, "decision"},
+		"Capability or Resource substitution":                                                    {fault.Mismatch, "resources"},
+		"Replay identity or Consumption identity substitution":                                   {fault.Mismatch, "consumptionID"},
+		// The substitute differs from the expectation in its expiry before
+		// the complete binding is even compared.
+		"Complete Consumption Binding substitution":         {fault.Mismatch, "expiresAt"},
+		"Validation at or after expiry, or before issuance": {fault.Expired, "validationTime"},
+	}
 	for _, r := range specFailureRows(t) {
 		run, ok := cases[r.failure]
 		if !ok {
@@ -276,8 +303,16 @@ func TestSection33FailureModel(t *testing.T) {
 				}
 			case o.err == nil:
 				t.Fatalf("required %q, but nothing rejected", r.required)
-			case fault.CodeOf(o.err) == 0:
+			}
+			w, ok := wants[r.failure]
+			var fe *fault.Error
+			switch {
+			case !ok:
+				t.Fatalf("no expected rejection for row %q", r.failure)
+			case !errors.As(o.err, &fe):
 				t.Fatalf("rejection %v is not a typed engine fault", o.err)
+			case fe.Code != w.code || fe.Path != w.path:
+				t.Fatalf("rejection %s at %q, want %s at %q", fe.Code, fe.Path, w.code, w.path)
 			}
 		})
 	}
@@ -322,6 +357,12 @@ func mustGeneration(t *testing.T, g uint64) ident.Generation {
 }
 
 type failureRow struct{ failure, required string }
+
+// want is the exact typed rejection of one Section 33 row.
+type want struct {
+	code fault.Code
+	path string
+}
 
 // specFailureRows reads the Section 33 failure table.
 func specFailureRows(t *testing.T) []failureRow {

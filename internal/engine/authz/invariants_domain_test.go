@@ -298,7 +298,7 @@ func TestInvariant_P027_ReplayIdentityIsCorrelationOnly(t *testing.T) {
 	}
 }
 
-// TestInvariant_P028_AtomicConsumptionPrecedesExecution: successful
+// TestInvariant_P028_CoreRequiresAtomicConsumptionButDefersIt: successful
 // Validation hands the Host the complete binding and the mandatory
 // atomicSingleUseRequired contract, and performs no Consumption: the
 // result offers nothing but those two accessors, and the artifact still
@@ -308,7 +308,7 @@ func TestInvariant_P027_ReplayIdentityIsCorrelationOnly(t *testing.T) {
 // transition that consumes the binding exactly once before any protected
 // side effect do not exist in Phase 1–6; execution MUST remain blocked
 // without them.
-func TestInvariant_P028_AtomicConsumptionPrecedesExecution(t *testing.T) {
+func TestInvariant_P028_CoreRequiresAtomicConsumptionButDefersIt(t *testing.T) {
 	t.Parallel()
 	w := build(t, base(newHost()))
 	a := w.issue(t)
@@ -398,7 +398,7 @@ func TestInvariant_P030_HostEvidenceIsAuthenticAndAccuratelyScoped(t *testing.T)
 	checkFault(t, err, fault.ErrMixedDomain, "securityContext")
 }
 
-// TestInvariant_P031_TimeIsTrustworthyAndRollbackResistant: the core reads
+// TestInvariant_P031_CoreReadsNoClockAndDefersTrustedTime: the core reads
 // no clock. Its verdict depends only on the explicit time it is given: the
 // same artifact is expired at its expiry and valid when a Host supplies an
 // earlier ("rolled-back") time.
@@ -406,7 +406,7 @@ func TestInvariant_P030_HostEvidenceIsAuthenticAndAccuratelyScoped(t *testing.T)
 // Production prerequisite: explicit time is not trusted time. Trusted,
 // rollback-resistant time is a future Host facility; production execution
 // MUST remain blocked without it.
-func TestInvariant_P031_TimeIsTrustworthyAndRollbackResistant(t *testing.T) {
+func TestInvariant_P031_CoreReadsNoClockAndDefersTrustedTime(t *testing.T) {
 	t.Parallel()
 	w := build(t, base(newHost()))
 	a := w.issue(t)
@@ -419,7 +419,7 @@ func TestInvariant_P031_TimeIsTrustworthyAndRollbackResistant(t *testing.T) {
 	}
 }
 
-// TestInvariant_P032_ArtifactsAreAuthenticAndSingleUseAcrossFailures: no
+// TestInvariant_P032_CoreDefersAuthenticityAndDurableSingleUse: no
 // public construction path yields a validating artifact (a zero-value
 // Authorization never validates), and the core does not make an artifact
 // single-use: it validates any number of times, carrying the
@@ -428,7 +428,7 @@ func TestInvariant_P031_TimeIsTrustworthyAndRollbackResistant(t *testing.T) {
 // Production prerequisite: cryptographic authenticity across process
 // boundaries and durable single-use Consumption across failures are
 // future facilities; production execution MUST remain blocked without them.
-func TestInvariant_P032_ArtifactsAreAuthenticAndSingleUseAcrossFailures(t *testing.T) {
+func TestInvariant_P032_CoreDefersAuthenticityAndDurableSingleUse(t *testing.T) {
 	t.Parallel()
 	w := build(t, base(newHost()))
 	rejectsValidation(t, w.s.B, &authz.Authorization{}, w.expect(t), evaluatedAt, fault.ErrMixedDomain, "domain")
