@@ -1,8 +1,6 @@
 package manifest
 
 import (
-	"errors"
-
 	"github.com/toolgate/toolgate/api/v1alpha1"
 	"github.com/toolgate/toolgate/internal/engine/fault"
 	"github.com/toolgate/toolgate/internal/engine/registry"
@@ -72,18 +70,6 @@ func SchemaDraft(raw []byte) (schema.Draft, error) {
 		return schema.Draft{}, err
 	}
 	return nodeDraft(v, "")
-}
-
-// jsonFaultCode maps a jsonexact error onto the closed fault codes request
-// construction uses for argument JSON.
-func jsonFaultCode(err error) fault.Code {
-	switch {
-	case errors.Is(err, jsonexact.ErrDuplicateKey):
-		return fault.Duplicate
-	case errors.Is(err, jsonexact.ErrTooDeep), errors.Is(err, jsonexact.ErrTooLarge):
-		return fault.LimitExceeded
-	}
-	return fault.Malformed
 }
 
 func nodeDraft(v jsonexact.Value, path string) (schema.Draft, error) {

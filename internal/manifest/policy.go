@@ -4,6 +4,7 @@ import (
 	"github.com/toolgate/toolgate/api/v1alpha1"
 	"github.com/toolgate/toolgate/internal/engine/fault"
 	"github.com/toolgate/toolgate/internal/engine/policy"
+	"github.com/toolgate/toolgate/internal/engine/request"
 	"github.com/toolgate/toolgate/internal/jsonexact"
 )
 
@@ -71,7 +72,7 @@ func ConditionDraft(raw []byte) (policy.ConditionDraft, error) {
 func decodeTree(raw []byte, depth int) (jsonexact.Value, error) {
 	v, err := jsonexact.Decode(raw, jsonexact.Limits{MaxDepth: depth})
 	if err != nil {
-		return v, fault.New(jsonFaultCode(err), err.Error())
+		return v, fault.New(request.JSONFaultCode(err), err.Error())
 	}
 	return v, nil
 }

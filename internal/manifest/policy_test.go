@@ -196,9 +196,9 @@ func TestConditionTreesRejectWithAPath(t *testing.T) {
 			condition: `{"any":["riskIs"]}`,
 			wantErr:   fault.ErrKindMismatch, wantPath: rule + ".any[0]",
 		},
-		"null rejects": {
+		"null rejects as a kind the protocol does not have, as in arguments": {
 			condition: `{"predicate":{"name":"riskIs","value":null}}`,
-			wantErr:   fault.ErrMalformed, wantPath: rule,
+			wantErr:   fault.ErrKindMismatch, wantPath: rule,
 		},
 		"a tree nested beyond any valid condition depth rejects": {
 			condition: strings.Repeat(`{"all":[`, 13) + `{"predicate":{"name":"riskIs","value":"low"}}` + strings.Repeat(`]}`, 13),

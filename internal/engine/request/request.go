@@ -123,21 +123,29 @@ func NewLimited(snap *registry.Snapshot, p Proposal, a *assessment.Assessment, l
 	return r, nil
 }
 
-// decodeFault maps a jsonexact rejection onto the engine's closed codes. The
-// jsonexact message names the reason and an offset, never input content.
-func decodeFault(err error) error {
-	code := fault.Malformed
+// decodeFault locates a jsonexact rejection of the raw arguments.
+func decodeFault(err error) error { return fault.At("arguments", JSONFaultCode(err), err.Error()) }
+
+// JSONFaultCode maps a jsonexact rejection onto the engine's closed codes,
+// for every reader of untrusted JSON (arguments here; Schema and condition
+// trees in manifests): a duplicate key is Duplicate, null, a fraction or an
+// exponent is KindMismatch (JSON that is valid but of a kind the protocol
+// does not have), an out-of-range integer or -0 is OutOfRange, excessive
+// depth or size is LimitExceeded, anything else Malformed. The jsonexact
+// message names the reason and an offset, never input content.
+func JSONFaultCode(err error) fault.Code {
 	switch {
 	case errors.Is(err, jsonexact.ErrDuplicateKey):
-		code = fault.Duplicate
+		return fault.Duplicate
 	case errors.Is(err, jsonexact.ErrNull), errors.Is(err, jsonexact.ErrFraction), errors.Is(err, jsonexact.ErrExponent):
-		code = fault.KindMismatch
+		return fault.KindMismatch
 	case errors.Is(err, jsonexact.ErrOutOfRange), errors.Is(err, jsonexact.ErrNegativeZero):
-		code = fault.OutOfRange
+		return fault.OutOfRange
 	case errors.Is(err, jsonexact.ErrTooDeep), errors.Is(err, jsonexact.ErrTooLarge):
-		code = fault.LimitExceeded
+		return fault.LimitExceeded
+	default:
+		return fault.Malformed
 	}
-	return fault.At("arguments", code, err.Error())
 }
 
 // Snapshot returns the exact Registry Snapshot the request was resolved in.
