@@ -286,16 +286,16 @@ func TestIntentDigestRejectsWithOneLine(t *testing.T) {
 func TestUsageErrorsExitTwo(t *testing.T) {
 	t.Parallel()
 	cases := map[string][]string{
-		"no arguments":                         nil,
-		"one word":                             {"registry"},
-		"an unknown verb":                      {"registry", "delete"},
-		"an unknown noun":                      {"consumption", "list"},
-		"policy validate without paths":        {"policy", "validate"},
-		"the removed --publisher flag":         {"policy", "validate", "--publisher", "release-bot", "x"},
-		"registry validate without paths":      {"registry", "validate"},
-		"request canonicalize without flags":   {"request", "canonicalize"},
-		"an unknown flag":                      {"request", "canonicalize", "--latest"},
-		"intent digest with an argument":       {"intent", "digest", "file.json"},
+		"no arguments":                       nil,
+		"one word":                           {"registry"},
+		"an unknown verb":                    {"registry", "delete"},
+		"an unknown noun":                    {"consumption", "list"},
+		"policy validate without paths":      {"policy", "validate"},
+		"the removed --publisher flag":       {"policy", "validate", "--publisher", "release-bot", "x"},
+		"registry validate without paths":    {"registry", "validate"},
+		"request canonicalize without flags": {"request", "canonicalize"},
+		"an unknown flag":                    {"request", "canonicalize", "--latest"},
+		"intent digest with an argument":     {"intent", "digest", "file.json"},
 	}
 	for name, args := range cases {
 		t.Run(name, func(t *testing.T) {
