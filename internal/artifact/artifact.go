@@ -1,0 +1,114 @@
+// Package artifact signs and verifies the portable Authorization artifact:
+// a versioned envelope (toolgate.authorization/1) around the Host's
+// canonical issuance record, signed with the Host authority domain's
+// Ed25519 key. Any replica holding the domain's key verifies the signature
+// and then rebuilds the Authorization by re-running the complete issuance
+// (host.Rebuild); the signature is what lets it trust the record's origin.
+//
+// The envelope is compact text: three base64url (unpadded) fields separated
+// by '.': the header, the record and the signature. The header is
+// "toolgate.authorization/1 <key id>"; the signature covers
+// header '.' record exactly as they appear in the envelope.
+package artifact
+
+import (
+	"bytes"
+	"crypto/ed25519"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"errors"
+	"strings"
+)
+
+// Version is the envelope version.
+const Version = "toolgate.authorization/1"
+
+// MaxEnvelope bounds an envelope before it is parsed.
+const MaxEnvelope = 4 << 20
+
+// Errors of Open, each a stable reason; none carries envelope content.
+var (
+	ErrMalformed   = errors.New("artifact: malformed envelope")
+	ErrVersion     = errors.New("artifact: unsupported envelope version")
+	ErrUnknownKey  = errors.New("artifact: signed by a key this host does not hold")
+	ErrSignature   = errors.New("artifact: signature does not verify")
+	ErrTooLarge    = errors.New("artifact: envelope too large")
+	errInvalidSeed = errors.New("artifact: an Ed25519 seed is 32 octets")
+)
+
+// Key is one domain's signing key. Its zero value is unusable.
+type Key struct {
+	priv ed25519.PrivateKey
+	id   string
+}
+
+// NewKey returns the signing key of an Ed25519 seed (32 octets).
+func NewKey(seed []byte) (*Key, error) {
+	if len(seed) != ed25519.SeedSize {
+		return nil, errInvalidSeed
+	}
+	priv := ed25519.NewKeyFromSeed(seed)
+	return &Key{priv: priv, id: KeyID(priv.Public().(ed25519.PublicKey))}, nil
+}
+
+// KeyID is the identity of a public key: the first 16 hex digits of its
+// SHA-256. A rotated key has another identity.
+func KeyID(pub ed25519.PublicKey) string {
+	sum := sha256.Sum256(pub)
+	return hex.EncodeToString(sum[:8])
+}
+
+// ID returns the key's identity.
+func (k *Key) ID() string { return k.id }
+
+// Public returns the verification key.
+func (k *Key) Public() ed25519.PublicKey { return k.priv.Public().(ed25519.PublicKey) }
+
+var enc = base64.RawURLEncoding.Strict()
+
+// Seal signs record and returns the envelope.
+func (k *Key) Seal(record []byte) string {
+	signed := enc.EncodeToString([]byte(Version+" "+k.id)) + "." + enc.EncodeToString(record)
+	return signed + "." + enc.EncodeToString(ed25519.Sign(k.priv, []byte(signed)))
+}
+
+// Open verifies envelope with the key of the identity its header names,
+// looked up with lookup, and returns the record. Every failure is one of
+// the package's errors.
+func Open(envelope string, lookup func(keyID string) (ed25519.PublicKey, bool)) ([]byte, error) {
+	if len(envelope) > MaxEnvelope {
+		return nil, ErrTooLarge
+	}
+	parts := strings.Split(envelope, ".")
+	if len(parts) != 3 {
+		return nil, ErrMalformed
+	}
+	header, err := enc.DecodeString(parts[0])
+	if err != nil {
+		return nil, ErrMalformed
+	}
+	version, keyID, ok := bytes.Cut(header, []byte(" "))
+	if !ok {
+		return nil, ErrMalformed
+	}
+	if string(version) != Version {
+		return nil, ErrVersion
+	}
+	pub, ok := lookup(string(keyID))
+	if !ok {
+		return nil, ErrUnknownKey
+	}
+	sig, err := enc.DecodeString(parts[2])
+	if err != nil || len(sig) != ed25519.SignatureSize {
+		return nil, ErrMalformed
+	}
+	if !ed25519.Verify(pub, []byte(parts[0]+"."+parts[1]), sig) {
+		return nil, ErrSignature
+	}
+	record, err := enc.DecodeString(parts[1])
+	if err != nil {
+		return nil, ErrMalformed
+	}
+	return record, nil
+}

@@ -1,0 +1,101 @@
+package artifact_test
+
+import (
+	"bytes"
+	"crypto/ed25519"
+	"encoding/base64"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/toolgate/toolgate/internal/artifact"
+)
+
+func key(t *testing.T, b byte) *artifact.Key {
+	t.Helper()
+	k, err := artifact.NewKey(bytes.Repeat([]byte{b}, ed25519.SeedSize))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return k
+}
+
+func lookupOf(keys ...*artifact.Key) func(string) (ed25519.PublicKey, bool) {
+	return func(id string) (ed25519.PublicKey, bool) {
+		for _, k := range keys {
+			if k.ID() == id {
+				return k.Public(), true
+			}
+		}
+		return nil, false
+	}
+}
+
+func TestSealOpenRoundTrip(t *testing.T) {
+	t.Parallel()
+	k := key(t, 1)
+	record := []byte(`{"Version":"toolgate.authorization/1"}`)
+	got, err := artifact.Open(k.Seal(record), lookupOf(k))
+	if err != nil || !bytes.Equal(got, record) {
+		t.Fatalf("Open = %q, %v", got, err)
+	}
+}
+
+// TestOpenRejectsEveryChangedCharacter: no single-character change of an
+// envelope opens, wherever it is.
+func TestOpenRejectsEveryChangedCharacter(t *testing.T) {
+	t.Parallel()
+	k := key(t, 2)
+	env := k.Seal([]byte("a portable record of some length, to cover many base64 characters"))
+	alphabet := "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_."
+	for i := range env {
+		for _, c := range alphabet {
+			if byte(c) == env[i] {
+				continue
+			}
+			changed := env[:i] + string(c) + env[i+1:]
+			if _, err := artifact.Open(changed, lookupOf(k)); err == nil {
+				t.Fatalf("changing character %d to %q still opens", i, c)
+			}
+		}
+	}
+}
+
+func TestOpenRejects(t *testing.T) {
+	t.Parallel()
+	k, rotated := key(t, 3), key(t, 4)
+	env := k.Seal([]byte("record"))
+	parts := strings.Split(env, ".")
+	enc := base64.RawURLEncoding
+	otherVersion := enc.EncodeToString([]byte("toolgate.authorization/2 "+k.ID())) + "." + parts[1] + "." + parts[2]
+	resigned := rotated.Seal([]byte("record"))
+	// A rotated key signing under the old key's identity.
+	forged := parts[0] + "." + parts[1] + "." + strings.Split(resigned, ".")[2]
+	tests := map[string]struct {
+		env    string
+		lookup func(string) (ed25519.PublicKey, bool)
+		want   error
+	}{
+		"a rotated key is unknown":        {env, lookupOf(rotated), artifact.ErrUnknownKey},
+		"re-signed by another key":        {forged, lookupOf(k, rotated), artifact.ErrSignature},
+		"another version":                 {otherVersion, lookupOf(k), artifact.ErrVersion},
+		"truncated":                       {env[:len(env)-10], lookupOf(k), artifact.ErrMalformed},
+		"two parts":                       {parts[0] + "." + parts[1], lookupOf(k), artifact.ErrMalformed},
+		"four parts":                      {env + ".x", lookupOf(k), artifact.ErrMalformed},
+		"empty":                           {"", lookupOf(k), artifact.ErrMalformed},
+		"oversized":                       {strings.Repeat("a", artifact.MaxEnvelope+1), lookupOf(k), artifact.ErrTooLarge},
+		"a header without a key identity": {enc.EncodeToString([]byte(artifact.Version)) + "." + parts[1] + "." + parts[2], lookupOf(k), artifact.ErrMalformed},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			rec, err := artifact.Open(tc.env, tc.lookup)
+			if !errors.Is(err, tc.want) || rec != nil {
+				t.Errorf("Open = %q, %v; want %v", rec, err, tc.want)
+			}
+		})
+	}
+	if _, err := artifact.NewKey(make([]byte, 31)); err == nil {
+		t.Error("a 31-octet seed was accepted")
+	}
+}
