@@ -1,0 +1,242 @@
+package client
+
+import "encoding/json"
+
+// The wire types of toolgate's authorization API (/v1). Field names are
+// exact: the service rejects unknown fields, differently cased names,
+// duplicate keys and null.
+
+// HostAuthorityRef names the HostAuthority whose domain decides.
+type HostAuthorityRef struct {
+	Namespace string `json:"namespace"`
+	Name      string `json:"name"`
+}
+
+// Window is a validity window in Unix seconds: issuedAt <= notBefore <
+// expiresAt.
+type Window struct {
+	IssuedAt  uint64 `json:"issuedAt"`
+	NotBefore uint64 `json:"notBefore"`
+	ExpiresAt uint64 `json:"expiresAt"`
+}
+
+// Identity is a subject, tenant, session (or session independence) and
+// optional delegation.
+type Identity struct {
+	Subject            string `json:"subject"`
+	Tenant             string `json:"tenant,omitempty"`
+	Session            string `json:"session,omitempty"`
+	SessionIndependent bool   `json:"sessionIndependent,omitempty"`
+	Delegation         string `json:"delegation,omitempty"`
+}
+
+// Proposal is the model's raw tool-call proposal; Arguments is the raw
+// argument JSON object, passed through byte for byte.
+type Proposal struct {
+	ProposalID string          `json:"proposalID"`
+	ToolID     string          `json:"toolID"`
+	Version    string          `json:"version"`
+	Arguments  json.RawMessage `json:"arguments"`
+}
+
+// RegistrySelection names one Registry Snapshot generation exactly.
+type RegistrySelection struct {
+	SnapshotID string `json:"snapshotID"`
+	Generation string `json:"generation"`
+}
+
+// PolicySelection names one Policy Snapshot generation and one Policy
+// version in it exactly.
+type PolicySelection struct {
+	SnapshotID         string `json:"snapshotID"`
+	SnapshotGeneration string `json:"snapshotGeneration"`
+	PolicyID           string `json:"policyID"`
+	PolicyGeneration   string `json:"policyGeneration"`
+}
+
+// Assessment is the Host's Proposal Assessment.
+type Assessment struct {
+	AssessmentID  string   `json:"assessmentID"`
+	ProvenanceIDs []string `json:"provenanceIDs,omitempty"`
+	InfluenceIDs  []string `json:"influenceIDs,omitempty"`
+}
+
+// SecurityContext is the authenticated session's evidence.
+type SecurityContext struct {
+	ID        string   `json:"id"`
+	Identity  Identity `json:"identity"`
+	Assurance string   `json:"assurance"`
+	Methods   []string `json:"methods,omitempty"`
+	Validity  Window   `json:"validity"`
+}
+
+// Intent is the user's authenticated intent; Target is "request" or
+// "tool"; Binding is the optional agent-safe.intent/1 binding document.
+type Intent struct {
+	ID                string          `json:"id"`
+	Identity          Identity        `json:"identity"`
+	Target            string          `json:"target"`
+	Capabilities      []string        `json:"capabilities"`
+	Resources         []string        `json:"resources,omitempty"`
+	RenewalGeneration string          `json:"renewalGeneration"`
+	Display           string          `json:"display,omitempty"`
+	Validity          Window          `json:"validity"`
+	Binding           json.RawMessage `json:"binding,omitempty"`
+}
+
+// Delegation is the delegation the identity acts under.
+type Delegation struct {
+	ID       string `json:"id"`
+	Subject  string `json:"subject"`
+	Validity Window `json:"validity"`
+}
+
+// ProvenanceRecord is one provenance record.
+type ProvenanceRecord struct {
+	ID              string   `json:"id"`
+	Source          string   `json:"source"`
+	Custody         string   `json:"custody"`
+	Transformations []string `json:"transformations,omitempty"`
+	Verification    string   `json:"verification"`
+}
+
+// Provenance is the request's attested provenance; absent means unknown
+// coverage.
+type Provenance struct {
+	Records  []ProvenanceRecord `json:"records"`
+	Validity Window             `json:"validity"`
+}
+
+// InfluenceCollection is one collection boundary.
+type InfluenceCollection struct {
+	Boundary     string `json:"boundary"`
+	Completeness string `json:"completeness"`
+	Evidence     string `json:"evidence,omitempty"`
+}
+
+// InfluenceNode is one influence record.
+type InfluenceNode struct {
+	ID       string   `json:"id"`
+	Kind     string   `json:"kind"`
+	Boundary string   `json:"boundary"`
+	Parents  []string `json:"parents,omitempty"`
+}
+
+// Influence is the request's attested influence; absent means none
+// collected.
+type Influence struct {
+	Collections []InfluenceCollection `json:"collections"`
+	Nodes       []InfluenceNode       `json:"nodes"`
+	Validity    Window                `json:"validity"`
+}
+
+// Facts are the Host facts of one request; the caller must hold the role
+// of each.
+type Facts struct {
+	Assessment      Assessment      `json:"assessment"`
+	SecurityContext SecurityContext `json:"securityContext"`
+	Intent          Intent          `json:"intent"`
+	Delegation      *Delegation     `json:"delegation,omitempty"`
+	Provenance      *Provenance     `json:"provenance,omitempty"`
+	Influence       *Influence      `json:"influence,omitempty"`
+}
+
+// AuthorizeRequest is the body of POST /v1/authorize. The time is the
+// service's; a request carries none.
+type AuthorizeRequest struct {
+	HostAuthority         HostAuthorityRef  `json:"hostAuthority"`
+	Proposal              Proposal          `json:"proposal"`
+	Registry              RegistrySelection `json:"registry"`
+	Policy                PolicySelection   `json:"policy"`
+	DecisionID            string            `json:"decisionID"`
+	Facts                 Facts             `json:"facts"`
+	RequestedCapabilities []string          `json:"requestedCapabilities"`
+	RequestedResources    []string          `json:"requestedResources"`
+	AuthorizationID       string            `json:"authorizationID"`
+	ReplayID              string            `json:"replayID"`
+	ConsumptionID         string            `json:"consumptionID"`
+	MaxLifetimeSeconds    uint64            `json:"maxLifetimeSeconds"`
+}
+
+// Obligation is one obligation of a Decision.
+type Obligation struct {
+	Kind     string `json:"kind"`
+	Seconds  uint64 `json:"seconds,omitempty"`
+	Boundary string `json:"boundary,omitempty"`
+}
+
+// Decision is the complete Policy Decision.
+type Decision struct {
+	ID           string       `json:"id"`
+	Outcome      string       `json:"outcome"`
+	Reasons      []string     `json:"reasons"`
+	MatchedRules []string     `json:"matchedRules"`
+	Capabilities []string     `json:"capabilities"`
+	Resources    []string     `json:"resources"`
+	Obligations  []Obligation `json:"obligations"`
+}
+
+// Authorization is an issued, signed, single-use Authorization.
+type Authorization struct {
+	// Artifact is the signed envelope the executor presents.
+	Artifact      string `json:"artifact"`
+	ID            string `json:"id"`
+	ConsumptionID string `json:"consumptionID"`
+	IssuedAt      uint64 `json:"issuedAt"`
+	ExpiresAt     uint64 `json:"expiresAt"`
+}
+
+// Error is a rejection: a stable reason code, the path of the value at
+// fault (never the value) and a message for people.
+type Error struct {
+	Code    string `json:"code"`
+	Path    string `json:"path,omitempty"`
+	Message string `json:"message"`
+}
+
+// AuthorizeResponse is the response of POST /v1/authorize.
+type AuthorizeResponse struct {
+	Decision      Decision       `json:"decision"`
+	Authorization *Authorization `json:"authorization,omitempty"`
+	// Ineligible says why an allow Decision issued no Authorization.
+	Ineligible *Error `json:"ineligible,omitempty"`
+}
+
+// Expectations are the executor's own expectations for the call it is
+// about to make; nothing in them may be copied from the artifact.
+type Expectations struct {
+	AuthorizationID string          `json:"authorizationID"`
+	ReplayID        string          `json:"replayID"`
+	ConsumptionID   string          `json:"consumptionID"`
+	ProposalID      string          `json:"proposalID"`
+	ToolID          string          `json:"toolID"`
+	Version         string          `json:"version"`
+	Arguments       json.RawMessage `json:"arguments"`
+	Identity        Identity        `json:"identity"`
+	Capabilities    []string        `json:"capabilities"`
+	Resources       []string        `json:"resources"`
+	// IntentBinding is the agent-safe.intent/1 binding the executor is
+	// about to commit. Consume requires it when the Authorization binds
+	// one.
+	IntentBinding json.RawMessage `json:"intentBinding,omitempty"`
+}
+
+// ValidateRequest is the body of POST /v1/validate and POST /v1/consume.
+type ValidateRequest struct {
+	Artifact     string       `json:"artifact"`
+	Expectations Expectations `json:"expectations"`
+}
+
+// ValidateResponse is the response of POST /v1/validate and, with
+// Consumed set, of POST /v1/consume.
+type ValidateResponse struct {
+	// Binding is the complete Consumption Binding digest.
+	Binding   string `json:"binding"`
+	ExpiresAt uint64 `json:"expiresAt"`
+	Consumed  bool   `json:"consumed,omitempty"`
+}
+
+// ErrorResponse is the body of every non-2xx response.
+type ErrorResponse struct {
+	Error Error `json:"error"`
+}

@@ -1,0 +1,128 @@
+package server
+
+import (
+	"github.com/toolgate/toolgate/client"
+	"github.com/toolgate/toolgate/internal/engine/assessment"
+	"github.com/toolgate/toolgate/internal/engine/evidence"
+	"github.com/toolgate/toolgate/internal/engine/lineage"
+	"github.com/toolgate/toolgate/internal/engine/policy"
+	"github.com/toolgate/toolgate/internal/engine/principal"
+	"github.com/toolgate/toolgate/internal/engine/request"
+	"github.com/toolgate/toolgate/internal/host"
+)
+
+// HostRequest converts an authorize request of the API into the Host
+// façade's, for caller at the explicit time at (Unix seconds). Every value
+// is validated by the Host.
+func HostRequest(r client.AuthorizeRequest, caller host.Caller, at uint64) host.AuthorizeRequest {
+	f := r.Facts
+	out := host.AuthorizeRequest{
+		Caller: caller,
+		Time:   at,
+		Proposal: request.Proposal{
+			ProposalID: r.Proposal.ProposalID, ToolID: r.Proposal.ToolID, Version: r.Proposal.Version,
+			Arguments: r.Proposal.Arguments,
+		},
+		Registry: host.RegistrySelection{SnapshotID: r.Registry.SnapshotID, Generation: r.Registry.Generation},
+		Policy: host.PolicySelection{
+			SnapshotID: r.Policy.SnapshotID, SnapshotGeneration: r.Policy.SnapshotGeneration,
+			PolicyID: r.Policy.PolicyID, PolicyGeneration: r.Policy.PolicyGeneration,
+		},
+		DecisionID:            r.DecisionID,
+		RequestedCapabilities: r.RequestedCapabilities,
+		RequestedResources:    r.RequestedResources,
+		AuthorizationID:       r.AuthorizationID,
+		ReplayID:              r.ReplayID,
+		ConsumptionID:         r.ConsumptionID,
+		MaxLifetime:           r.MaxLifetimeSeconds,
+		Facts: host.Facts{
+			Assessment: assessment.Draft{
+				ProposalID: r.Proposal.ProposalID, AssessmentID: f.Assessment.AssessmentID,
+				ProvenanceIDs: f.Assessment.ProvenanceIDs, InfluenceIDs: f.Assessment.InfluenceIDs,
+			},
+			SecurityContext: evidence.SecurityContextDraft{
+				ID: f.SecurityContext.ID, Identity: identity(f.SecurityContext.Identity),
+				Assurance: f.SecurityContext.Assurance, Methods: f.SecurityContext.Methods,
+			},
+			ContextValidity: window(f.SecurityContext.Validity),
+			Intent: evidence.IntentDraft{
+				ID: f.Intent.ID, Identity: identity(f.Intent.Identity), Capabilities: f.Intent.Capabilities,
+				Resources: f.Intent.Resources, RenewalGeneration: f.Intent.RenewalGeneration, Display: f.Intent.Display,
+			},
+			IntentTarget:   f.Intent.Target,
+			IntentValidity: window(f.Intent.Validity),
+			IntentBinding:  f.Intent.Binding,
+		},
+	}
+	if d := f.Delegation; d != nil {
+		out.Facts.Delegation = &evidence.DelegationDraft{ID: d.ID, Subject: d.Subject}
+		out.Facts.DelegationValidity = window(d.Validity)
+	}
+	if p := f.Provenance; p != nil {
+		for _, x := range p.Records {
+			out.Facts.ProvenanceRecords = append(out.Facts.ProvenanceRecords, lineage.RecordDraft{
+				ID: x.ID, Source: x.Source, Custody: x.Custody, Transformations: x.Transformations, Verification: x.Verification,
+			})
+		}
+		out.Facts.ProvenanceValidity = window(p.Validity)
+	}
+	if in := f.Influence; in != nil {
+		for _, c := range in.Collections {
+			out.Facts.InfluenceCollections = append(out.Facts.InfluenceCollections, lineage.CollectionDraft{
+				Boundary: c.Boundary, Completeness: c.Completeness, Evidence: c.Evidence,
+			})
+		}
+		for _, n := range in.Nodes {
+			out.Facts.InfluenceNodes = append(out.Facts.InfluenceNodes, lineage.NodeDraft{
+				ID: n.ID, Kind: n.Kind, Boundary: n.Boundary, Parents: n.Parents,
+			})
+		}
+		out.Facts.InfluenceValidity = window(in.Validity)
+	}
+	return out
+}
+
+// HostExpectations converts an executor's expectations of the API into
+// the Host façade's.
+func HostExpectations(e client.Expectations) host.Expectations {
+	return host.Expectations{
+		AuthorizationID: e.AuthorizationID, ReplayID: e.ReplayID, ConsumptionID: e.ConsumptionID,
+		ProposalID: e.ProposalID, ToolID: e.ToolID, Version: e.Version, Arguments: e.Arguments,
+		Identity: identity(e.Identity), Capabilities: e.Capabilities, Resources: e.Resources,
+		IntentBinding: e.IntentBinding,
+	}
+}
+
+// WireDecision is the API form of a Decision.
+func WireDecision(d *policy.Decision) client.Decision {
+	out := client.Decision{
+		ID: d.ID().String(), Outcome: d.Outcome().String(),
+		Reasons: []string{}, MatchedRules: []string{}, Capabilities: []string{}, Resources: []string{},
+		Obligations: []client.Obligation{},
+	}
+	for _, r := range d.Reasons() {
+		out.Reasons = append(out.Reasons, r.String())
+	}
+	for _, m := range d.MatchedRules() {
+		out.MatchedRules = append(out.MatchedRules, m.String())
+	}
+	for _, c := range d.Capabilities() {
+		out.Capabilities = append(out.Capabilities, c.String())
+	}
+	for _, r := range d.Resources() {
+		out.Resources = append(out.Resources, r.String())
+	}
+	for _, o := range d.Obligations() {
+		out.Obligations = append(out.Obligations, client.Obligation{Kind: o.Kind().String(), Seconds: o.Seconds(), Boundary: o.Boundary().String()})
+	}
+	return out
+}
+
+func identity(w client.Identity) principal.Draft {
+	return principal.Draft{Subject: w.Subject, Tenant: w.Tenant, Session: w.Session,
+		SessionIndependent: w.SessionIndependent, Delegation: w.Delegation}
+}
+
+func window(w client.Window) host.Window {
+	return host.Window{IssuedAt: w.IssuedAt, NotBefore: w.NotBefore, ExpiresAt: w.ExpiresAt}
+}
