@@ -1,0 +1,316 @@
+// Package server is toolgate's authorization service: the HTTP/JSON API
+// under /v1 that agent runtimes call before a tool call (authorize) and
+// executors call immediately before a side effect (validate, consume). It
+// is a thin layer over the Host façade (internal/host) that supplies what
+// the protocol core defers to a production Host (spec Section 41): caller
+// authentication, signed portable artifacts, a trusted clock read once per
+// request, atomic durable Consumption, a decision log and metrics.
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"reflect"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/toolgate/toolgate/client"
+	"github.com/toolgate/toolgate/internal/artifact"
+	"github.com/toolgate/toolgate/internal/consume"
+	"github.com/toolgate/toolgate/internal/engine/authz"
+	"github.com/toolgate/toolgate/internal/engine/fault"
+	"github.com/toolgate/toolgate/internal/host"
+)
+
+// DefaultMaxBodyBytes bounds a request body: the Host's default raw
+// argument bound, twice over (a binding rides along), plus the facts.
+const DefaultMaxBodyBytes = 2*host.DefaultMaxArgumentBytes + 1<<20
+
+// Config configures a Server. Domains, Auth and Store are required.
+type Config struct {
+	Domains Domains
+	Auth    Authenticator
+	Store   consume.Store
+	// Clock is read once per request; time.Now when nil.
+	Clock func() time.Time
+	// Log receives one line per request; none when nil.
+	Log *DecisionLog
+	// MaxBodyBytes bounds request bodies; DefaultMaxBodyBytes when 0.
+	MaxBodyBytes int64
+}
+
+// Server serves the API.
+type Server struct {
+	domains Domains
+	auth    Authenticator
+	store   consume.Store
+	clock   func() time.Time
+	log     *DecisionLog
+	limit   int64
+	known   map[string]bool
+	metrics *metrics
+}
+
+// New returns a Server for cfg.
+func New(cfg Config) (*Server, error) {
+	if cfg.Domains == nil || cfg.Auth == nil || cfg.Store == nil {
+		return nil, errors.New("server: domains, an authenticator and a consumption store are required")
+	}
+	s := &Server{
+		domains: cfg.Domains, auth: cfg.Auth, store: cfg.Store, clock: cfg.Clock, log: cfg.Log,
+		limit: cfg.MaxBodyBytes, known: map[string]bool{},
+	}
+	if s.clock == nil {
+		s.clock = time.Now
+	}
+	if s.limit == 0 {
+		s.limit = DefaultMaxBodyBytes
+	}
+	jsonNames(reflect.TypeFor[client.AuthorizeRequest](), s.known)
+	jsonNames(reflect.TypeFor[client.ValidateRequest](), s.known)
+	s.metrics = newMetrics(s)
+	return s, nil
+}
+
+// Handler returns the service's HTTP handler.
+func (s *Server) Handler() http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("/v1/authorize", s.post("authorize", s.authorize))
+	mux.HandleFunc("/v1/validate", s.post("validate", s.validate))
+	mux.HandleFunc("/v1/consume", s.post("consume", s.consume))
+	mux.Handle("/healthz", get(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusOK) })))
+	mux.Handle("/readyz", get(http.HandlerFunc(s.ready)))
+	mux.Handle("/metrics", get(promhttp.HandlerFor(s.metrics.registry, promhttp.HandlerOpts{})))
+	mux.HandleFunc("/", func(w http.ResponseWriter, _ *http.Request) {
+		writeError(w, http.StatusNotFound, client.Error{Code: "notFound", Message: "no such endpoint; the API is POST /v1/authorize, /v1/validate, /v1/consume"})
+	})
+	return mux
+}
+
+// get serves h for GET (and HEAD) only.
+func get(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodGet && r.Method != http.MethodHead {
+			writeError(w, http.StatusMethodNotAllowed, client.Error{Code: "unsupported", Message: "use GET"})
+			return
+		}
+		h.ServeHTTP(w, r)
+	})
+}
+
+func (s *Server) ready(w http.ResponseWriter, r *http.Request) {
+	ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
+	defer cancel()
+	switch {
+	case s.domains.Len() == 0:
+		writeError(w, http.StatusServiceUnavailable, client.Error{Code: "unavailable", Message: "no host authority domain is loaded"})
+	case s.store.Ready(ctx) != nil:
+		writeError(w, http.StatusServiceUnavailable, client.Error{Code: "unavailable", Message: "the consumption store does not answer"})
+	default:
+		w.WriteHeader(http.StatusOK)
+	}
+}
+
+// call is one API call in progress.
+type call struct {
+	verb   string
+	now    time.Time
+	caller host.Caller
+	entry  Entry
+}
+
+// handler serves one verb; it returns the HTTP status and the response
+// body, or an error status and the rejection.
+type handler func(ctx context.Context, q *call, r *http.Request) (int, any)
+
+// post authenticates, reads the clock once, runs h, writes the response,
+// the decision-log line and the metrics.
+func (s *Server) post(verb string, h handler) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		q := &call{verb: verb, now: s.clock()}
+		q.entry = Entry{Time: q.now.Unix(), Verb: verb}
+		status, body := s.serve(r, q, h)
+		if e, ok := body.(client.Error); ok {
+			q.entry.Code, q.entry.Path = e.Code, e.Path
+			if q.entry.Result == "" {
+				q.entry.Result = "rejected"
+			}
+			writeError(w, status, e)
+		} else {
+			writeJSON(w, status, body)
+		}
+		s.log.Write(q.entry)
+		s.metrics.duration.WithLabelValues(verb, q.entry.Result).Observe(time.Since(q.now).Seconds())
+	}
+}
+
+func (s *Server) serve(r *http.Request, q *call, h handler) (int, any) {
+	if r.Method != http.MethodPost {
+		return http.StatusMethodNotAllowed, client.Error{Code: "unsupported", Message: "use POST"}
+	}
+	caller, err := s.auth.Authenticate(r)
+	if err != nil {
+		return http.StatusUnauthorized, client.Error{Code: "unauthenticated", Message: "a valid bearer token is required"}
+	}
+	q.caller, q.entry.Caller = caller, caller.Name
+	return h(r.Context(), q, r)
+}
+
+func (s *Server) authorize(_ context.Context, q *call, r *http.Request) (int, any) {
+	var req client.AuthorizeRequest
+	if status, err := decodeBody(r, s.limit, s.known, &req); err != nil {
+		return status, apiError(err)
+	}
+	q.entry.Namespace, q.entry.HostAuthority = req.HostAuthority.Namespace, req.HostAuthority.Name
+	d, ok := s.domains.ByName(req.HostAuthority.Namespace, req.HostAuthority.Name)
+	if !ok {
+		return http.StatusNotFound, client.Error{Code: "notFound", Path: "hostAuthority",
+			Message: "this service serves no such HostAuthority (or it is not ready yet)"}
+	}
+	res, err := d.host.Authorize(HostRequest(req, q.caller, uint64(q.now.Unix())))
+	if err != nil {
+		return statusOf(err), apiError(err)
+	}
+	dec := res.Decision
+	q.entry.DecisionID, q.entry.Outcome = dec.ID().String(), dec.Outcome().String()
+	wire := WireDecision(dec)
+	q.entry.Reasons, q.entry.MatchedRules = wire.Reasons, wire.MatchedRules
+	s.metrics.decisions.WithLabelValues(wire.Outcome).Inc()
+	for _, reason := range wire.Reasons {
+		s.metrics.reasons.WithLabelValues(reason).Inc()
+	}
+	out := client.AuthorizeResponse{Decision: wire}
+	q.entry.Result = "decided"
+	if res.Ineligible != nil {
+		e := apiError(res.Ineligible)
+		out.Ineligible = &e
+	}
+	if a := res.Authorization; a != nil {
+		out.Authorization = &client.Authorization{
+			Artifact: d.key.Seal(res.Portable), ID: a.ID().String(), ConsumptionID: a.ConsumptionID().String(),
+			IssuedAt: a.IssuedAt().Seconds(), ExpiresAt: a.ExpiresAt().Seconds(),
+		}
+		q.entry.AuthorizationID, q.entry.Binding, q.entry.Result = a.ID().String(), a.Binding().Digest().String(), "issued"
+	}
+	return http.StatusOK, out
+}
+
+// check opens and rebuilds the artifact of a validate or consume request
+// and validates it against the executor's expectations.
+func (s *Server) check(q *call, r *http.Request) (*Domain, *authz.Authorization, *authz.ConsumptionBinding, int, *client.Error) {
+	var req client.ValidateRequest
+	if status, err := decodeBody(r, s.limit, s.known, &req); err != nil {
+		e := apiError(err)
+		return nil, nil, nil, status, &e
+	}
+	record, err := artifact.Open(req.Artifact, publicKey(s.domains))
+	if err != nil {
+		return nil, nil, nil, http.StatusUnprocessableEntity, &client.Error{Code: "artifact", Path: "artifact", Message: err.Error()}
+	}
+	keyID := keyIDOf(req.Artifact)
+	d, _ := s.domains.ByKey(keyID) // Open found it
+	q.entry.Namespace, q.entry.HostAuthority = d.namespace, d.name
+	a, err := d.host.Rebuild(record)
+	if err != nil {
+		e := apiError(fault.Within("artifact", err))
+		return nil, nil, nil, statusOf(err), &e
+	}
+	q.entry.AuthorizationID, q.entry.Binding = a.ID().String(), a.Binding().Digest().String()
+	q.entry.DecisionID, q.entry.Outcome = a.Decision().ID().String(), a.Decision().Outcome().String()
+	exp := HostExpectations(req.Expectations)
+	if q.verb == "consume" {
+		if _, bound := a.Input().Intent().Binding(); bound && exp.IntentBinding == nil {
+			return nil, nil, nil, http.StatusUnprocessableEntity, &client.Error{Code: "missing", Path: "expectations.intentBinding",
+				Message: "the authorization binds an agent-safe intent binding: present the binding you are about to commit"}
+		}
+	}
+	b, err := d.host.Validate(q.caller, a, exp, uint64(q.now.Unix()))
+	if err != nil {
+		e := apiError(fault.Within("expectations", err))
+		return nil, nil, nil, statusOf(err), &e
+	}
+	return d, a, b, 0, nil
+}
+
+func (s *Server) validate(_ context.Context, q *call, r *http.Request) (int, any) {
+	_, _, b, status, e := s.check(q, r)
+	if e != nil {
+		return status, *e
+	}
+	q.entry.Result = "valid"
+	return http.StatusOK, client.ValidateResponse{Binding: b.Digest().String(), ExpiresAt: b.ExpiresAt().Seconds()}
+}
+
+func (s *Server) consume(ctx context.Context, q *call, r *http.Request) (int, any) {
+	d, _, b, status, e := s.check(q, r)
+	if e != nil {
+		s.metrics.consumption.WithLabelValues("rejected").Inc()
+		return status, *e
+	}
+	digest := b.Digest().String()
+	key := consume.Key{Domain: d.instance, Binding: digest[len("sha256:"):]}
+	err := s.store.Consume(ctx, key, time.Unix(int64(b.ExpiresAt().Seconds()), 0))
+	switch {
+	case err == nil:
+		s.metrics.consumption.WithLabelValues("consumed").Inc()
+		q.entry.Result = "consumed"
+		return http.StatusOK, client.ValidateResponse{Binding: digest, ExpiresAt: b.ExpiresAt().Seconds(), Consumed: true}
+	case errors.Is(err, consume.ErrConsumed):
+		s.metrics.consumption.WithLabelValues("conflict").Inc()
+		q.entry.Result = "conflict"
+		return http.StatusConflict, client.Error{Code: "consumed", Message: "this authorization was already consumed"}
+	default:
+		s.metrics.consumption.WithLabelValues("unavailable").Inc()
+		q.entry.Result = "unavailable"
+		return http.StatusServiceUnavailable, client.Error{Code: "unavailable", Message: "the consumption store cannot answer; nothing was consumed"}
+	}
+}
+
+// keyIDOf returns the key identity an envelope's header names; only
+// called after artifact.Open accepted the envelope.
+func keyIDOf(envelope string) string {
+	id, _ := artifact.KeyIDOf(envelope)
+	return id
+}
+
+// apiError is the API form of err: its code and path, and a message that
+// never quotes input.
+func apiError(err error) client.Error {
+	var fe *fault.Error
+	if errors.As(err, &fe) {
+		return client.Error{Code: fe.Code.String(), Path: fe.Path, Message: fe.Rule}
+	}
+	return client.Error{Code: "internal", Message: "the request could not be processed"}
+}
+
+// statusOf maps a fault's code to an HTTP status: 400 for a request that
+// is not well formed, 403 for a caller without the role, 404 for an
+// unknown selection, 422 for a well-formed request the protocol rejects.
+func statusOf(err error) int {
+	switch fault.CodeOf(err) {
+	case fault.Unauthorized:
+		return http.StatusForbidden
+	case fault.NotFound:
+		return http.StatusNotFound
+	case fault.Mismatch, fault.MixedDomain, fault.Ineligible, fault.Expired:
+		return http.StatusUnprocessableEntity
+	case 0:
+		return http.StatusInternalServerError
+	default:
+		return http.StatusBadRequest
+	}
+}
+
+func writeJSON(w http.ResponseWriter, status int, body any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(body)
+}
+
+func writeError(w http.ResponseWriter, status int, e client.Error) {
+	writeJSON(w, status, client.ErrorResponse{Error: e})
+}

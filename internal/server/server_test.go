@@ -1,0 +1,466 @@
+package server_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"sigs.k8s.io/yaml"
+
+	"github.com/toolgate/toolgate/client"
+	"github.com/toolgate/toolgate/internal/consume"
+	"github.com/toolgate/toolgate/internal/server"
+	"github.com/toolgate/toolgate/internal/standalone"
+	"github.com/toolgate/toolgate/internal/testutil"
+)
+
+// The example requests' explicit time; the service's clock reads it.
+const exampleTime = 1796083200
+
+const (
+	agentToken    = "agent-token-0123456789abcdef"
+	executorToken = "executor-token-0123456789abcdef"
+	strangerToken = "stranger-token-0123456789abcdef"
+)
+
+// memStore is an in-process consume.Store for the service's own tests;
+// the durable backends have their own suites.
+type memStore struct {
+	mu   sync.Mutex
+	seen map[consume.Key]bool
+	down bool
+}
+
+func (m *memStore) Consume(_ context.Context, k consume.Key, _ time.Time) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	switch {
+	case m.down:
+		return consume.ErrUnavailable
+	case m.seen[k]:
+		return consume.ErrConsumed
+	}
+	m.seen[k] = true
+	return nil
+}
+
+func (m *memStore) Ready(context.Context) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.down {
+		return consume.ErrUnavailable
+	}
+	return nil
+}
+
+func (m *memStore) Close() error { return nil }
+
+func (m *memStore) setDown(down bool) { m.mu.Lock(); m.down = down; m.mu.Unlock() }
+
+type service struct {
+	url   string
+	store *memStore
+	log   *bytes.Buffer
+	logMu *sync.Mutex
+	srv   *server.Server
+}
+
+// lockedBuffer lets the decision log write while a test reads.
+type lockedBuffer struct {
+	mu *sync.Mutex
+	b  *bytes.Buffer
+}
+
+func (l lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+// newService serves the shipped samples with a fresh key directory.
+func newService(t *testing.T, keyDir string) *service {
+	t.Helper()
+	domains, err := standalone.Load(keyDir, filepath.Join(testutil.RepoRoot(t), "config", "samples"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var set server.StaticDomains
+	if err := set.Replace(domains...); err != nil {
+		t.Fatal(err)
+	}
+	tokens, err := server.NewTokens([]server.TokenEntry{
+		{Token: agentToken, Name: "system:serviceaccount:payments:payments-agent-runtime"},
+		{Token: executorToken, Name: "system:serviceaccount:payments:payments-executor"},
+		{Token: strangerToken, Name: "system:serviceaccount:payments:someone-else"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc := &service{store: &memStore{seen: map[consume.Key]bool{}}, log: &bytes.Buffer{}, logMu: &sync.Mutex{}}
+	log := server.NewDecisionLog(lockedBuffer{svc.logMu, svc.log}, 1024, true)
+	svc.srv, err = server.New(server.Config{
+		Domains: &set, Auth: tokens, Store: svc.store, Log: log,
+		Clock: func() time.Time { return time.Unix(exampleTime+1, 0) },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewServer(svc.srv.Handler())
+	t.Cleanup(ts.Close)
+	svc.url = ts.URL
+	return svc
+}
+
+func (s *service) logText() string { s.logMu.Lock(); defer s.logMu.Unlock(); return s.log.String() }
+
+// example reads one shipped example request as the API's body.
+func example(t *testing.T, name string) client.AuthorizeRequest {
+	t.Helper()
+	raw, err := os.ReadFile(filepath.Join(testutil.RepoRoot(t), "examples", "requests", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var f struct {
+		client.AuthorizeRequest
+		Caller json.RawMessage `json:"caller"`
+		Time   uint64          `json:"time"`
+	}
+	if err := yaml.UnmarshalStrict(raw, &f); err != nil {
+		t.Fatal(err)
+	}
+	return f.AuthorizeRequest
+}
+
+type response struct {
+	status int
+	body   []byte
+}
+
+func (s *service) post(t *testing.T, path, token string, body any) response {
+	t.Helper()
+	raw, ok := body.([]byte)
+	if !ok {
+		var err error
+		if raw, err = json.Marshal(body); err != nil {
+			t.Fatal(err)
+		}
+	}
+	req, err := http.NewRequest(http.MethodPost, s.url+path, bytes.NewReader(raw))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return response{resp.StatusCode, b}
+}
+
+func decode[T any](t *testing.T, r response) T {
+	t.Helper()
+	var v T
+	if err := json.Unmarshal(r.body, &v); err != nil {
+		t.Fatalf("response %d %s: %v", r.status, r.body, err)
+	}
+	return v
+}
+
+// authorize issues the allow example and returns its artifact.
+func (s *service) authorize(t *testing.T) client.AuthorizeResponse {
+	t.Helper()
+	r := s.post(t, "/v1/authorize", agentToken, example(t, "payment-allow.yaml"))
+	if r.status != http.StatusOK {
+		t.Fatalf("authorize: %d %s", r.status, r.body)
+	}
+	res := decode[client.AuthorizeResponse](t, r)
+	if res.Authorization == nil {
+		t.Fatalf("the allow example issued no authorization: %s", r.body)
+	}
+	return res
+}
+
+// expectations are the payments executor's own view of the allowed call.
+func expectations(t *testing.T, artifact string) client.ValidateRequest {
+	t.Helper()
+	ex := example(t, "payment-allow.yaml")
+	return client.ValidateRequest{Artifact: artifact, Expectations: client.Expectations{
+		AuthorizationID: ex.AuthorizationID, ReplayID: ex.ReplayID, ConsumptionID: ex.ConsumptionID,
+		ProposalID: ex.Proposal.ProposalID, ToolID: ex.Proposal.ToolID, Version: ex.Proposal.Version,
+		Arguments: ex.Proposal.Arguments, Identity: ex.Facts.SecurityContext.Identity,
+		Capabilities: []string{"financial.transfer", "data.read"}, Resources: []string{"acct-2002", "acct-1001"},
+		IntentBinding: ex.Facts.Intent.Binding,
+	}}
+}
+
+func TestAuthorizeOutcomes(t *testing.T) {
+	t.Parallel()
+	s := newService(t, t.TempDir())
+	tests := map[string]struct {
+		file, outcome string
+		artifact      bool
+	}{
+		"allow":               {"payment-allow.yaml", "allow", true},
+		"deny":                {"payment-deny.yaml", "deny", false},
+		"requireConfirmation": {"email-confirm.yaml", "requireConfirmation", false},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			r := s.post(t, "/v1/authorize", agentToken, example(t, tc.file))
+			res := decode[client.AuthorizeResponse](t, r)
+			if r.status != http.StatusOK || res.Decision.Outcome != tc.outcome || (res.Authorization != nil) != tc.artifact {
+				t.Errorf("%d %s; want %s, artifact %v", r.status, r.body, tc.outcome, tc.artifact)
+			}
+		})
+	}
+}
+
+func TestValidateAndConsume(t *testing.T) {
+	t.Parallel()
+	s := newService(t, t.TempDir())
+	art := s.authorize(t).Authorization.Artifact
+	exp := expectations(t, art)
+
+	if r := s.post(t, "/v1/validate", agentToken, exp); r.status != http.StatusForbidden {
+		t.Errorf("validate by the agent runtime: %d %s, want 403", r.status, r.body)
+	}
+	for range 2 { // validation is repeatable
+		if r := s.post(t, "/v1/validate", executorToken, exp); r.status != http.StatusOK {
+			t.Fatalf("validate: %d %s", r.status, r.body)
+		}
+	}
+	changed := exp
+	changed.Expectations.Arguments = json.RawMessage(strings.Replace(string(exp.Expectations.Arguments), "12500", "12501", 1))
+	if r := s.post(t, "/v1/consume", executorToken, changed); r.status != http.StatusUnprocessableEntity {
+		t.Errorf("consume with one changed argument: %d %s, want 422", r.status, r.body)
+	}
+	noBinding := exp
+	noBinding.Expectations.IntentBinding = nil
+	if r := s.post(t, "/v1/consume", executorToken, noBinding); r.status != http.StatusUnprocessableEntity {
+		t.Errorf("consume without the intent binding: %d %s, want 422", r.status, r.body)
+	}
+	first := s.post(t, "/v1/consume", executorToken, exp)
+	if first.status != http.StatusOK || !decode[client.ValidateResponse](t, first).Consumed {
+		t.Fatalf("consume: %d %s", first.status, first.body)
+	}
+	if r := s.post(t, "/v1/consume", executorToken, exp); r.status != http.StatusConflict {
+		t.Errorf("second consume: %d %s, want 409", r.status, r.body)
+	}
+}
+
+// TestConsumeConcurrently: 64 executors consuming one artifact at once —
+// exactly one succeeds, every other one is told it was consumed.
+func TestConsumeConcurrently(t *testing.T) {
+	t.Parallel()
+	s := newService(t, t.TempDir())
+	exp := expectations(t, s.authorize(t).Authorization.Artifact)
+	statuses := make(chan int, 64)
+	var wg sync.WaitGroup
+	for range 64 {
+		wg.Go(func() { statuses <- s.post(t, "/v1/consume", executorToken, exp).status })
+	}
+	wg.Wait()
+	close(statuses)
+	count := map[int]int{}
+	for st := range statuses {
+		count[st]++
+	}
+	if count[http.StatusOK] != 1 || count[http.StatusConflict] != 63 {
+		t.Errorf("statuses %v, want exactly one 200 and 63 409", count)
+	}
+}
+
+func TestConsumeFailsClosedWhenTheStoreCannotAnswer(t *testing.T) {
+	t.Parallel()
+	s := newService(t, t.TempDir())
+	exp := expectations(t, s.authorize(t).Authorization.Artifact)
+	s.store.setDown(true)
+	if r := s.post(t, "/v1/consume", executorToken, exp); r.status != http.StatusServiceUnavailable {
+		t.Errorf("consume with the store down: %d %s, want 503", r.status, r.body)
+	}
+	if r := get(t, s.url+"/readyz"); r != http.StatusServiceUnavailable {
+		t.Errorf("readyz with the store down: %d, want 503", r)
+	}
+	s.store.setDown(false)
+	if r := s.post(t, "/v1/consume", executorToken, exp); r.status != http.StatusOK {
+		t.Errorf("nothing was consumed while the store was down, so consume now succeeds: %d %s", r.status, r.body)
+	}
+}
+
+// TestArtifactsFromElsewhereReject: a changed, truncated or foreign
+// artifact never validates.
+func TestArtifactsFromElsewhereReject(t *testing.T) {
+	t.Parallel()
+	s := newService(t, t.TempDir())
+	other := newService(t, t.TempDir()) // same manifests, another key: a recreated domain
+	art := s.authorize(t).Authorization.Artifact
+	foreign := other.authorize(t).Authorization.Artifact
+	mid := len(art) / 2
+	flip := map[byte]byte{'A': 'B'}
+	c := art[mid]
+	if r, ok := flip[c]; ok {
+		c = r
+	} else {
+		c = 'A'
+	}
+	tests := map[string]string{
+		"a changed character": art[:mid] + string(c) + art[mid+1:],
+		"truncated":           art[:len(art)-4],
+		"another domain's":    foreign,
+		"empty":               "",
+	}
+	for name, a := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			r := s.post(t, "/v1/validate", executorToken, expectations(t, a))
+			if r.status != http.StatusUnprocessableEntity && r.status != http.StatusBadRequest {
+				t.Errorf("%d %s, want a rejection", r.status, r.body)
+			}
+		})
+	}
+}
+
+func TestRejectsMalformedRequests(t *testing.T) {
+	t.Parallel()
+	s := newService(t, t.TempDir())
+	good, err := json.Marshal(example(t, "payment-allow.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := string(good)
+	tests := map[string]struct {
+		token, contentType string
+		body               []byte
+		status             int
+		code               string
+	}{
+		"no token":              {"", "", good, 401, "unauthenticated"},
+		"an unknown token":      {"x" + agentToken, "", good, 401, "unauthenticated"},
+		"a text body":           {agentToken, "text/plain", good, 415, "unsupported"},
+		"a duplicate key":       {agentToken, "", []byte(`{"decisionID":"a","decisionID":"b"}`), 400, "duplicate"},
+		"an unknown field":      {agentToken, "", []byte(`{"surprise":1}`), 400, "unknownField"},
+		"a field in other case": {agentToken, "", []byte(strings.Replace(body, `"decisionID"`, `"DecisionID"`, 1)), 400, "unknownField"},
+		"a null":                {agentToken, "", []byte(strings.Replace(body, `"decisionID":"decision-20261130-0001"`, `"decisionID":null`, 1)), 400, "kindMismatch"},
+		"a string for a number": {agentToken, "", []byte(strings.Replace(body, `"maxLifetimeSeconds":60`, `"maxLifetimeSeconds":"60"`, 1)), 400, "kindMismatch"},
+		"trailing data":         {agentToken, "", append(append([]byte{}, good...), []byte(` {}`)...), 400, "malformed"},
+		"not JSON":              {agentToken, "", []byte(`{"decisionID":`), 400, "malformed"},
+		"oversized":             {agentToken, "", bytes.Repeat([]byte(" "), server.DefaultMaxBodyBytes+1), 413, "limitExceeded"},
+		"an unknown HostAuthority": {agentToken, "", []byte(strings.Replace(body, `"name":"payments-host"`, `"name":"other-host"`, 1)),
+			404, "notFound"},
+		"a caller without the role of a fact": {strangerToken, "", good, 403, "unauthorized"},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			req, err := http.NewRequest(http.MethodPost, s.url+"/v1/authorize", bytes.NewReader(tc.body))
+			if err != nil {
+				t.Fatal(err)
+			}
+			req.Header.Set("Content-Type", "application/json")
+			if tc.contentType != "" {
+				req.Header.Set("Content-Type", tc.contentType)
+			}
+			if tc.token != "" {
+				req.Header.Set("Authorization", "Bearer "+tc.token)
+			}
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer resp.Body.Close()
+			b, _ := io.ReadAll(resp.Body)
+			e := decode[client.ErrorResponse](t, response{resp.StatusCode, b})
+			if resp.StatusCode != tc.status || e.Error.Code != tc.code {
+				t.Errorf("%d %s; want %d %s", resp.StatusCode, b, tc.status, tc.code)
+			}
+		})
+	}
+}
+
+// TestNothingSecretReachesTheLog: a token and an argument value never
+// appear in a decision-log line or an error response.
+func TestNothingSecretReachesTheLog(t *testing.T) {
+	t.Parallel()
+	s := newService(t, t.TempDir())
+	const canary = "canary-memo-5f1e"
+	req := example(t, "payment-allow.yaml")
+	req.Proposal.Arguments = json.RawMessage(strings.Replace(string(req.Proposal.Arguments), "Invoice 2026-114, thank you", canary, 1))
+	if !strings.Contains(string(req.Proposal.Arguments), canary) {
+		t.Fatal("the example no longer has the memo this test replaces")
+	}
+	res := decode[client.AuthorizeResponse](t, s.post(t, "/v1/authorize", agentToken, req))
+	bad := req
+	bad.Proposal.Arguments = json.RawMessage(strings.Replace(string(req.Proposal.Arguments), `"amount":12500`, `"amount":"`+canary+`"`, 1))
+	r := s.post(t, "/v1/authorize", agentToken, bad)
+	if r.status != http.StatusBadRequest || strings.Contains(string(r.body), canary) {
+		t.Errorf("a rejected argument: %d %s", r.status, r.body)
+	}
+	if res.Authorization != nil {
+		exp := expectations(t, res.Authorization.Artifact)
+		exp.Expectations.Arguments = req.Proposal.Arguments
+		s.post(t, "/v1/consume", executorToken, exp)
+	}
+	s.post(t, "/v1/authorize", "canary-token-"+canary, req)
+	log := s.logText()
+	if strings.Count(log, "\n") < 4 {
+		t.Fatalf("the decision log has too few lines:\n%s", log)
+	}
+	for _, secret := range []string{canary, agentToken, executorToken} {
+		if strings.Contains(log, secret) {
+			t.Errorf("the decision log contains %q:\n%s", secret, log)
+		}
+	}
+}
+
+func TestHealthReadinessMetrics(t *testing.T) {
+	t.Parallel()
+	s := newService(t, t.TempDir())
+	s.authorize(t)
+	for path, want := range map[string]int{"/healthz": 200, "/readyz": 200, "/metrics": 200, "/v2/anything": 404} {
+		if got := get(t, s.url+path); got != want {
+			t.Errorf("GET %s = %d, want %d", path, got, want)
+		}
+	}
+	resp, err := http.Get(s.url + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	for _, m := range []string{`toolgate_decisions_total{outcome="allow"} 1`, "toolgate_decision_log_dropped_total 0", "toolgate_domains_served 1", "toolgate_request_duration_seconds_bucket"} {
+		if !strings.Contains(string(b), m) {
+			t.Errorf("metrics lack %q", m)
+		}
+	}
+	if r := s.post(t, "/healthz", agentToken, []byte(`{}`)); r.status != http.StatusMethodNotAllowed {
+		t.Errorf("POST /healthz = %d, want 405", r.status)
+	}
+}
+
+func get(t *testing.T, url string) int {
+	t.Helper()
+	resp, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	return resp.StatusCode
+}
