@@ -1,0 +1,295 @@
+// Package boltstore is the standalone Consumption store: one bbolt file in
+// a state directory, written with an fsync on every commit.
+//
+// A Consume is one read-write transaction that creates the record only when
+// it is absent (submitted through bbolt's Batch, which coalesces concurrent
+// Consumes into one transaction and one fsync; a batch that fails is re-run
+// one Consume at a time, so each still commits alone). The file is locked
+// by one process at a time, so every replica sharing the store is a
+// goroutine of that process: use etcdstore or apistore for several
+// processes.
+//
+// Records expire: a sweeper goroutine, started by Open and stopped by
+// Close, deletes every record whose expiresAt has passed, every
+// Options.SweepInterval. An expiry index (bucket "expiry", keys
+// big-endian expiry seconds + record key) makes a sweep cost only the
+// records it removes. Time comes from Options.Clock, so tests are
+// deterministic and can call Sweep themselves.
+package boltstore
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"math"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+
+	"github.com/toolgate/toolgate/internal/consume"
+)
+
+// FileName is the store's file inside the state directory.
+const FileName = "consumptions.db"
+
+// Defaults of Options.
+const (
+	DefaultSweepInterval = time.Minute
+	DefaultOpenTimeout   = 5 * time.Second
+	DefaultBatchDelay    = time.Millisecond
+	// SweepBatch bounds the deletions per sweep transaction, so a large
+	// sweep never holds the write lock for long.
+	SweepBatch = 1024
+)
+
+var (
+	bucketRecords = []byte("consumptions") // key domain/binding → 8-byte expiry seconds
+	bucketExpiry  = []byte("expiry")       // key 8-byte expiry seconds + domain/binding → empty
+)
+
+// Options configure Open. The zero value is the production configuration.
+type Options struct {
+	// Clock returns the current time; nil means time.Now.
+	Clock func() time.Time
+	// SweepInterval is the period of the background sweep; 0 means
+	// DefaultSweepInterval and a negative value disables the sweeper
+	// (tests call Sweep).
+	SweepInterval time.Duration
+	// OpenTimeout bounds the wait for the file lock another process holds;
+	// 0 means DefaultOpenTimeout.
+	OpenTimeout time.Duration
+	// BatchDelay is how long a Consume waits for concurrent ones to share
+	// its transaction and fsync (bbolt's MaxBatchDelay); 0 means
+	// DefaultBatchDelay and a negative value commits every Consume in its
+	// own transaction.
+	BatchDelay time.Duration
+}
+
+// Store is the bbolt Consumption store. It is safe for concurrent use.
+type Store struct {
+	db    *bolt.DB
+	clock func() time.Time
+	batch bool // submit through db.Batch
+
+	stop      chan struct{}
+	done      chan struct{}
+	closeOnce sync.Once
+	closeErr  error
+}
+
+var _ consume.Store = (*Store)(nil)
+
+// Open opens (creating when absent) the store file in dir, which must exist
+// or be creatable with mode 0700. Failure wraps consume.ErrUnavailable.
+func Open(dir string, opts Options) (*Store, error) {
+	if opts.Clock == nil {
+		opts.Clock = time.Now
+	}
+	if opts.SweepInterval == 0 {
+		opts.SweepInterval = DefaultSweepInterval
+	}
+	if opts.OpenTimeout <= 0 {
+		opts.OpenTimeout = DefaultOpenTimeout
+	}
+	if opts.BatchDelay == 0 {
+		opts.BatchDelay = DefaultBatchDelay
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, consume.Unavailable("create state directory", errors.Unwrap(err))
+	}
+	db, err := bolt.Open(filepath.Join(dir, FileName), 0o600, &bolt.Options{
+		Timeout:      opts.OpenTimeout,
+		NoSync:       false, // fsync on every commit: a yes survives a crash
+		FreelistType: bolt.FreelistMapType,
+	})
+	if err != nil {
+		return nil, consume.Unavailable("open", err)
+	}
+	if err := db.Update(func(tx *bolt.Tx) error {
+		for _, b := range [][]byte{bucketRecords, bucketExpiry} {
+			if _, err := tx.CreateBucketIfNotExists(b); err != nil {
+				return err
+			}
+		}
+		return nil
+	}); err != nil {
+		_ = db.Close()
+		return nil, consume.Unavailable("create buckets", err)
+	}
+	s := &Store{db: db, clock: opts.Clock, batch: opts.BatchDelay > 0, stop: make(chan struct{}), done: make(chan struct{})}
+	db.MaxBatchDelay = max(opts.BatchDelay, 0)
+	if opts.SweepInterval > 0 {
+		go s.sweepLoop(opts.SweepInterval)
+	} else {
+		close(s.done)
+	}
+	return s, nil
+}
+
+// Consume records k, expiring at expiresAt, unless it is recorded already.
+func (s *Store) Consume(ctx context.Context, k consume.Key, expiresAt time.Time) error {
+	if err := k.Validate(); err != nil {
+		return err
+	}
+	if err := ctx.Err(); err != nil {
+		return consume.Unavailable("consume", err)
+	}
+	rk := recordKey(k)
+	exp := expirySeconds(expiresAt)
+	var consumed bool
+	commit := s.db.Update
+	if s.batch {
+		commit = s.db.Batch
+	}
+	err := commit(func(tx *bolt.Tx) error {
+		consumed = false // Batch may run this function again alone
+		records := tx.Bucket(bucketRecords)
+		if records.Get(rk) != nil {
+			consumed = true
+			return nil
+		}
+		var v [8]byte
+		binary.BigEndian.PutUint64(v[:], exp)
+		if err := records.Put(rk, v[:]); err != nil {
+			return err
+		}
+		return tx.Bucket(bucketExpiry).Put(expiryKey(exp, rk), nil)
+	})
+	switch {
+	case err != nil:
+		return consume.Unavailable("commit", err)
+	case consumed:
+		return consume.ErrConsumed
+	}
+	return nil
+}
+
+// Ready reports whether the file answers a read transaction.
+func (s *Store) Ready(ctx context.Context) error {
+	if err := ctx.Err(); err != nil {
+		return consume.Unavailable("ready", err)
+	}
+	err := s.db.View(func(tx *bolt.Tx) error {
+		if tx.Bucket(bucketRecords) == nil || tx.Bucket(bucketExpiry) == nil {
+			return errMissingBucket
+		}
+		return nil
+	})
+	if err != nil {
+		return consume.Unavailable("ready", err)
+	}
+	return nil
+}
+
+var errMissingBucket = errors.New("bucket missing")
+
+// Sweep deletes every record whose expiresAt is at or before the clock's
+// now, in transactions of at most SweepBatch deletions, and returns how many
+// it deleted.
+func (s *Store) Sweep(ctx context.Context) (int, error) {
+	now := s.clock().Unix()
+	total := 0
+	for {
+		if err := ctx.Err(); err != nil {
+			return total, consume.Unavailable("sweep", err)
+		}
+		n := 0
+		err := s.db.Update(func(tx *bolt.Tx) error {
+			n = 0
+			records, index := tx.Bucket(bucketRecords), tx.Bucket(bucketExpiry)
+			c := index.Cursor()
+			for ik, _ := c.First(); ik != nil && n < SweepBatch; ik, _ = c.First() {
+				if now < 0 || binary.BigEndian.Uint64(ik[:8]) > uint64(now) {
+					break
+				}
+				if err := records.Delete(ik[8:]); err != nil {
+					return err
+				}
+				if err := c.Delete(); err != nil {
+					return err
+				}
+				n++
+			}
+			return nil
+		})
+		total += n
+		if err != nil {
+			return total, consume.Unavailable("sweep", err)
+		}
+		if n < SweepBatch {
+			return total, nil
+		}
+	}
+}
+
+// Len returns the number of records held (for metrics and tests).
+func (s *Store) Len() (int, error) {
+	var n int
+	err := s.db.View(func(tx *bolt.Tx) error {
+		n = tx.Bucket(bucketRecords).Stats().KeyN
+		return nil
+	})
+	if err != nil {
+		return 0, consume.Unavailable("count", err)
+	}
+	return n, nil
+}
+
+func (s *Store) sweepLoop(every time.Duration) {
+	defer close(s.done)
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		select {
+		case <-s.stop:
+			return
+		case <-t.C:
+			// A failed sweep leaves records longer than needed, which
+			// never permits a second Consumption; the next tick retries.
+			_, _ = s.Sweep(context.Background())
+		}
+	}
+}
+
+// Close stops the sweeper and closes the file. Every later call fails
+// closed with ErrUnavailable. Close is idempotent.
+func (s *Store) Close() error {
+	s.closeOnce.Do(func() {
+		close(s.stop)
+		<-s.done
+		if err := s.db.Close(); err != nil {
+			s.closeErr = consume.Unavailable("close", err)
+		}
+	})
+	return s.closeErr
+}
+
+// recordKey is "<domain>/<binding>": neither part contains '/'.
+func recordKey(k consume.Key) []byte {
+	b := make([]byte, 0, len(k.Domain)+1+len(k.Binding))
+	b = append(b, k.Domain...)
+	b = append(b, '/')
+	return append(b, k.Binding...)
+}
+
+func expiryKey(exp uint64, rk []byte) []byte {
+	b := make([]byte, 8, 8+len(rk))
+	binary.BigEndian.PutUint64(b, exp)
+	return append(b, rk...)
+}
+
+// expirySeconds is expiresAt in Unix seconds rounded up (a record is never
+// removed before expiresAt), at least 0.
+func expirySeconds(t time.Time) uint64 {
+	sec := t.Unix()
+	if t.Nanosecond() > 0 && sec < math.MaxInt64 {
+		sec++
+	}
+	if sec < 0 {
+		return 0
+	}
+	return uint64(sec)
+}
