@@ -13,6 +13,7 @@ FUZZTIME_SHORT ?= 20000x
 # Minimum total statement coverage of internal/engine (make cover-engine).
 COVER_MIN ?= 90
 SAMPLES   ?= config/samples
+STATE     ?= $(CURDIR)/.state
 
 ##@ General
 
@@ -112,7 +113,12 @@ build: ## Build bin/toolgate.
 	$(GO) build -o $(BIN)/toolgate ./cmd/toolgate
 
 .PHONY: run
-run: build ## Decide the three example requests (allow, deny, requireConfirmation) on the shipped samples.
+run: build ## Serve the shipped samples on 127.0.0.1:8080 (standalone; the README walks through it with curl).
+	$(BIN)/toolgate serve --standalone --manifests $(SAMPLES) --state $(STATE) \
+		--tokens examples/standalone/tokens.yaml --listen 127.0.0.1:8080
+
+.PHONY: decide
+decide: build ## Decide the three example requests (allow, deny, requireConfirmation) offline, with toolgate decide.
 	@for r in payment-allow payment-deny email-confirm; do \
 		echo "== examples/requests/$$r.yaml"; \
 		$(BIN)/toolgate decide --manifests $(SAMPLES) --request examples/requests/$$r.yaml || exit 1; \
