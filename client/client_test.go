@@ -1,0 +1,89 @@
+package client_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/toolgate/toolgate/client"
+	"github.com/toolgate/toolgate/internal/consume/boltstore"
+	"github.com/toolgate/toolgate/internal/server"
+	"github.com/toolgate/toolgate/internal/standalone"
+	"github.com/toolgate/toolgate/internal/testutil"
+)
+
+// TestClientAgainstTheService plays agent and executor with the client
+// against the real service on the shipped samples, with the durable bbolt
+// Consumption store.
+func TestClientAgainstTheService(t *testing.T) {
+	t.Parallel()
+	root := testutil.RepoRoot(t)
+	state := t.TempDir()
+	domains, err := standalone.Load(filepath.Join(state, "keys"), filepath.Join(root, "config", "samples"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var set server.StaticDomains
+	if err := set.Replace(domains...); err != nil {
+		t.Fatal(err)
+	}
+	tokens, err := server.LoadTokens(filepath.Join(root, "examples", "standalone", "tokens.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	store, err := boltstore.Open(filepath.Join(state, "consumptions"), boltstore.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { store.Close() })
+	srv, err := server.New(server.Config{Domains: &set, Auth: tokens, Store: store, Clock: time.Now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewServer(srv.Handler())
+	t.Cleanup(ts.Close)
+
+	var req client.AuthorizeRequest
+	var exp client.Expectations
+	readJSON(t, filepath.Join(root, "examples", "api", "authorize-allow.json"), &req)
+	readJSON(t, filepath.Join(root, "examples", "api", "expectations-allow.json"), &exp)
+
+	ctx := context.Background()
+	res, err := client.New(ts.URL, "dev-agent-runtime-token-4f8b2c1e9d7a", nil).Authorize(ctx, req)
+	if err != nil || res.Decision.Outcome != "allow" || res.Authorization == nil {
+		t.Fatalf("Authorize: %+v, %v", res, err)
+	}
+	executor := client.New(ts.URL, "dev-payments-executor-token-7c3e5a9b1f2d", nil)
+	v := client.ValidateRequest{Artifact: res.Authorization.Artifact, Expectations: exp}
+	if _, err := executor.Validate(ctx, v); err != nil {
+		t.Fatalf("Validate: %v", err)
+	}
+	if done, err := executor.Consume(ctx, v); err != nil || !done.Consumed {
+		t.Fatalf("Consume: %+v, %v", done, err)
+	}
+	if _, err := executor.Consume(ctx, v); !errors.Is(err, client.ErrConsumed) {
+		t.Errorf("second Consume: %v, want ErrConsumed", err)
+	}
+	_, err = client.New(ts.URL, "not-a-token-of-this-service", nil).Authorize(ctx, req)
+	var ae *client.APIError
+	if !errors.As(err, &ae) || ae.Status != http.StatusUnauthorized || ae.Err.Code != "unauthenticated" {
+		t.Errorf("unauthenticated Authorize: %v", err)
+	}
+}
+
+func readJSON(t *testing.T, path string, v any) {
+	t.Helper()
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(raw, v); err != nil {
+		t.Fatal(err)
+	}
+}
