@@ -41,7 +41,7 @@ func TestClientAgainstTheService(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { store.Close() })
+	t.Cleanup(func() { _ = store.Close() })
 	srv, err := server.New(server.Config{Domains: &set, Auth: tokens, Store: store, Clock: time.Now})
 	if err != nil {
 		t.Fatal(err)

@@ -84,14 +84,14 @@ func serveContext(ctx context.Context, args []string, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	defer store.Close()
+	defer func() { _ = store.Close() }()
 	logOut := io.Writer(os.Stdout)
 	if *logFile != "-" {
 		f, err := os.OpenFile(*logFile, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
 		if err != nil {
 			return err
 		}
-		defer f.Close()
+		defer func() { _ = f.Close() }()
 		logOut = f
 	}
 	decisions := server.NewDecisionLog(logOut, 4096, *syncLog)

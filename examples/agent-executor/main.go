@@ -40,7 +40,7 @@ func run(url, agentToken, executorToken string) error {
 	if err != nil {
 		return err
 	}
-	fmt.Printf("agent: %s %v by %v\n", res.Decision.Outcome, res.Decision.Reasons, res.Decision.MatchedRules)
+	fmt.Fprintf(os.Stdout, "agent: %s %v by %v\n", res.Decision.Outcome, res.Decision.Reasons, res.Decision.MatchedRules)
 	if res.Authorization == nil {
 		return errors.New("no authorization was issued")
 	}
@@ -56,11 +56,11 @@ func run(url, agentToken, executorToken string) error {
 		done, err := executor.Consume(ctx, client.ValidateRequest{Artifact: res.Authorization.Artifact, Expectations: exp})
 		switch {
 		case errors.Is(err, client.ErrConsumed):
-			fmt.Printf("executor, attempt %d: already consumed — no side effect\n", attempt)
+			fmt.Fprintf(os.Stdout, "executor, attempt %d: already consumed — no side effect\n", attempt)
 		case err != nil:
 			return err
 		default:
-			fmt.Printf("executor, attempt %d: consumed %s — performing the payment\n", attempt, done.Binding)
+			fmt.Fprintf(os.Stdout, "executor, attempt %d: consumed %s — performing the payment\n", attempt, done.Binding)
 		}
 	}
 	return nil

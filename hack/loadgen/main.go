@@ -66,7 +66,7 @@ func run(conc, n int, d time.Duration) error {
 	if err != nil {
 		return err
 	}
-	defer os.RemoveAll(state)
+	defer func() { _ = os.RemoveAll(state) }()
 	domains, err := standalone.Load(filepath.Join(state, "keys"), "config/samples")
 	if err != nil {
 		return err
@@ -83,7 +83,7 @@ func run(conc, n int, d time.Duration) error {
 	if err != nil {
 		return err
 	}
-	defer store.Close()
+	defer func() { _ = store.Close() }()
 	decisions := server.NewDecisionLog(io.Discard, 8192, false)
 	defer decisions.Close()
 	srv, err := server.New(server.Config{Domains: &set, Auth: tokens, Store: store, Log: decisions})
@@ -95,8 +95,8 @@ func run(conc, n int, d time.Duration) error {
 		return err
 	}
 	hs := &http.Server{Handler: srv.Handler(), ReadHeaderTimeout: 5 * time.Second}
-	go hs.Serve(ln)
-	defer hs.Shutdown(context.Background())
+	go func() { _ = hs.Serve(ln) }()
+	defer func() { _ = hs.Shutdown(context.Background()) }()
 	base := "http://" + ln.Addr().String()
 	hc := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: conc, MaxConnsPerHost: conc}}
 
@@ -204,7 +204,7 @@ func post(hc *http.Client, url, token string, body []byte) (int, []byte, error) 
 	if err != nil {
 		return 0, nil, err
 	}
-	defer resp.Body.Close()
+	defer func() { _ = resp.Body.Close() }()
 	b, err := io.ReadAll(resp.Body)
 	return resp.StatusCode, b, err
 }

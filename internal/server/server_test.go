@@ -166,7 +166,7 @@ func (s *service) post(t *testing.T, path, token string, body any) response {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer resp.Body.Close()
+	defer func() { _ = resp.Body.Close() }()
 	b, err := io.ReadAll(resp.Body)
 	if err != nil {
 		t.Fatal(err)
@@ -385,7 +385,7 @@ func TestRejectsMalformedRequests(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			defer resp.Body.Close()
+			defer func() { _ = resp.Body.Close() }()
 			b, _ := io.ReadAll(resp.Body)
 			e := decode[client.ErrorResponse](t, response{resp.StatusCode, b})
 			if resp.StatusCode != tc.status || e.Error.Code != tc.code {
@@ -443,7 +443,7 @@ func TestHealthReadinessMetrics(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer resp.Body.Close()
+	defer func() { _ = resp.Body.Close() }()
 	b, _ := io.ReadAll(resp.Body)
 	for _, m := range []string{`toolgate_decisions_total{outcome="allow"} 1`, "toolgate_decision_log_dropped_total 0", "toolgate_domains_served 1", "toolgate_request_duration_seconds_bucket"} {
 		if !strings.Contains(string(b), m) {
@@ -461,6 +461,6 @@ func get(t *testing.T, url string) int {
 	if err != nil {
 		t.Fatal(err)
 	}
-	resp.Body.Close()
+	_ = resp.Body.Close()
 	return resp.StatusCode
 }
