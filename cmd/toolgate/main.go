@@ -45,6 +45,9 @@ func verbs() []verb {
 		{"serve", "--standalone --manifests PATH --state DIR [--listen ADDR] [--tokens FILE] [--tls-cert F --tls-key F]",
 			"run the authorization service on manifests from a directory",
 			func(a []string, _ io.Reader, _ io.Writer) error { return serve(a, os.Stderr) }},
+		{"diff", "OLD NEW",
+			"what each new PolicySnapshot generation in NEW changes relative to OLD, and whether it is a valid successor",
+			func(a []string, _ io.Reader, out io.Writer) error { return diff(a, out) }},
 		{"version", "", "print the build version",
 			func(a []string, _ io.Reader, out io.Writer) error { return version(a, out) }},
 	}
