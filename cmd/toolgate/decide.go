@@ -13,7 +13,6 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/toolgate/toolgate/client"
-	"github.com/toolgate/toolgate/internal/engine/fault"
 	"github.com/toolgate/toolgate/internal/engine/policy"
 	"github.com/toolgate/toolgate/internal/host"
 	"github.com/toolgate/toolgate/internal/manifest"
@@ -60,21 +59,8 @@ func decide(args []string, out io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("request: %w", err)
 	}
-	ns, name := wr.HostAuthority.Namespace, wr.HostAuthority.Name
-	obj, ok := set.HostAuthority(ns, name)
-	if !ok {
-		return errors.New("request: hostAuthority names no HostAuthority in the manifests")
-	}
-	cfg, err := manifest.HostConfig(obj)
+	h, err := loadHost(set, wr.HostAuthority.Namespace, wr.HostAuthority.Name)
 	if err != nil {
-		return fmt.Errorf("HostAuthority %s/%s: %w", ns, name, err)
-	}
-	h, err := host.New(cfg)
-	if err != nil {
-		return fmt.Errorf("HostAuthority %s/%s: %w", ns, name, fault.Within("spec", err))
-	}
-	admin, _ := manifest.AdministratorOf(obj)
-	if err := set.PublishInto(h, ns, name, admin); err != nil {
 		return err
 	}
 	r := server.HostRequest(wr.AuthorizeRequest, host.Caller{Name: wr.Caller.Name, Groups: wr.Caller.Groups}, wr.Time)

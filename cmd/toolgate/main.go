@@ -48,6 +48,9 @@ func verbs() []verb {
 		{"diff", "OLD NEW",
 			"what each new PolicySnapshot generation in NEW changes relative to OLD, and whether it is a valid successor",
 			func(a []string, _ io.Reader, out io.Writer) error { return diff(a, out) }},
+		{"test", "PATH...",
+			"run the policy tests (*.test.yaml: requests and the Decisions they must get) against their manifests",
+			func(a []string, _ io.Reader, out io.Writer) error { return testPolicies(a, out) }},
 		{"version", "", "print the build version",
 			func(a []string, _ io.Reader, out io.Writer) error { return version(a, out) }},
 	}
