@@ -138,7 +138,8 @@ func wholeSecondsUp(t time.Time) time.Time {
 // in the wrapped error (errors.Unwrap), never in Error().
 type APIError struct {
 	// Reason is the apiserver's StatusReason ("Forbidden", "Timeout", …) or
-	// "Transport" when no Status came back.
+	// "NoStatus" when no Status came back (a transport failure, a timeout,
+	// a kind the apiserver does not serve).
 	Reason string
 	// Code is the HTTP status code, 0 for a transport failure.
 	Code int32
@@ -157,5 +158,5 @@ func sanitize(err error) error {
 	if errors.As(err, &st) {
 		return &APIError{Reason: string(st.Status().Reason), Code: st.Status().Code, err: err}
 	}
-	return &APIError{Reason: "Transport", err: err}
+	return &APIError{Reason: "NoStatus", err: err}
 }

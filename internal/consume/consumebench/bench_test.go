@@ -1,9 +1,3 @@
-// Package consumebench_test measures Consume throughput and latency of every
-// Consumption store on its real backend over loopback (docs/performance.md
-// has the numbers and the command). The etcd and apiserver benchmarks need
-// the envtest binaries (KUBEBUILDER_ASSETS) and skip without them. Every
-// backend fsyncs as in production: bbolt on every commit, etcd on every
-// raft write (envtest's default --unsafe-no-fsync is turned off).
 package consumebench_test
 
 import (
