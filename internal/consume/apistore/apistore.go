@@ -22,6 +22,7 @@ import (
 	"context"
 	"errors"
 	"strconv"
+	"sync/atomic"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -60,7 +61,11 @@ type Store struct {
 	c         client.Client
 	namespace string
 	timeout   time.Duration
+	closed    atomic.Bool
 }
+
+// errClosed is the cause of every answer after Close.
+var errClosed = errors.New("store closed")
 
 var _ consume.Store = (*Store)(nil)
 
@@ -79,6 +84,9 @@ func New(c client.Client, namespace string, opts Options) *Store {
 func (s *Store) Consume(ctx context.Context, k consume.Key, expiresAt time.Time) error {
 	if err := k.Validate(); err != nil {
 		return err
+	}
+	if s.closed.Load() {
+		return consume.Unavailable("create", errClosed)
 	}
 	authzID := UnrecordedAuthorizationID
 	if id, ok := consume.AuthorizationIDFrom(ctx); ok {
@@ -111,6 +119,9 @@ func (s *Store) Consume(ctx context.Context, k consume.Key, expiresAt time.Time)
 
 // Ready reads one object: NotFound (or the object) is an answer.
 func (s *Store) Ready(ctx context.Context) error {
+	if s.closed.Load() {
+		return consume.Unavailable("ready", errClosed)
+	}
 	ctx, cancel := context.WithTimeout(ctx, s.timeout)
 	defer cancel()
 	err := s.c.Get(ctx, client.ObjectKey{Namespace: s.namespace, Name: readyProbeName}, &v1alpha1.Consumption{})
@@ -120,8 +131,12 @@ func (s *Store) Ready(ctx context.Context) error {
 	return nil
 }
 
-// Close releases nothing: the client belongs to the caller.
-func (s *Store) Close() error { return nil }
+// Close makes every later call fail closed with ErrUnavailable; the client
+// belongs to the caller and stays open.
+func (s *Store) Close() error {
+	s.closed.Store(true)
+	return nil
+}
 
 // wholeSecondsUp rounds t up to a whole second (the field's precision), so
 // the record is never collected before expiresAt.

@@ -116,6 +116,14 @@ var _ = Describe("A store that cannot answer", func() {
 		Expect(err.Error()).NotTo(ContainSubstring(k.Binding))
 	})
 
+	It("fails closed after Close", func() {
+		s := apistore.New(k8s, newNamespace(), apistore.Options{})
+		k := consumetest.NewKey(consumetest.NewDomain())
+		Expect(s.Consume(ctx, k, time.Now().Add(time.Hour))).To(Succeed())
+		Expect(s.Close()).To(Succeed())
+		Expect(consumetest.CheckUnavailable(ctx, s, k)).To(Succeed())
+	})
+
 	It("fails closed when the namespace does not exist", func() {
 		s := apistore.New(k8s, "no-such-namespace", apistore.Options{})
 		err := s.Consume(ctx, consumetest.NewKey(consumetest.NewDomain()), time.Now().Add(time.Hour))
