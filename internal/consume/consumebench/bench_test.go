@@ -77,7 +77,7 @@ func BenchmarkConsume(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				defer s.Close()
+				defer func() { _ = s.Close() }()
 				benchConsume(b, s, c)
 				// File size per record held (includes free pages).
 				if fi, err := os.Stat(filepath.Join(dir, boltstore.FileName)); err == nil {
@@ -92,12 +92,12 @@ func BenchmarkConsume(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		defer s.Close()
+		defer func() { _ = s.Close() }()
 		cli, err := clientv3.New(e.Config())
 		if err != nil {
 			b.Fatal(err)
 		}
-		defer cli.Close()
+		defer func() { _ = cli.Close() }()
 		for _, c := range callers {
 			b.Run(name(c), func(b *testing.B) {
 				before := dbSize(b, cli, e.Endpoint())

@@ -59,7 +59,7 @@ func (e *Etcd) Start() error {
 	if err != nil {
 		return err
 	}
-	defer log.Close()
+	defer func() { _ = log.Close() }()
 	e.cmd = exec.Command(e.bin,
 		"--name=consumetest",
 		"--data-dir="+e.dataDir,
@@ -80,7 +80,7 @@ func (e *Etcd) Start() error {
 		e.Kill()
 		return err
 	}
-	defer cli.Close()
+	defer func() { _ = cli.Close() }()
 	deadline := time.Now().Add(30 * time.Second)
 	for {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
@@ -125,6 +125,6 @@ func freeAddr(tb testing.TB) string {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	defer l.Close()
+	defer func() { _ = l.Close() }()
 	return "127.0.0.1:" + strconv.Itoa(l.Addr().(*net.TCPAddr).Port)
 }
