@@ -3,6 +3,8 @@ package apistore
 import (
 	"context"
 	"errors"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -18,6 +20,10 @@ import (
 const (
 	DefaultCollectInterval = time.Minute
 	DefaultPageSize        = 500
+	// DefaultWorkers deletes several objects at once: one at a time, a
+	// Delete round trip (about 4 ms on the test machine) would cap
+	// collection below the rate the store can create records.
+	DefaultWorkers = 8
 )
 
 // CollectorOptions configure NewCollector.
@@ -29,6 +35,9 @@ type CollectorOptions struct {
 	Interval time.Duration
 	// PageSize is the List page size; 0 means DefaultPageSize.
 	PageSize int64
+	// Workers is the number of concurrent deletions; 0 means
+	// DefaultWorkers.
+	Workers int
 }
 
 // Collector deletes Consumptions whose spec.expiresAt has passed: the
@@ -56,43 +65,63 @@ func NewCollector(c client.Client, namespace string, opts CollectorOptions) *Col
 	if opts.PageSize <= 0 {
 		opts.PageSize = DefaultPageSize
 	}
+	if opts.Workers <= 0 {
+		opts.Workers = DefaultWorkers
+	}
 	return &Collector{c: c, namespace: namespace, opts: opts}
 }
 
 // Collect makes one pass: it lists every Consumption in pages and deletes
 // each whose expiresAt is at or before the clock's now (with a UID
-// precondition, so only the listed object is deleted). It returns how many
+// precondition, so only the listed object is deleted), Workers at a time. It returns how many
 // it deleted; a failure (wrapping consume.ErrUnavailable) leaves the
 // remaining records for the next pass, which never permits a second
 // Consumption.
 func (g *Collector) Collect(ctx context.Context) (int, error) {
 	now := g.opts.Clock()
-	deleted := 0
-	var firstErr error
+	var (
+		deleted  atomic.Int64
+		mu       sync.Mutex
+		firstErr error
+	)
 	cont := ""
 	for {
 		var list v1alpha1.ConsumptionList
 		if err := g.c.List(ctx, &list, client.InNamespace(g.namespace), client.Limit(g.opts.PageSize), client.Continue(cont)); err != nil {
-			return deleted, consume.Unavailable("list", sanitize(err))
+			return int(deleted.Load()), consume.Unavailable("list", sanitize(err))
+		}
+		expired := make(chan *v1alpha1.Consumption)
+		var wg sync.WaitGroup
+		for range g.opts.Workers {
+			wg.Go(func() {
+				for obj := range expired {
+					err := g.c.Delete(ctx, obj, client.Preconditions{UID: &obj.UID})
+					switch {
+					case err == nil:
+						deleted.Add(1)
+					case apierrors.IsNotFound(err) || apierrors.IsConflict(err):
+						// Deleted (or replaced) by someone else meanwhile.
+					default:
+						mu.Lock()
+						if firstErr == nil {
+							firstErr = consume.Unavailable("delete", sanitize(err))
+						}
+						mu.Unlock()
+					}
+				}
+			})
 		}
 		for i := range list.Items {
 			obj := &list.Items[i]
-			if now.Before(obj.Spec.ExpiresAt.Time) || obj.DeletionTimestamp != nil {
-				continue
-			}
-			err := g.c.Delete(ctx, obj, client.Preconditions{UID: &obj.UID})
-			switch {
-			case err == nil:
-				deleted++
-			case apierrors.IsNotFound(err) || apierrors.IsConflict(err):
-				// Deleted (or replaced) by someone else meanwhile.
-			case firstErr == nil:
-				firstErr = consume.Unavailable("delete", sanitize(err))
+			if !now.Before(obj.Spec.ExpiresAt.Time) && obj.DeletionTimestamp == nil {
+				expired <- obj
 			}
 		}
+		close(expired)
+		wg.Wait()
 		cont = list.Continue
 		if cont == "" {
-			return deleted, firstErr
+			return int(deleted.Load()), firstErr
 		}
 	}
 }

@@ -85,6 +85,25 @@ func BenchmarkConsume(b *testing.B) {
 				}
 			})
 		}
+		// One Sweep removing b.N expired records: ns/op is the cost of
+		// removing one.
+		b.Run("sweep", func(b *testing.B) {
+			t0 := time.Now()
+			now := t0
+			s, err := boltstore.Open(b.TempDir(), boltstore.Options{Clock: func() time.Time { return now }, SweepInterval: -1})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer func() { _ = s.Close() }()
+			fill(b, s, b.N, t0.Add(time.Second))
+			now = t0.Add(2 * time.Second)
+			b.ResetTimer()
+			n, err := s.Sweep(context.Background())
+			b.StopTimer()
+			if err != nil || n != b.N {
+				b.Fatalf("Sweep = %d, %v; want %d", n, err, b.N)
+			}
+		})
 	})
 	b.Run("etcd", func(b *testing.B) {
 		e := consumetest.StartEtcd(b, consumetest.Assets(b))
@@ -157,7 +176,42 @@ func BenchmarkConsume(b *testing.B) {
 				}
 			})
 		}
+		// One Collect pass deleting b.N expired objects: ns/op is the
+		// cost of deleting one.
+		b.Run("collect", func(b *testing.B) {
+			ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "collect-"}}
+			if err := c.Create(context.Background(), ns); err != nil {
+				b.Fatal(err)
+			}
+			t0 := time.Now()
+			fill(b, apistore.New(c, ns.Name, apistore.Options{}), b.N, t0.Add(time.Second))
+			gc := apistore.NewCollector(c, ns.Name, apistore.CollectorOptions{Clock: func() time.Time { return t0.Add(2 * time.Second) }})
+			b.ResetTimer()
+			n, err := gc.Collect(context.Background())
+			b.StopTimer()
+			if err != nil || n != b.N {
+				b.Fatalf("Collect = %d, %v; want %d", n, err, b.N)
+			}
+		})
 	})
+}
+
+// fill consumes n fresh keys expiring at exp from 32 goroutines.
+func fill(b *testing.B, s consume.Store, n int, exp time.Time) {
+	b.Helper()
+	domain := consumetest.NewDomain()
+	var wg sync.WaitGroup
+	for g := range 32 {
+		wg.Go(func() {
+			for i := g; i < n; i += 32 {
+				if err := s.Consume(context.Background(), consumetest.NewKey(domain), exp); err != nil {
+					b.Error(err)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
 }
 
 // dbSize is the etcd backend's size in use (bytes).
