@@ -32,7 +32,8 @@ var ErrInvalidKey = errors.New("consume: invalid key")
 // KeyError rejects a malformed Key (or Authorization identity). It names the
 // field and a constant reason and never the rejected value.
 type KeyError struct {
-	// Field is "domain", "binding" or "authorizationID".
+	// Field is "domain", "binding", "key" (ParseKey: not <domain>.<binding>)
+	// or "authorizationID".
 	Field string
 	// Reason is one of the Reason constants.
 	Reason string

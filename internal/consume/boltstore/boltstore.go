@@ -2,9 +2,10 @@
 // a state directory, written with an fsync on every commit.
 //
 // A Consume is one read-write transaction that creates the record only when
-// it is absent (submitted through bbolt's Batch, which coalesces concurrent
-// Consumes into one transaction and one fsync; a batch that fails is re-run
-// one Consume at a time, so each still commits alone). The file is locked
+// it is absent. A Consume that finds no other in progress commits at once;
+// concurrent ones go through bbolt's Batch, which coalesces them into one
+// transaction and one fsync (a batch that fails is re-run one Consume at a
+// time, so each still commits alone). The file is locked
 // by one process at a time, so every replica sharing the store is a
 // goroutine of that process: use etcdstore or apistore for several
 // processes.
@@ -25,6 +26,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
@@ -72,7 +74,9 @@ type Options struct {
 type Store struct {
 	db    *bolt.DB
 	clock func() time.Time
-	batch bool // submit through db.Batch
+	batch bool // submit concurrent Consumes through db.Batch
+
+	inflight atomic.Int64 // Consumes in progress
 
 	stop      chan struct{}
 	done      chan struct{}
@@ -140,10 +144,13 @@ func (s *Store) Consume(ctx context.Context, k consume.Key, expiresAt time.Time)
 	rk := recordKey(k)
 	exp := expirySeconds(expiresAt)
 	var consumed bool
+	// A lone Consume commits at once; concurrent ones share a batch
+	// (waiting at most BatchDelay for each other).
 	commit := s.db.Update
-	if s.batch {
+	if s.inflight.Add(1) > 1 && s.batch {
 		commit = s.db.Batch
 	}
+	defer s.inflight.Add(-1)
 	err := commit(func(tx *bolt.Tx) error {
 		consumed = false // Batch may run this function again alone
 		records := tx.Bucket(bucketRecords)

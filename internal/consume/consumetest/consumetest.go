@@ -193,7 +193,7 @@ func CheckInvalidKeys(ctx context.Context, s consume.Store) error {
 // ctx should carry a deadline: a store that cannot answer must still return.
 func CheckUnavailable(ctx context.Context, s consume.Store, consumed consume.Key) error {
 	if err := s.Ready(ctx); !errors.Is(err, consume.ErrUnavailable) {
-		return fmt.Errorf("ready: %v, want ErrUnavailable", err)
+		return fmt.Errorf("store.Ready: %v, want ErrUnavailable", err)
 	}
 	keys := []consume.Key{NewKey(NewDomain()), NewKey(NewDomain())}
 	if consumed != (consume.Key{}) {

@@ -1,0 +1,212 @@
+package apistore_test
+
+import (
+	"context"
+	"errors"
+	"net"
+	"sync/atomic"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
+
+	"github.com/toolgate/toolgate/api/v1alpha1"
+	"github.com/toolgate/toolgate/internal/consume"
+	"github.com/toolgate/toolgate/internal/consume/apistore"
+	"github.com/toolgate/toolgate/internal/consume/consumetest"
+)
+
+var _ = Describe("Store", func() {
+	var (
+		ns       string
+		replicas []consume.Store
+	)
+	BeforeEach(func() {
+		ns = newNamespace()
+		// Two replicas: two clients, one apiserver.
+		replicas = []consume.Store{apistore.New(newClient(), ns, apistore.Options{}), apistore.New(newClient(), ns, apistore.Options{})}
+	})
+
+	It("answers Ready", func() {
+		for _, s := range replicas {
+			Expect(s.Ready(ctx)).To(Succeed())
+		}
+	})
+	It("consumes a key once, then says ErrConsumed on every replica", func() {
+		Expect(consumetest.CheckOnce(ctx, replicas)).To(Succeed())
+	})
+	It("gives 64 concurrent callers of one key one nil and 63 ErrConsumed", func() {
+		Expect(consumetest.CheckOneKeyConcurrently(ctx, replicas)).To(Succeed())
+	})
+	It("consumes many distinct keys each once", func() {
+		Expect(consumetest.CheckDistinctKeys(ctx, replicas)).To(Succeed())
+	})
+	It("rejects malformed keys without echo and writes nothing for them", func() {
+		Expect(consumetest.CheckInvalidKeys(ctx, replicas[0])).To(Succeed())
+		var list v1alpha1.ConsumptionList
+		Expect(k8s.List(ctx, &list, client.InNamespace(ns))).To(Succeed())
+		Expect(list.Items).To(HaveLen(1), "only the valid key after the rejected ones")
+	})
+
+	It("writes the Consumption object named <domain>.<binding> with the Authorization identity and expiry rounded up", func() {
+		k := consumetest.NewKey(consumetest.NewDomain())
+		exp := time.Unix(1_900_000_000, 250_000_000)
+		Expect(replicas[0].Consume(consume.WithAuthorizationID(ctx, "authz-42"), k, exp)).To(Succeed())
+		var got v1alpha1.Consumption
+		Expect(k8s.Get(ctx, client.ObjectKey{Namespace: ns, Name: k.Domain + "." + k.Binding}, &got)).To(Succeed())
+		Expect(got.Spec.Domain).To(BeEquivalentTo(k.Domain))
+		Expect(got.Spec.BindingDigest).To(BeEquivalentTo(k.Binding))
+		Expect(got.Spec.AuthorizationID).To(BeEquivalentTo("authz-42"))
+		Expect(got.Spec.ExpiresAt.Time.Unix()).To(Equal(int64(1_900_000_001)))
+
+		other := consumetest.NewKey(consumetest.NewDomain())
+		Expect(replicas[0].Consume(ctx, other, exp)).To(Succeed())
+		Expect(k8s.Get(ctx, client.ObjectKey{Namespace: ns, Name: other.String()}, &got)).To(Succeed())
+		Expect(got.Spec.AuthorizationID).To(BeEquivalentTo(apistore.UnrecordedAuthorizationID))
+	})
+
+	It("rejects a malformed Authorization identity with a KeyError that does not echo it", func() {
+		k := consumetest.NewKey(consumetest.NewDomain())
+		err := replicas[0].Consume(consume.WithAuthorizationID(ctx, "Echo-Canary"), k, time.Now().Add(time.Hour))
+		var ke *consume.KeyError
+		Expect(errors.As(err, &ke)).To(BeTrue(), "got %v", err)
+		Expect(ke.Field).To(Equal("authorizationID"))
+		Expect(err.Error()).NotTo(ContainSubstring("anary"))
+		Expect(replicas[0].Consume(ctx, k, time.Now().Add(time.Hour))).To(Succeed(), "the rejected call wrote nothing")
+	})
+})
+
+var _ = Describe("A store that cannot answer", func() {
+	It("fails closed when the apiserver is unreachable", func() {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		Expect(err).NotTo(HaveOccurred())
+		dead := rest.CopyConfig(cfg)
+		dead.Host = "https://" + l.Addr().String()
+		Expect(l.Close()).To(Succeed())
+		c, err := client.New(dead, client.Options{Scheme: scheme})
+		Expect(err).NotTo(HaveOccurred())
+		s := apistore.New(c, newNamespace(), apistore.Options{Timeout: 2 * time.Second})
+		cctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+		defer cancel()
+		Expect(consumetest.CheckUnavailable(cctx, s, consume.Key{})).To(Succeed())
+	})
+
+	It("fails closed when the caller may not create Consumptions, and keeps the apiserver's message out of Error()", func() {
+		ns := newNamespace()
+		owner := apistore.New(k8s, ns, apistore.Options{})
+		k := consumetest.NewKey(consumetest.NewDomain())
+		Expect(owner.Consume(ctx, k, time.Now().Add(time.Hour))).To(Succeed())
+
+		user, err := testEnv.AddUser(envtest.User{Name: "no-rights"}, nil)
+		Expect(err).NotTo(HaveOccurred())
+		c, err := client.New(user.Config(), client.Options{Scheme: scheme})
+		Expect(err).NotTo(HaveOccurred())
+		s := apistore.New(c, ns, apistore.Options{})
+		Expect(consumetest.CheckUnavailable(ctx, s, k)).To(Succeed())
+
+		err = s.Consume(ctx, k, time.Now().Add(time.Hour))
+		var apiErr *apistore.APIError
+		Expect(errors.As(err, &apiErr)).To(BeTrue())
+		Expect(apiErr.Reason).To(Equal("Forbidden"))
+		Expect(apierrors.IsForbidden(err)).To(BeTrue(), "the original error stays reachable")
+		Expect(err.Error()).NotTo(ContainSubstring(k.Binding))
+	})
+
+	It("fails closed after Close", func() {
+		s := apistore.New(k8s, newNamespace(), apistore.Options{})
+		k := consumetest.NewKey(consumetest.NewDomain())
+		Expect(s.Consume(ctx, k, time.Now().Add(time.Hour))).To(Succeed())
+		Expect(s.Close()).To(Succeed())
+		Expect(consumetest.CheckUnavailable(ctx, s, k)).To(Succeed())
+	})
+
+	It("fails closed when the namespace does not exist", func() {
+		s := apistore.New(k8s, "no-such-namespace", apistore.Options{})
+		err := s.Consume(ctx, consumetest.NewKey(consumetest.NewDomain()), time.Now().Add(time.Hour))
+		Expect(err).To(MatchError(consume.ErrUnavailable))
+	})
+})
+
+var _ = Describe("Collector", func() {
+	var (
+		ns    string
+		store *apistore.Store
+		now   atomic.Int64
+		t0    = time.Unix(1_900_000_000, 0)
+	)
+	clock := func() time.Time { return time.Unix(now.Load(), 0) }
+	BeforeEach(func() {
+		ns = newNamespace()
+		store = apistore.New(k8s, ns, apistore.Options{})
+		now.Store(t0.Unix())
+	})
+	names := func() []string {
+		var list v1alpha1.ConsumptionList
+		Expect(k8s.List(ctx, &list, client.InNamespace(ns))).To(Succeed())
+		var out []string
+		for _, c := range list.Items {
+			out = append(out, c.Name)
+		}
+		return out
+	}
+
+	It("deletes exactly the records whose expiresAt has passed, across pages", func() {
+		domain := consumetest.NewDomain()
+		var early, late []consume.Key
+		for i := range 7 {
+			k := consumetest.NewKey(domain)
+			if i%2 == 0 {
+				early = append(early, k)
+				Expect(store.Consume(ctx, k, t0.Add(10*time.Second))).To(Succeed())
+			} else {
+				late = append(late, k)
+				Expect(store.Consume(ctx, k, t0.Add(20*time.Second))).To(Succeed())
+			}
+		}
+		gc := apistore.NewCollector(k8s, ns, apistore.CollectorOptions{Clock: clock, PageSize: 2})
+
+		now.Store(t0.Add(9 * time.Second).Unix())
+		Expect(gc.Collect(ctx)).To(Equal(0))
+		Expect(names()).To(HaveLen(7))
+
+		now.Store(t0.Add(10 * time.Second).Unix())
+		Expect(gc.Collect(ctx)).To(Equal(len(early)))
+		var want []string
+		for _, k := range late {
+			want = append(want, k.String())
+		}
+		Expect(names()).To(ConsistOf(want))
+		for _, k := range late {
+			Expect(store.Consume(ctx, k, t0.Add(time.Hour))).To(MatchError(consume.ErrConsumed))
+		}
+		// A removed record no longer answers ErrConsumed.
+		Expect(store.Consume(ctx, early[0], t0.Add(time.Hour))).To(Succeed())
+	})
+
+	It("runs as a Runnable until its context ends, and asks for leader election", func() {
+		Expect(store.Consume(ctx, consumetest.NewKey(consumetest.NewDomain()), t0.Add(time.Second))).To(Succeed())
+		gc := apistore.NewCollector(k8s, ns, apistore.CollectorOptions{Clock: clock, Interval: 20 * time.Millisecond})
+		Expect(gc.NeedLeaderElection()).To(BeTrue())
+		rctx, stop := context.WithCancel(ctx)
+		done := make(chan error)
+		go func() { done <- gc.Start(rctx) }()
+		Consistently(names, 200*time.Millisecond, 20*time.Millisecond).Should(HaveLen(1))
+		now.Store(t0.Add(2 * time.Second).Unix())
+		Eventually(names, 10*time.Second, 20*time.Millisecond).Should(BeEmpty())
+		stop()
+		Eventually(done, 5*time.Second).Should(Receive(BeNil()))
+	})
+
+	It("fails closed on a List it may not do", func() {
+		user, err := testEnv.AddUser(envtest.User{Name: "no-rights-gc"}, nil)
+		Expect(err).NotTo(HaveOccurred())
+		c, err := client.New(user.Config(), client.Options{Scheme: scheme})
+		Expect(err).NotTo(HaveOccurred())
+		_, err = apistore.NewCollector(c, ns, apistore.CollectorOptions{}).Collect(ctx)
+		Expect(err).To(MatchError(consume.ErrUnavailable))
+	})
+})

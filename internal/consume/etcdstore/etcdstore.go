@@ -1,0 +1,223 @@
+// Package etcdstore is the Consumption store for high rates: one etcd
+// transaction per Consume,
+//
+//	If(CreateRevision(key) == 0).Then(Put(key, expiry, WithLease(lease)))
+//
+// under the key <Prefix><domain>/<binding> (Prefix defaults to
+// "/toolgate/consumptions/"). etcd serialises transactions through raft, so
+// exactly one of any number of concurrent Consumes of a key — from any
+// replica — sees the key absent; the others see it present and get
+// consume.ErrConsumed. A Txn error, a timeout or an unreachable cluster is
+// consume.ErrUnavailable: the client retries a transaction only when it was
+// never sent, so a yes is never given twice.
+//
+// Records expire with their lease. Records whose expiresAt falls in the same
+// Options.LeaseBucket window share one lease whose TTL reaches Options.
+// LeaseMargin past the end of that window: every record lives at least until
+// its expiresAt and at most LeaseBucket + LeaseMargin longer, and the cluster
+// holds one lease per window instead of one per record. A lease is granted
+// once per window per Store (one extra round trip in each window).
+package etcdstore
+
+import (
+	"context"
+	"errors"
+	"strconv"
+	"sync"
+	"time"
+
+	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
+	clientv3 "go.etcd.io/etcd/client/v3"
+	"go.uber.org/zap"
+
+	"github.com/toolgate/toolgate/internal/consume"
+)
+
+// Defaults of Options.
+const (
+	DefaultPrefix      = "/toolgate/consumptions/"
+	DefaultTimeout     = 5 * time.Second
+	DefaultLeaseBucket = 10 * time.Second
+	DefaultLeaseMargin = 2 * time.Second
+)
+
+// Options configure Open. The zero value is the production configuration.
+type Options struct {
+	// Prefix is prepended to "<domain>/<binding>"; it should end in '/'.
+	Prefix string
+	// Clock returns the current time; nil means time.Now. Lease TTLs are
+	// computed from it.
+	Clock func() time.Time
+	// Timeout bounds every call whose context has no earlier deadline.
+	Timeout time.Duration
+	// LeaseBucket is the width of the expiry windows that share one lease
+	// (a positive duration; 0 means DefaultLeaseBucket).
+	LeaseBucket time.Duration
+	// LeaseMargin is how far a lease's TTL reaches past its window's end
+	// (0 means DefaultLeaseMargin).
+	LeaseMargin time.Duration
+}
+
+// Store is the etcd Consumption store. It is safe for concurrent use; every
+// Store (in any process) on the same cluster and Prefix is a replica.
+type Store struct {
+	cli  *clientv3.Client
+	opts Options
+
+	mu     sync.Mutex
+	leases map[int64]*leaseEntry // window end (Unix seconds) → lease
+	pruned int64                 // the second of the last prune
+}
+
+type leaseEntry struct {
+	ready chan struct{} // closed when id and err are set
+	id    clientv3.LeaseID
+	err   error
+}
+
+var _ consume.Store = (*Store)(nil)
+
+// Open connects to the cluster cfg names; the Store owns the client and
+// Close closes it. A nil cfg.Logger is replaced by a no-op logger. Open does
+// not wait for the cluster: use Ready.
+func Open(cfg clientv3.Config, opts Options) (*Store, error) {
+	if cfg.Logger == nil {
+		cfg.Logger = zap.NewNop()
+	}
+	cli, err := clientv3.New(cfg)
+	if err != nil {
+		return nil, consume.Unavailable("connect", err)
+	}
+	if opts.Prefix == "" {
+		opts.Prefix = DefaultPrefix
+	}
+	if opts.Clock == nil {
+		opts.Clock = time.Now
+	}
+	if opts.Timeout <= 0 {
+		opts.Timeout = DefaultTimeout
+	}
+	if opts.LeaseBucket <= 0 {
+		opts.LeaseBucket = DefaultLeaseBucket
+	}
+	if opts.LeaseMargin <= 0 {
+		opts.LeaseMargin = DefaultLeaseMargin
+	}
+	return &Store{cli: cli, opts: opts, leases: map[int64]*leaseEntry{}}, nil
+}
+
+// Key returns the etcd key of k.
+func (s *Store) Key(k consume.Key) string { return s.opts.Prefix + k.Domain + "/" + k.Binding }
+
+// Consume records k with a lease reaching past expiresAt, unless k is
+// recorded already.
+func (s *Store) Consume(ctx context.Context, k consume.Key, expiresAt time.Time) error {
+	if err := k.Validate(); err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(ctx, s.opts.Timeout)
+	defer cancel()
+	key := s.Key(k)
+	value := strconv.FormatInt(expiresAt.Unix(), 10)
+	for attempt := 0; ; attempt++ {
+		window, lease, err := s.lease(ctx, expiresAt)
+		if err != nil {
+			return consume.Unavailable("grant lease", err)
+		}
+		resp, err := s.cli.Txn(ctx).
+			If(clientv3.Compare(clientv3.CreateRevision(key), "=", 0)).
+			Then(clientv3.OpPut(key, value, clientv3.WithLease(lease))).
+			Commit()
+		switch {
+		case err == nil && resp.Succeeded:
+			return nil
+		case err == nil:
+			return consume.ErrConsumed
+		case attempt == 0 && isLeaseNotFound(err):
+			// The lease vanished (revoked, or a restored cluster): the
+			// transaction wrote nothing, so forget the lease and retry once.
+			s.forget(window, lease)
+			continue
+		default:
+			return consume.Unavailable("txn", err)
+		}
+	}
+}
+
+// Ready performs one linearizable read (it needs a quorum).
+func (s *Store) Ready(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, s.opts.Timeout)
+	defer cancel()
+	if _, err := s.cli.Get(ctx, s.opts.Prefix); err != nil {
+		return consume.Unavailable("ready", err)
+	}
+	return nil
+}
+
+// Close closes the client. Records and leases stay in the cluster.
+func (s *Store) Close() error {
+	if err := s.cli.Close(); err != nil && !errors.Is(err, context.Canceled) {
+		return consume.Unavailable("close", err)
+	}
+	return nil
+}
+
+// lease returns the lease of expiresAt's window, granting it on first use.
+// Concurrent callers for one window wait for one Grant.
+func (s *Store) lease(ctx context.Context, expiresAt time.Time) (int64, clientv3.LeaseID, error) {
+	now := s.opts.Clock()
+	bucket := int64(s.opts.LeaseBucket / time.Second)
+	if bucket < 1 {
+		bucket = 1
+	}
+	exp := expiresAt.Unix()
+	if expiresAt.Nanosecond() > 0 {
+		exp++
+	}
+	window := (exp + bucket - 1) / bucket * bucket // end of the window holding expiresAt, Unix seconds
+	s.mu.Lock()
+	if sec := now.Unix(); sec != s.pruned {
+		s.pruned = sec
+		for w := range s.leases {
+			if w < sec {
+				delete(s.leases, w) // past windows are never asked for again
+			}
+		}
+	}
+	e, ok := s.leases[window]
+	if !ok {
+		e = &leaseEntry{ready: make(chan struct{})}
+		s.leases[window] = e
+	}
+	s.mu.Unlock()
+	if !ok {
+		ttl := time.Unix(window, 0).Sub(now) + s.opts.LeaseMargin
+		secs := max(int64((ttl+time.Second-1)/time.Second), 1)
+		resp, err := s.cli.Grant(ctx, secs)
+		if err == nil {
+			e.id = resp.ID
+		} else {
+			e.err = err
+			s.forget(window, 0)
+		}
+		close(e.ready)
+	}
+	select {
+	case <-e.ready:
+	case <-ctx.Done():
+		return window, 0, ctx.Err()
+	}
+	return window, e.id, e.err
+}
+
+// forget drops the cached lease of window when it is still id (any
+// failed entry when id is 0).
+func (s *Store) forget(window int64, id clientv3.LeaseID) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if e, ok := s.leases[window]; ok && (id == 0 || e.id == id) {
+		delete(s.leases, window)
+	}
+}
+
+func isLeaseNotFound(err error) bool { return errors.Is(err, rpctypes.ErrLeaseNotFound) }

@@ -1,0 +1,166 @@
+package etcdstore_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	clientv3 "go.etcd.io/etcd/client/v3"
+
+	"github.com/toolgate/toolgate/internal/consume"
+	"github.com/toolgate/toolgate/internal/consume/consumetest"
+	"github.com/toolgate/toolgate/internal/consume/etcdstore"
+)
+
+func open(t *testing.T, e *consumetest.Etcd, opts etcdstore.Options) *etcdstore.Store {
+	t.Helper()
+	s, err := etcdstore.Open(e.Config(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = s.Close() })
+	return s
+}
+
+func client(t *testing.T, e *consumetest.Etcd) *clientv3.Client {
+	t.Helper()
+	cli, err := clientv3.New(e.Config())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cli.Close() })
+	return cli
+}
+
+func TestConformance(t *testing.T) {
+	t.Parallel()
+	e := consumetest.StartEtcd(t, consumetest.Assets(t))
+	// Two replicas: two clients, two lease caches, one cluster.
+	consumetest.Run(t, func(t *testing.T) []consume.Store {
+		return []consume.Store{open(t, e, etcdstore.Options{}), open(t, e, etcdstore.Options{})}
+	})
+}
+
+func TestStoppedServerFailsClosedAndRestartKeepsRecords(t *testing.T) {
+	t.Parallel()
+	e := consumetest.StartEtcd(t, consumetest.Assets(t))
+	s := open(t, e, etcdstore.Options{Timeout: time.Second})
+	ctx := context.Background()
+	k := consumetest.NewKey(consumetest.NewDomain())
+	if err := s.Consume(ctx, k, time.Now().Add(time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+
+	e.Kill() // a crash: no graceful shutdown
+	cctx, cancel := context.WithTimeout(ctx, 20*time.Second)
+	defer cancel()
+	if err := consumetest.CheckUnavailable(cctx, s, k); err != nil {
+		t.Fatal(err)
+	}
+	if cctx.Err() != nil {
+		t.Fatal("the checks used the whole deadline: a store that cannot answer must return within its Timeout")
+	}
+
+	if err := e.Start(); err != nil {
+		t.Fatal(err)
+	}
+	// The same Store reconnects; the record survived the crash.
+	deadline := time.Now().Add(20 * time.Second)
+	for s.Ready(ctx) != nil {
+		if time.Now().After(deadline) {
+			t.Fatal("the store did not reconnect after the restart")
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if err := s.Consume(ctx, k, time.Now().Add(time.Hour)); !errors.Is(err, consume.ErrConsumed) {
+		t.Fatalf("after restart: %v, want ErrConsumed", err)
+	}
+	if err := s.Consume(ctx, consumetest.NewKey(consumetest.NewDomain()), time.Now().Add(time.Hour)); err != nil {
+		t.Fatalf("fresh key after restart: %v", err)
+	}
+}
+
+func TestRecordLivesUntilExpiryThenGoes(t *testing.T) {
+	t.Parallel()
+	e := consumetest.StartEtcd(t, consumetest.Assets(t))
+	const bucket, margin = time.Second, time.Second
+	s := open(t, e, etcdstore.Options{LeaseBucket: bucket, LeaseMargin: margin})
+	cli := client(t, e)
+	ctx := context.Background()
+	k := consumetest.NewKey(consumetest.NewDomain())
+	now := time.Now()
+	exp := now.Add(3 * time.Second)
+	if err := s.Consume(ctx, k, exp); err != nil {
+		t.Fatal(err)
+	}
+	resp, err := cli.Get(ctx, s.Key(k))
+	if err != nil || len(resp.Kvs) != 1 {
+		t.Fatalf("Get: %v, %d keys; want the record", err, len(resp.Kvs))
+	}
+	ttl, err := cli.TimeToLive(ctx, clientv3.LeaseID(resp.Kvs[0].Lease))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The lease reaches past expiresAt, by at most a window and the margin.
+	// (The upper bound allows for rounding up to whole seconds twice.)
+	lo, hi := time.Until(exp), time.Until(exp)+bucket+margin+2*time.Second
+	if got := time.Duration(ttl.GrantedTTL) * time.Second; got < lo || got > hi {
+		t.Fatalf("granted TTL %v, want within [%v, %v]", got, lo, hi)
+	}
+	// Before expiresAt the record is held.
+	time.Sleep(time.Until(exp.Add(-time.Second)))
+	if err := s.Consume(ctx, k, exp); !errors.Is(err, consume.ErrConsumed) {
+		t.Fatalf("before expiresAt: %v, want ErrConsumed", err)
+	}
+	// After expiresAt it is removed promptly (etcd's lessor checks
+	// expiry every 500 ms).
+	deadline := exp.Add(bucket + margin + 5*time.Second)
+	for {
+		resp, err := cli.Get(ctx, s.Key(k))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(resp.Kvs) == 0 {
+			if time.Now().Before(exp) {
+				t.Fatal("the record was removed before expiresAt")
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the record outlived its lease")
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+func TestRevokedLeaseIsReplaced(t *testing.T) {
+	t.Parallel()
+	e := consumetest.StartEtcd(t, consumetest.Assets(t))
+	s := open(t, e, etcdstore.Options{Prefix: "/custom/"})
+	cli := client(t, e)
+	ctx := context.Background()
+	exp := time.Now().Add(time.Hour)
+	first := consumetest.NewKey(consumetest.NewDomain())
+	if err := s.Consume(ctx, first, exp); err != nil {
+		t.Fatal(err)
+	}
+	if got := s.Key(first); got != "/custom/"+first.Domain+"/"+first.Binding {
+		t.Fatalf("Key = %q, want the configured prefix", got)
+	}
+	resp, err := cli.Get(ctx, s.Key(first))
+	if err != nil || len(resp.Kvs) != 1 {
+		t.Fatalf("Get: %v; want the record under the prefix", err)
+	}
+	if _, err := cli.Revoke(ctx, clientv3.LeaseID(resp.Kvs[0].Lease)); err != nil {
+		t.Fatal(err)
+	}
+	// Same window, cached lease gone: the store grants a new one.
+	second := consumetest.NewKey(consumetest.NewDomain())
+	if err := s.Consume(ctx, second, exp); err != nil {
+		t.Fatalf("Consume after the lease was revoked: %v, want nil", err)
+	}
+	if err := s.Consume(ctx, second, exp); !errors.Is(err, consume.ErrConsumed) {
+		t.Fatalf("again: %v, want ErrConsumed", err)
+	}
+}
