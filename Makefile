@@ -137,6 +137,6 @@ envtest-bins: ## Build (once per machine) and cache kube-apiserver and etcd for 
 	@hack/envtest/build.sh
 
 .PHONY: test-envtest
-test-envtest: envtest-bins ## Prove the CRDs and samples on a real kube-apiserver and etcd (test/crd, envtest).
+test-envtest: envtest-bins ## Suites on a real kube-apiserver and etcd: CRDs and samples, TokenReview, the etcd and apiserver Consumption stores.
 	KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS)" TOOLGATE_REQUIRE_ENVTEST=1 $(GO) test -count=1 ./test/crd/... ./test/auth/...
 	KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS)" TOOLGATE_REQUIRE_ENVTEST=1 $(GO) test -race -count=1 ./internal/consume/etcdstore/... ./internal/consume/apistore/...

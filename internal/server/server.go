@@ -245,11 +245,12 @@ func (s *Server) validate(_ context.Context, q *call, r *http.Request) (int, any
 }
 
 func (s *Server) consume(ctx context.Context, q *call, r *http.Request) (int, any) {
-	d, _, b, status, e := s.check(q, r)
+	d, a, b, status, e := s.check(q, r)
 	if e != nil {
 		s.metrics.consumption.WithLabelValues("rejected").Inc()
 		return status, *e
 	}
+	ctx = consume.WithAuthorizationID(ctx, a.ID().String())
 	digest := b.Digest().String()
 	key := consume.Key{Domain: d.instance, Binding: digest[len("sha256:"):]}
 	err := s.store.Consume(ctx, key, time.Unix(int64(b.ExpiresAt().Seconds()), 0))
