@@ -118,6 +118,7 @@ type Definition struct {
 	nodes       int
 	rulesDigest digest.Digest // the complete rule content, without the lifecycle
 	digest      digest.Digest
+	compiled    *compiled // evaluation form built at publication (compile.go); nil: reference evaluator
 }
 
 // ID returns the Policy identity.
