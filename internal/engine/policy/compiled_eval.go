@@ -344,7 +344,10 @@ func (d *Decision) evaluateCompiled(c *compiled, in facts) {
 		d.deny(vocab.ReasonPolicyLimitExceeded)
 		return
 	}
-	d.matched = make([]ident.PolicyID, 0, nMatched)
+	d.matched = d.matchedBuf[:0]
+	if nMatched > len(d.matchedBuf) {
+		d.matched = make([]ident.PolicyID, 0, nMatched)
+	}
 	var single []Obligation
 	var obligations []Obligation
 	for w, word := range matched {
@@ -372,7 +375,7 @@ func (d *Decision) evaluateCompiled(c *compiled, in facts) {
 	} else {
 		d.obligations = single
 	}
-	d.reasons = reasonsOf(reasons)
+	d.reasons = appendReasons(d.reasonBuf[:0], reasons)
 	if len(d.reasons) > MaxDecisionReasons || len(d.matched) > MaxDecisionMatches || len(d.obligations) > MaxDecisionObligations {
 		d.capabilities, d.resources, d.matched, d.obligations = 0, nil, nil, nil
 		d.deny(vocab.ReasonPolicyLimitExceeded)
@@ -402,10 +405,7 @@ func (d *Decision) constrainCompiled(c *compiled, v *cView, capsAllowed uint32, 
 	if lost == 0 {
 		d.capabilities = caps
 		// Every requested Resource survived: the scope is exactly them.
-		d.resources = slices.Clone(v.requestedResources)
-		if d.resources == nil {
-			d.resources = []ident.Resource{}
-		}
+		d.resources = append(d.resourceBuf[:0], v.requestedResources...)
 	}
 	return lost
 }

@@ -197,8 +197,10 @@ func (d *Decision) constrain(v *view, matches []*Rule) uint32 {
 }
 
 // reasonsOf expands a reason mask in Section 48 reason order.
-func reasonsOf(m uint32) []vocab.Reason {
-	out := make([]vocab.Reason, 0, 4)
+func reasonsOf(m uint32) []vocab.Reason { return appendReasons(make([]vocab.Reason, 0, 4), m) }
+
+// appendReasons appends the reasons of mask m to out in Section 48 order.
+func appendReasons(out []vocab.Reason, m uint32) []vocab.Reason {
 	for _, r := range allReasons {
 		if m&bit(r) != 0 {
 			out = append(out, r)
