@@ -47,6 +47,18 @@ const (
 	// absent from the input: per rule, a list of boundaries (cRule.boundaries).
 )
 
+// The input facts a compiled definition reads beyond the identity, tool and
+// times, so that evaluation asks the input only for those (each collection
+// accessor of an Evaluation Input returns a copy).
+const (
+	needMethods     = 1 << iota // authentication methods
+	needRequested               // requested Capabilities and Resources (predicates, or a non-deny rule's scope)
+	needIntended                // intended Capabilities
+	needRecords                 // Provenance records
+	needCollections             // Influence collections
+	needKinds                   // Influence kinds
+)
+
 // ruleSet is a set of rule positions of one definition (at most
 // MaxRulesPerPolicy = 128).
 type ruleSet [2]uint64
@@ -87,6 +99,7 @@ type compiled struct {
 	rules     []cRule
 	triggers  uint32  // union over rules
 	boundary  ruleSet // rules with boundary triggers
+	needs     uint32  // the input facts some rule reads (need* bits)
 
 	// Indexes: for each interned identifier, the rules requiring exactly it;
 	// and the rules with no such requirement.
@@ -116,6 +129,7 @@ func compile(d *Definition) *compiled {
 			return nil
 		}
 		if r.effect != vocab.Deny {
+			c.needs |= needRequested
 			m, ok := c.resourceMask(r.resources)
 			if !ok {
 				return nil
@@ -190,6 +204,7 @@ func (c *compiled) fill(at int32, n *Condition, r *cRule) bool {
 	}
 	p := &n.pred
 	cn := cNode{kind: p.name, id: -1, num: p.num, enum: p.enum, mask: p.mask, window: p.window}
+	c.needs |= needsOf(p.name)
 	switch p.name {
 	case vocab.ExactToolID, vocab.ExactDefinitionID, vocab.ExactRegistrySnapshot,
 		vocab.ExactSubject, vocab.ExactTenant:
@@ -274,4 +289,27 @@ func required(n *Condition, k vocab.Predicate) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// needsOf is the collection facts predicate kind k reads.
+func needsOf(k vocab.Predicate) uint32 {
+	switch k {
+	case vocab.AuthenticationMethodIncludes, vocab.AuthenticationMethodsIncludeAll:
+		return needMethods
+	case vocab.RequestedCapabilitiesSubsetOf, vocab.RequestedCapabilitiesInclude,
+		vocab.ExactRequestedResource, vocab.RequestedResourcesSubsetOf, vocab.RequestedResourcesInclude:
+		return needRequested
+	case vocab.IntendedCapabilitiesInclude:
+		return needIntended
+	case vocab.ProvenanceContainsSource, vocab.ProvenanceTrustIsOneOf, vocab.ProvenanceContainsTransformation,
+		vocab.ProvenanceContainsNoSemanticTransformation:
+		return needRecords
+	case vocab.InfluenceBoundaryCompletenessIs, vocab.AllInfluenceBoundariesComplete, vocab.ExactInfluenceBoundary:
+		return needCollections
+	case vocab.InfluenceContainsNoKind:
+		return needCollections | needKinds
+	case vocab.InfluenceContainsKind, vocab.MaximumInfluenceCount:
+		return needKinds
+	}
+	return 0
 }

@@ -76,37 +76,49 @@ func (c *compiled) project(in facts, v *cView) {
 	v.reversibility = uint8(in.Reversibility())
 	v.assurance = uint8(in.Assurance())
 	v.coverage = uint8(in.ProvenanceCoverage())
-	v.methods = maskOf(in.AuthMethods())
-	v.requested = maskOf(in.RequestedCapabilities())
-	v.intended = maskOf(in.IntendedCapabilities())
-	v.host = maskOf(in.HostCapabilities())
-	v.requestedResources = sortedUnique(in.RequestedResources())
-	v.hostResources = sortedUnique(in.HostResources())
-	v.reqCount = len(v.requestedResources)
-	for _, r := range v.requestedResources {
-		if n, ok := c.resources[r.String()]; ok {
-			v.reqRes |= 1 << (n + 1)
-		} else {
-			v.reqRes |= 1
+	if c.needs&needMethods != 0 {
+		v.methods = maskOf(in.AuthMethods())
+	}
+	if c.needs&needIntended != 0 {
+		v.intended = maskOf(in.IntendedCapabilities())
+	}
+	if c.needs&needRequested != 0 {
+		v.requested = maskOf(in.RequestedCapabilities())
+		v.requestedResources = sortedUnique(in.RequestedResources())
+		v.reqCount = len(v.requestedResources)
+		for _, r := range v.requestedResources {
+			if n, ok := c.resources[r.String()]; ok {
+				v.reqRes |= 1 << (n + 1)
+			} else {
+				v.reqRes |= 1
+			}
 		}
 	}
 	represented := in.ProvenanceCoverage() == vocab.CoverageRepresented
-	records := in.ProvenanceRecords()
-	for _, r := range records {
-		v.sources |= bit(r.Source)
-		v.trusts |= bit(r.Trust)
-		t := maskOf(r.Transformations)
-		v.transformations |= t
-		v.semanticPresent = v.semanticPresent || t&(semantic|1) != 0
+	records := 0
+	if c.needs&needRecords != 0 {
+		rs := in.ProvenanceRecords()
+		records = len(rs)
+		for _, r := range rs {
+			v.sources |= bit(r.Source)
+			v.trusts |= bit(r.Trust)
+			t := maskOf(r.Transformations)
+			v.transformations |= t
+			v.semanticPresent = v.semanticPresent || t&(semantic|1) != 0
+		}
 	}
-	v.collections = in.InfluenceCollections()
-	v.allComplete = true
-	for _, col := range v.collections {
-		v.allComplete = v.allComplete && col.Completeness == vocab.CompletenessComplete
+	if c.needs&needCollections != 0 {
+		v.collections = in.InfluenceCollections()
+		v.allComplete = true
+		for _, col := range v.collections {
+			v.allComplete = v.allComplete && col.Completeness == vocab.CompletenessComplete
+		}
 	}
-	ks := in.InfluenceKinds()
-	v.influences = len(ks)
-	v.kinds = maskOf(ks)
+	if c.needs&needKinds != 0 {
+		ks := in.InfluenceKinds()
+		v.influences = len(ks)
+		v.kinds = maskOf(ks)
+	}
 	v.now, v.intentAt, v.contextAt = in.EvaluationTime(), in.IntentIssuedAt(), in.ContextIssuedAt()
 
 	if v.sessionIndependent {
@@ -118,8 +130,8 @@ func (c *compiled) project(in facts, v *cView) {
 	if !represented {
 		v.triggers |= trigNotRepresented | trigNoTrustEvidence
 	}
-	if len(records) == 0 {
-		v.triggers |= trigNoTrustEvidence
+	if records == 0 {
+		v.triggers |= trigNoTrustEvidence // only read when needRecords: a trust predicate sets both
 	}
 	if len(v.collections) == 0 {
 		v.triggers |= trigNoCollections
@@ -334,6 +346,9 @@ func (d *Decision) evaluateCompiled(c *compiled, in facts) {
 		d.outcome, outcome = vocab.Deny, bit(vocab.ReasonNoAllowRuleMatched)
 	}
 	if d.outcome != vocab.Deny {
+		// The Host ceiling matters only for a non-deny outcome.
+		v.host = maskOf(in.HostCapabilities())
+		v.hostResources = sortedUnique(in.HostResources())
 		if lost := d.constrainCompiled(c, &v, capsAllowed, resAllowed); lost != 0 {
 			d.outcome, outcome = vocab.Deny, lost
 		}
