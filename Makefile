@@ -102,6 +102,16 @@ $(BIN):
 bench: ## Run the engine benchmarks (numbers go to docs/performance.md).
 	$(GO) test -run '^$$' -bench . -benchmem ./internal/...
 
+# Rounds of the interleaved peer table; each measures every engine and size
+# once for BENCHTIME_PEERS.
+PEER_ROUNDS     ?= 10
+BENCHTIME_PEERS ?= 1s
+
+.PHONY: bench-peers
+bench-peers: ## Same decision in toolgate, OPA, cedar-go and cel-go (module bench/): agreement, then a table of medians and ratios.
+	cd bench && $(GO) test -count=1 -run '^TestAgreement$$' .
+	cd bench && $(GO) test -count=1 -run '^TestPeerTable$$' -v . -args -peers.rounds=$(PEER_ROUNDS) -test.benchtime=$(BENCHTIME_PEERS)
+
 ##@ Build and run
 
 .PHONY: build
