@@ -57,6 +57,10 @@ const (
 	needRecords                 // Provenance records
 	needCollections             // Influence collections
 	needKinds                   // Influence kinds
+	needDefinition              // identifiers other than tool, tenant and subject (which the indexes always read)
+	needRegistry
+	needSession
+	needDelegation
 )
 
 // ruleSet is a set of rule positions of one definition (at most
@@ -310,6 +314,14 @@ func needsOf(k vocab.Predicate) uint32 {
 		return needCollections | needKinds
 	case vocab.InfluenceContainsKind, vocab.MaximumInfluenceCount:
 		return needKinds
+	case vocab.ExactDefinitionID:
+		return needDefinition
+	case vocab.ExactRegistrySnapshot:
+		return needRegistry
+	case vocab.ExactSession:
+		return needSession
+	case vocab.ExactDelegationID:
+		return needDelegation
 	}
 	return 0
 }

@@ -58,15 +58,23 @@ func sortedUnique(rs []ident.Resource) []ident.Resource {
 func (c *compiled) project(in facts, v *cView) {
 	id := in.Identity()
 	v.tool = c.lookup(in.ToolID().String())
-	v.definition = c.lookup(in.DefinitionID().String())
-	v.registry = c.lookup(in.RegistrySnapshotID().String())
 	v.subject = c.lookup(id.Subject().String())
 	v.tenant = c.lookup(id.Tenant().String())
 	v.sessionIndependent = id.Session().IsIndependent()
-	v.session = c.lookup(id.Session().ID().String())
-	delegation := id.Delegation().String()
-	v.delegated = delegation != ""
-	v.delegation = c.lookup(delegation)
+	v.delegated = !id.Delegation().IsZero()
+	v.definition, v.registry, v.session, v.delegation = -1, -1, -1, -1
+	if c.needs&needDefinition != 0 {
+		v.definition = c.lookup(in.DefinitionID().String())
+	}
+	if c.needs&needRegistry != 0 {
+		v.registry = c.lookup(in.RegistrySnapshotID().String())
+	}
+	if c.needs&needSession != 0 {
+		v.session = c.lookup(id.Session().ID().String())
+	}
+	if c.needs&needDelegation != 0 {
+		v.delegation = c.lookup(id.Delegation().String())
+	}
 	v.toolVersion = in.ToolVersion().Uint64()
 	v.registryGen = in.RegistrySnapshotGeneration().Uint64()
 	v.renewal = in.RenewalGeneration().Uint64()
