@@ -85,7 +85,7 @@ test-fuzz: ## Run every fuzz target for FUZZTIME each.
 	$(GO) test -run '^$$' -fuzz '^FuzzNew$$' -fuzztime $(FUZZTIME) ./internal/engine/schema/
 	$(GO) test -run '^$$' -fuzz '^FuzzEncode$$' -fuzztime $(FUZZTIME) ./internal/engine/canon/
 	$(GO) test -run '^$$' -fuzz '^FuzzPublish$$' -fuzztime $(FUZZTIME) ./internal/engine/policy/
-	$(GO) test -run '^$$' -fuzz '^FuzzSHA256$$' -fuzztime $(FUZZTIME) ./internal/engine/digest/
+	$(GO) test -run '^$$' -fuzz '^FuzzCompiledEvaluator$$' -fuzztime $(FUZZTIME) ./internal/engine/policy/
 
 .PHONY: fuzz-short
 fuzz-short: ## Run every fuzz target briefly (FUZZTIME_SHORT each), as CI does.
@@ -105,6 +105,16 @@ $(BIN):
 .PHONY: bench
 bench: ## Run the engine benchmarks (numbers go to docs/performance.md).
 	$(GO) test -run '^$$' -bench . -benchmem ./internal/...
+
+# Rounds of the interleaved peer table; each measures every engine and size
+# once for BENCHTIME_PEERS.
+PEER_ROUNDS     ?= 10
+BENCHTIME_PEERS ?= 1s
+
+.PHONY: bench-peers
+bench-peers: ## Same decision in toolgate, OPA, cedar-go and cel-go (module bench/): agreement, then a table of medians and ratios.
+	cd bench && $(GO) test -count=1 -run '^TestAgreement$$' .
+	cd bench && $(GO) test -count=1 -run '^TestPeerTable$$' -v . -args -peers.rounds=$(PEER_ROUNDS) -test.benchtime=$(BENCHTIME_PEERS)
 
 ##@ Build and run
 

@@ -264,7 +264,7 @@ func loadModule(t *testing.T) []*types.Package {
 	if err != nil {
 		testutil.SkipOrFailInCI(t, "go tool not on PATH: cannot type-check the module")
 	}
-	cmd := exec.Command(goTool, "list", "-export", "-deps", "-json=ImportPath,Export,Module", "./...")
+	cmd := exec.Command(goTool, "list", "-export", "-deps", "-json=ImportPath,Export,Module,GoFiles", "./...")
 	cmd.Dir = testutil.RepoRoot(t)
 	cmd.Stderr = os.Stderr
 	out, err := cmd.Output()
@@ -278,6 +278,7 @@ func loadModule(t *testing.T) []*types.Package {
 		var p struct {
 			ImportPath, Export string
 			Module             *struct{ Path string }
+			GoFiles            []string
 		}
 		if err := dec.Decode(&p); err == io.EOF {
 			break
@@ -285,7 +286,8 @@ func loadModule(t *testing.T) []*types.Package {
 			t.Fatalf("decoding go list output: %v", err)
 		}
 		exports[p.ImportPath] = p.Export
-		if p.Module != nil && p.Module.Path == modulePath {
+		// A package of tests only (test/...) has no API to inspect.
+		if p.Module != nil && p.Module.Path == modulePath && len(p.GoFiles) > 0 {
 			own = append(own, p.ImportPath)
 		}
 	}

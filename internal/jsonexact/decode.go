@@ -1,6 +1,9 @@
 package jsonexact
 
-import "unicode/utf8"
+import (
+	"sync"
+	"unicode/utf8"
+)
 
 // Default limits, selected by a zero Limits field.
 const (
@@ -29,6 +32,24 @@ type frame struct {
 	key  string              // name of the member whose value is being parsed
 	seen map[string]struct{} // built once the object outgrows dupScanMax
 }
+
+// scratch is the reusable part of a decoder: its container stack and the
+// shared children scratch.
+type scratch struct {
+	stack []frame
+	kids  []Member
+}
+
+// Bounds of a scratch kept in the pool.
+const (
+	maxPooledStack = 64
+	maxPooledKids  = 1024
+)
+
+// Typical arguments are shallow and small: a new scratch is sized for them.
+var scratches = sync.Pool{New: func() any {
+	return &scratch{stack: make([]frame, 0, 8), kids: make([]Member, 0, 16)}
+}}
 
 type decoder struct {
 	data     []byte
@@ -70,9 +91,19 @@ func Decode(data []byte, lim Limits) (Value, error) {
 		return Value{}, errAt(CodeInvalidUTF8, firstInvalidUTF8(data))
 	}
 	d := decoder{data: data, src: string(data), maxDepth: maxDepth}
-	// Typical arguments are shallow and small: size the scratch once.
-	d.stack = make([]frame, 0, 8)
-	d.kids = make([]Member, 0, 16)
+	// The scratch stacks come from a pool and go back cleared: nothing of
+	// one input is reachable from the next, and no Value refers to them.
+	sc := scratches.Get().(*scratch)
+	d.stack, d.kids = sc.stack[:0], sc.kids[:0]
+	defer func() {
+		if cap(d.stack) > maxPooledStack || cap(d.kids) > maxPooledKids {
+			return // an unusually large input: do not keep its scratch
+		}
+		clear(d.stack[:cap(d.stack)])
+		clear(d.kids[:cap(d.kids)])
+		sc.stack, sc.kids = d.stack[:0], d.kids[:0]
+		scratches.Put(sc)
+	}()
 	d.skipWS()
 	if d.pos == len(data) {
 		return Value{}, errAt(CodeEmpty, d.pos)

@@ -12,8 +12,10 @@
 package digest
 
 import (
+	"crypto/sha256"
 	"crypto/subtle"
 	"encoding/binary"
+	"sync"
 )
 
 // Size is the length of a Digest in octets.
@@ -50,58 +52,90 @@ const (
 
 // Builder accumulates the encoding of one value. The zero Builder is not
 // usable; call New.
+//
+// The octets are collected in a buffer and hashed once, by Sum, with the
+// standard library's one-shot sha256.Sum256 (docs/decisions.md, "Digests";
+// the pooled-hasher alternative is measured in bench_test.go). Buffers are
+// reused across Builders through a pool, so a digest allocates nothing in
+// the steady state; the pool only holds memory and never affects a digest.
 type Builder struct {
-	h   sha256
-	buf [9]byte
+	buf  *[]byte
+	sum  Digest
+	done bool
 }
+
+// maxPooled is the largest buffer returned to the pool: a Canonical Request
+// at its 65,536-octet canonical bound writes about twice that; anything
+// larger is left to the garbage collector.
+const maxPooled = 1 << 18
+
+var buffers = sync.Pool{New: func() any {
+	b := make([]byte, 0, 512)
+	return &b
+}}
 
 // New starts a digest in the domain named by label, for example
 // "toolgate.schema/1".
 func New(label string) *Builder {
-	b := &Builder{h: newSHA256()}
-	b.String(label)
-	return b
+	return &Builder{buf: start(label)} // inlinable: a Builder that does not escape lives on the stack
+}
+
+// start takes a buffer from the pool and writes the domain label.
+func start(label string) *[]byte {
+	buf := buffers.Get().(*[]byte)
+	*buf = appendString((*buf)[:0], label)
+	return buf
+}
+
+func appendString(buf []byte, s string) []byte {
+	return append(binary.BigEndian.AppendUint64(append(buf, tagString), uint64(len(s))), s...)
+}
+
+// writeAfterSum fails loudly: a Builder is single-use.
+func writeAfterSum() { panic("digest: write after Sum") }
+
+// head appends a tag and a big-endian 64-bit value.
+func (b *Builder) head(tag byte, v uint64) {
+	if b.done {
+		writeAfterSum()
+	}
+	*b.buf = binary.BigEndian.AppendUint64(append(*b.buf, tag), v)
 }
 
 // String writes a length-prefixed string.
 func (b *Builder) String(s string) {
-	b.buf[0] = tagString
-	binary.BigEndian.PutUint64(b.buf[1:], uint64(len(s)))
-	b.h.write(b.buf[:])
-	b.h.writeString(s)
+	b.head(tagString, uint64(len(s)))
+	*b.buf = append(*b.buf, s...)
 }
 
 // Uint writes an unsigned 64-bit integer.
-func (b *Builder) Uint(v uint64) {
-	b.buf[0] = tagUint
-	binary.BigEndian.PutUint64(b.buf[1:], v)
-	b.h.write(b.buf[:])
-}
+func (b *Builder) Uint(v uint64) { b.head(tagUint, v) }
 
 // Int writes a signed 64-bit integer as its two's-complement bits.
 func (b *Builder) Int(v int64) { b.Uint(uint64(v)) }
 
 // Bool writes a Boolean.
 func (b *Builder) Bool(v bool) {
-	b.buf[0], b.buf[1] = tagBool, 0
-	if v {
-		b.buf[1] = 1
+	if b.done {
+		writeAfterSum()
 	}
-	b.h.write(b.buf[:2])
+	var o byte
+	if v {
+		o = 1
+	}
+	*b.buf = append(*b.buf, tagBool, o)
 }
 
 // Digest writes a nested digest.
 func (b *Builder) Digest(d Digest) {
-	b.h.write([]byte{tagDigest})
-	b.h.write(d[:])
+	if b.done {
+		writeAfterSum()
+	}
+	*b.buf = append(append(*b.buf, tagDigest), d[:]...)
 }
 
 // Count writes the member count of the collection that follows.
-func (b *Builder) Count(n int) {
-	b.buf[0] = tagCount
-	binary.BigEndian.PutUint64(b.buf[1:], uint64(n))
-	b.h.write(b.buf[:])
-}
+func (b *Builder) Count(n int) { b.head(tagCount, uint64(n)) }
 
 // Strings writes a collection of textual values: its count, then each
 // value's String form, in the given (deterministic) order.
@@ -113,9 +147,31 @@ func Strings[T interface{ String() string }](b *Builder, xs []T) {
 }
 
 // Absent writes the marker of an absent optional value.
-func (b *Builder) Absent() { b.h.write([]byte{tagAbsent}) }
-
-// Sum returns the digest of everything written.
-func (b *Builder) Sum() Digest {
-	return Digest(b.h.sum())
+func (b *Builder) Absent() {
+	if b.done {
+		writeAfterSum()
+	}
+	*b.buf = append(*b.buf, tagAbsent)
 }
+
+// Sum returns the digest of everything written and ends the Builder: a
+// later Sum returns the same digest, a later write panics.
+func (b *Builder) Sum() Digest {
+	if b.done {
+		return b.sum
+	}
+	b.sum = sha256.Sum256(*b.buf)
+	if onSum != nil {
+		onSum(*b.buf)
+	}
+	b.done = true
+	if cap(*b.buf) <= maxPooled {
+		buffers.Put(b.buf)
+	}
+	b.buf = nil
+	return b.sum
+}
+
+// onSum, when set (by this package's tests only, export_test.go), observes
+// the complete octets of every digest computed. It is nil in production.
+var onSum func(octets []byte)

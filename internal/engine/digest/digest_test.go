@@ -2,6 +2,10 @@ package digest_test
 
 import (
 	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/toolgate/toolgate/internal/engine/digest"
@@ -71,5 +75,56 @@ func TestStringsWritesCountThenEachValue(t *testing.T) {
 	b.String("q")
 	if a.Sum() != b.Sum() {
 		t.Fatal("Strings must write the count and then each value")
+	}
+}
+
+func TestDigestStringIsLowercaseHex(t *testing.T) {
+	t.Parallel()
+	var d digest.Digest
+	for i := range d {
+		d[i] = byte(i * 37)
+	}
+	if got, want := d.String(), "sha256:"+hex.EncodeToString(d[:]); got != want {
+		t.Fatalf("String() = %s, want %s", got, want)
+	}
+}
+
+// TestReusedBuffersDoNotCarryContent builds digests of very different sizes
+// in sequence and concurrently: each must equal SHA-256 of exactly its own
+// encoding, whatever buffer the pool handed it.
+func TestReusedBuffersDoNotCarryContent(t *testing.T) {
+	t.Parallel()
+	for _, n := range []int{0, 1, 55, 56, 63, 64, 65, 511, 512, 513, 70_000, 300_000, 3} {
+		s := strings.Repeat("x", n)
+		b := digest.New("L")
+		b.String(s)
+		want := sha256.Sum256(slices.Concat(
+			[]byte{1, 0, 0, 0, 0, 0, 0, 0, 1, 'L', 1}, binary.BigEndian.AppendUint64(nil, uint64(n)), []byte(s)))
+		if got := b.Sum(); got != digest.Digest(want) {
+			t.Fatalf("length %d: digest = %s, want %x", n, got, want)
+		}
+	}
+}
+
+func TestSumEndsTheBuilder(t *testing.T) {
+	t.Parallel()
+	b := digest.New("L")
+	b.Uint(1)
+	first := b.Sum()
+	if again := b.Sum(); again != first {
+		t.Fatalf("a second Sum = %s, want %s", again, first)
+	}
+	for name, write := range map[string]func(){
+		"String": func() { b.String("x") }, "Uint": func() { b.Uint(1) }, "Count": func() { b.Count(1) },
+		"Bool": func() { b.Bool(true) }, "Digest": func() { b.Digest(first) }, "Absent": func() { b.Absent() },
+	} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("%s after Sum did not panic", name)
+				}
+			}()
+			write()
+		}()
 	}
 }

@@ -29,6 +29,12 @@ type Decision struct {
 	obligations  []Obligation     // Section 50 order, unique
 	domain       boundary.Domain
 	digest       digest.Digest
+
+	// Inline storage for the usual small collections, so that a compiled
+	// evaluation allocates the Decision and nothing else (compiled_eval.go).
+	reasonBuf   [4]vocab.Reason
+	matchedBuf  [4]ident.PolicyID
+	resourceBuf [4]ident.Resource
 }
 
 // ID returns the Decision identity.

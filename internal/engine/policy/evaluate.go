@@ -36,7 +36,7 @@ func Evaluate(in *evalinput.Input, snap *Snapshot, sel Selection, decisionID str
 	if in == nil {
 		return nil, fault.At("input", fault.Missing, "evaluation needs a complete evaluation input")
 	}
-	d, err := evaluate(in, snap, sel, decisionID)
+	d, err := evaluate(in, snap, sel, decisionID, false)
 	if err != nil {
 		return nil, err
 	}
@@ -45,8 +45,11 @@ func Evaluate(in *evalinput.Input, snap *Snapshot, sel Selection, decisionID str
 }
 
 // evaluate is Evaluate over the facts view; Evaluate is its only production
-// caller.
-func evaluate(in facts, snap *Snapshot, sel Selection, decisionID string) (*Decision, error) {
+// caller. A selected definition is evaluated with its compiled form
+// (compiled_eval.go) unless reference is set or it has none; the reference
+// evaluator (Decision.evaluate below) is the straightforward reading of
+// Sections 20 and 21 that the compiled form is tested against.
+func evaluate(in facts, snap *Snapshot, sel Selection, decisionID string, reference bool) (*Decision, error) {
 	if in == nil {
 		return nil, fault.At("input", fault.Missing, "evaluation needs a complete evaluation input")
 	}
@@ -83,6 +86,9 @@ func evaluate(in facts, snap *Snapshot, sel Selection, decisionID string) (*Deci
 	case def.lifecycle == vocab.PolicyRetired:
 		d.policy = def
 		d.deny(vocab.ReasonPolicyRetired)
+	case def.compiled != nil && !reference:
+		d.policy = def
+		d.evaluateCompiled(def.compiled, in)
 	default:
 		d.policy = def
 		d.evaluate(newView(in))
@@ -97,7 +103,7 @@ func (d *Decision) deny(r vocab.Reason) {
 	d.reasons = []vocab.Reason{r}
 }
 
-// evaluate resolves d.policy against v.
+// evaluate resolves d.policy against v: the reference evaluator.
 func (d *Decision) evaluate(v *view) {
 	var anyIndeterminate bool
 	var effects [vocab.Allow + 1]bool // matched effects
@@ -191,8 +197,10 @@ func (d *Decision) constrain(v *view, matches []*Rule) uint32 {
 }
 
 // reasonsOf expands a reason mask in Section 48 reason order.
-func reasonsOf(m uint32) []vocab.Reason {
-	out := make([]vocab.Reason, 0, 4)
+func reasonsOf(m uint32) []vocab.Reason { return appendReasons(make([]vocab.Reason, 0, 4), m) }
+
+// appendReasons appends the reasons of mask m to out in Section 48 order.
+func appendReasons(out []vocab.Reason, m uint32) []vocab.Reason {
 	for _, r := range allReasons {
 		if m&bit(r) != 0 {
 			out = append(out, r)

@@ -177,6 +177,7 @@ func (k *compiler) definition(d *DefinitionDraft) (*Definition, error) {
 	def.nodes = k.nodes - before
 	slices.SortFunc(def.rules, func(a, b *Rule) int { return a.id.Compare(b.id) })
 	def.computeDigests()
+	def.compiled = compile(def)
 	return def, nil
 }
 

@@ -118,6 +118,7 @@ type Definition struct {
 	nodes       int
 	rulesDigest digest.Digest // the complete rule content, without the lifecycle
 	digest      digest.Digest
+	compiled    *compiled // evaluation form built at publication (compile.go); nil: reference evaluator
 }
 
 // ID returns the Policy identity.
@@ -220,10 +221,17 @@ func capabilitiesOf(m uint32) []vocab.Capability {
 }
 
 func writeCapabilities(b *digest.Builder, m uint32) {
-	cs := capabilitiesOf(m)
-	b.Count(len(cs))
-	for _, c := range cs {
-		b.String(c.String())
+	n := 0
+	for _, c := range allCapabilities {
+		if m&bit(c) != 0 {
+			n++
+		}
+	}
+	b.Count(n)
+	for _, c := range allCapabilities { // ASCII (= Section 48) order, as capabilitiesOf
+		if m&bit(c) != 0 {
+			b.String(c.String())
+		}
 	}
 }
 

@@ -1,0 +1,26 @@
+package bench
+
+import (
+	"testing"
+)
+
+// BenchmarkDecision measures one decision per iteration, cycling through
+// the 64 inputs, for every engine and size. `make bench-peers` runs
+// TestPeerTable instead, which interleaves the engines in rounds.
+func BenchmarkDecision(b *testing.B) {
+	for _, size := range Sizes {
+		e := Build(b, size.Rules, size.PerTenant)
+		for _, d := range e.Deciders() {
+			b.Run(size.Name+"/"+d.Name, func(b *testing.B) {
+				b.ReportAllocs()
+				i := 0
+				for b.Loop() {
+					if _, err := d.Decide(i % NumInputs); err != nil {
+						b.Fatal(err)
+					}
+					i++
+				}
+			})
+		}
+	}
+}

@@ -1,0 +1,67 @@
+package bench
+
+import "testing"
+
+// Sizes are the two generated rule sets: 20 rules in one toolgate policy,
+// and 512 rules as four tenant policies of 128 (the Section 39 snapshot
+// maximum; toolgate evaluates the selected tenant's policy, the peers all
+// 512 rules).
+var Sizes = []struct {
+	Name      string
+	Rules     int
+	PerTenant bool
+}{{"rules20", 20, false}, {"rules512", 512, true}}
+
+// NumInputs is the number of generated inputs per size.
+const NumInputs = 64
+
+// Seed of every generated policy and input set.
+const Seed = 7
+
+// Engines are every engine's prepared decision over the same rules and
+// inputs.
+type Engines struct {
+	Rules    []Rule
+	Inputs   []Input
+	Toolgate *Toolgate
+	OPA      *OPA
+	Cedar    *Cedar
+	CEL      *CEL
+}
+
+// Decider decides input i: true for allow.
+type Decider func(i int) (bool, error)
+
+// Deciders returns the four engines by name, in table order.
+func (e *Engines) Deciders() []struct {
+	Name   string
+	Decide Decider
+} {
+	return []struct {
+		Name   string
+		Decide Decider
+	}{
+		{"toolgate", func(i int) (bool, error) { ok, _, err := e.Toolgate.Decide(i); return ok, err }},
+		{"cedar-go", e.Cedar.Decide},
+		{"opa", e.OPA.Decide},
+		{"cel-go", e.CEL.Decide},
+	}
+}
+
+// Build prepares every engine for one size.
+func Build(tb testing.TB, rules int, perTenant bool) *Engines {
+	tb.Helper()
+	e := &Engines{Rules: Generate(Seed, rules), Inputs: Inputs(Seed, NumInputs)}
+	e.Toolgate = NewToolgate(tb, e.Rules, e.Inputs, perTenant)
+	var err error
+	if e.OPA, err = NewOPA(e.Rules, e.Inputs); err != nil {
+		tb.Fatalf("opa: %v", err)
+	}
+	if e.Cedar, err = NewCedar(e.Rules, e.Inputs); err != nil {
+		tb.Fatalf("cedar: %v", err)
+	}
+	if e.CEL, err = NewCEL(e.Rules, e.Inputs); err != nil {
+		tb.Fatalf("cel: %v", err)
+	}
+	return e
+}

@@ -1,0 +1,441 @@
+package policy
+
+import (
+	"math/bits"
+	"slices"
+
+	"github.com/toolgate/toolgate/internal/engine/epoch"
+	"github.com/toolgate/toolgate/internal/engine/evalinput"
+	"github.com/toolgate/toolgate/internal/engine/ident"
+	"github.com/toolgate/toolgate/internal/engine/vocab"
+)
+
+// cView is the projection of one Evaluation Input onto one compiled
+// definition: identifiers as the definition's interned integers (-1 when
+// the policy never names them), Resources as a mask, and the active
+// indeterminacy triggers. It lives on the evaluator's stack.
+type cView struct {
+	tool, definition, registry, subject, tenant, session, delegation int32
+	toolVersion, registryGen, renewal                                uint64
+	lifecycle, risk, sideEffect, reversibility, assurance, coverage  uint8
+	sessionIndependent, delegated                                    bool
+
+	methods, requested, intended, host uint32
+	reqRes                             uint64 // bit 0: a requested Resource this policy never names
+	reqCount                           int
+	requestedResources, hostResources  []ident.Resource // ASCII order, unique
+
+	sources, trusts, transformations uint32
+	semanticPresent                  bool
+
+	collections []evalinput.InfluenceCollectionFact
+	allComplete bool
+	kinds       uint32
+	influences  int
+
+	now, intentAt, contextAt epoch.Time
+	triggers                 uint32
+}
+
+func (c *compiled) lookup(s string) int32 {
+	if n, ok := c.names[s]; ok {
+		return n
+	}
+	return -1
+}
+
+// sortedUnique returns rs when it is already in ASCII order without
+// duplicates (engine-built inputs always are), otherwise a normalized copy.
+func sortedUnique(rs []ident.Resource) []ident.Resource {
+	for i := 1; i < len(rs); i++ {
+		if rs[i-1].Compare(rs[i]) >= 0 {
+			return normalizedResources(rs)
+		}
+	}
+	return rs
+}
+
+func (c *compiled) project(in facts, v *cView) {
+	id := in.Identity()
+	v.tool = c.lookup(in.ToolID().String())
+	v.subject = c.lookup(id.Subject().String())
+	v.tenant = c.lookup(id.Tenant().String())
+	v.sessionIndependent = id.Session().IsIndependent()
+	v.delegated = !id.Delegation().IsZero()
+	v.definition, v.registry, v.session, v.delegation = -1, -1, -1, -1
+	if c.needs&needDefinition != 0 {
+		v.definition = c.lookup(in.DefinitionID().String())
+	}
+	if c.needs&needRegistry != 0 {
+		v.registry = c.lookup(in.RegistrySnapshotID().String())
+	}
+	if c.needs&needSession != 0 {
+		v.session = c.lookup(id.Session().ID().String())
+	}
+	if c.needs&needDelegation != 0 {
+		v.delegation = c.lookup(id.Delegation().String())
+	}
+	v.toolVersion = in.ToolVersion().Uint64()
+	v.registryGen = in.RegistrySnapshotGeneration().Uint64()
+	v.renewal = in.RenewalGeneration().Uint64()
+	v.lifecycle = uint8(in.Lifecycle())
+	v.risk = uint8(in.Risk())
+	v.sideEffect = uint8(in.SideEffect())
+	v.reversibility = uint8(in.Reversibility())
+	v.assurance = uint8(in.Assurance())
+	v.coverage = uint8(in.ProvenanceCoverage())
+	if c.needs&needMethods != 0 {
+		v.methods = maskOf(in.AuthMethods())
+	}
+	if c.needs&needIntended != 0 {
+		v.intended = maskOf(in.IntendedCapabilities())
+	}
+	if c.needs&needRequested != 0 {
+		v.requested = maskOf(in.RequestedCapabilities())
+		v.requestedResources = sortedUnique(in.RequestedResources())
+		v.reqCount = len(v.requestedResources)
+		for _, r := range v.requestedResources {
+			if n, ok := c.resources[r.String()]; ok {
+				v.reqRes |= 1 << (n + 1)
+			} else {
+				v.reqRes |= 1
+			}
+		}
+	}
+	represented := in.ProvenanceCoverage() == vocab.CoverageRepresented
+	records := 0
+	if c.needs&needRecords != 0 {
+		rs := in.ProvenanceRecords()
+		records = len(rs)
+		for _, r := range rs {
+			v.sources |= bit(r.Source)
+			v.trusts |= bit(r.Trust)
+			t := maskOf(r.Transformations)
+			v.transformations |= t
+			v.semanticPresent = v.semanticPresent || t&(semantic|1) != 0
+		}
+	}
+	if c.needs&needCollections != 0 {
+		v.collections = in.InfluenceCollections()
+		v.allComplete = true
+		for _, col := range v.collections {
+			v.allComplete = v.allComplete && col.Completeness == vocab.CompletenessComplete
+		}
+	}
+	if c.needs&needKinds != 0 {
+		ks := in.InfluenceKinds()
+		v.influences = len(ks)
+		v.kinds = maskOf(ks)
+	}
+	v.now, v.intentAt, v.contextAt = in.EvaluationTime(), in.IntentIssuedAt(), in.ContextIssuedAt()
+
+	if v.sessionIndependent {
+		v.triggers |= trigSessionIndependent
+	}
+	if !v.delegated {
+		v.triggers |= trigNoDelegation
+	}
+	if !represented {
+		v.triggers |= trigNotRepresented | trigNoTrustEvidence
+	}
+	if records == 0 {
+		v.triggers |= trigNoTrustEvidence // only read when needRecords: a trust predicate sets both
+	}
+	if len(v.collections) == 0 {
+		v.triggers |= trigNoCollections
+	}
+	if v.now.Before(v.intentAt) {
+		v.triggers |= trigIntentFuture
+	}
+	if v.now.Before(v.contextAt) {
+		v.triggers |= trigContextFuture
+	}
+}
+
+func (v *cView) collection(boundary string) (evalinput.InfluenceCollectionFact, bool) {
+	for _, c := range v.collections {
+		if c.Boundary.String() == boundary {
+			return c, true
+		}
+	}
+	return evalinput.InfluenceCollectionFact{}, false
+}
+
+// indeterminate reports whether rule r has an indeterminate predicate for
+// v, which (Section 20 compounds) makes the whole rule indeterminate.
+func (v *cView) indeterminate(r *cRule) bool {
+	if r.triggers&v.triggers != 0 {
+		return true
+	}
+	for _, b := range r.boundaries {
+		if _, ok := v.collection(b); !ok {
+			return true
+		}
+	}
+	return false
+}
+
+// eval is the two-valued evaluation of node i; it is called only for rules
+// with no indeterminate predicate, so it short-circuits freely.
+func (c *compiled) eval(i int32, v *cView) bool {
+	n := &c.nodes[i]
+	//exhaustive:enforce
+	switch n.kind {
+	case 0:
+		if n.all {
+			for j := n.first; j < n.first+n.n; j++ {
+				if !c.eval(j, v) {
+					return false
+				}
+			}
+			return true
+		}
+		for j := n.first; j < n.first+n.n; j++ {
+			if c.eval(j, v) {
+				return true
+			}
+		}
+		return false
+	case vocab.ExactToolID:
+		return v.tool == n.id
+	case vocab.ExactToolVersion:
+		return v.toolVersion == n.num
+	case vocab.ExactDefinitionID:
+		return v.definition == n.id
+	case vocab.ExactRegistrySnapshot:
+		return v.registry == n.id && v.registryGen == n.num
+	case vocab.LifecycleIs:
+		return v.lifecycle == n.enum
+	case vocab.RiskIs:
+		return v.risk == n.enum
+	case vocab.SideEffectIs:
+		return v.sideEffect == n.enum
+	case vocab.ReversibilityIs:
+		return v.reversibility == n.enum
+	case vocab.ExactSubject:
+		return v.subject == n.id
+	case vocab.ExactTenant:
+		return v.tenant == n.id
+	case vocab.ExactSession:
+		return v.session == n.id
+	case vocab.SessionIsIndependent:
+		return v.sessionIndependent
+	case vocab.DelegationPresent:
+		return v.delegated
+	case vocab.ExactDelegationID:
+		return v.delegation == n.id
+	case vocab.AssuranceIsOneOf:
+		return bit(v.assurance)&n.mask != 0
+	case vocab.AuthenticationMethodIncludes:
+		return v.methods&bit(n.enum) != 0
+	case vocab.AuthenticationMethodsIncludeAll:
+		return v.methods&n.mask == n.mask
+	case vocab.RequestedCapabilitiesSubsetOf:
+		return v.requested&^n.mask == 0
+	case vocab.RequestedCapabilitiesInclude:
+		return v.requested&n.mask == n.mask
+	case vocab.IntendedCapabilitiesInclude:
+		return v.intended&n.mask == n.mask
+	case vocab.ExactRequestedResource:
+		return v.reqCount == 1 && v.reqRes == n.res
+	case vocab.RequestedResourcesSubsetOf:
+		return v.reqRes&^n.res == 0
+	case vocab.RequestedResourcesInclude:
+		return v.reqRes&n.res == n.res
+	case vocab.ProvenanceCoverageIs:
+		return v.coverage == n.enum
+	case vocab.ProvenanceContainsSource:
+		return v.sources&bit(n.enum) != 0
+	case vocab.ProvenanceTrustIsOneOf:
+		return v.trusts&^n.mask == 0
+	case vocab.ProvenanceContainsTransformation:
+		return v.transformations&bit(n.enum) != 0
+	case vocab.ProvenanceContainsNoSemanticTransformation:
+		return !v.semanticPresent
+	case vocab.InfluenceBoundaryCompletenessIs:
+		col, _ := v.collection(n.boundary)
+		return uint8(col.Completeness) == n.enum
+	case vocab.AllInfluenceBoundariesComplete:
+		return v.allComplete
+	case vocab.InfluenceContainsKind:
+		return v.kinds&bit(n.enum) != 0
+	case vocab.InfluenceContainsNoKind:
+		return v.kinds&bit(n.enum) == 0
+	case vocab.ExactInfluenceBoundary:
+		_, ok := v.collection(n.boundary)
+		return ok
+	case vocab.MaximumInfluenceCount:
+		return uint64(v.influences) <= n.num
+	case vocab.EvaluationTimeWithin:
+		return n.window.Contains(v.now)
+	case vocab.RenewalGenerationIs:
+		return v.renewal == n.num
+	case vocab.MaximumIntentAge:
+		d, err := v.now.Since(v.intentAt)
+		return err == nil && d <= n.num
+	case vocab.MaximumContextAge:
+		d, err := v.now.Since(v.contextAt)
+		return err == nil && d <= n.num
+	}
+	// compile admits only the predicates above.
+	return false
+}
+
+// candidates returns the rules that can match v by the indexes: those
+// whose required tool, tenant and subject (if any) are v's.
+func (c *compiled) candidates(v *cView) ruleSet {
+	pick := func(by map[int32]ruleSet, none ruleSet, id int32) ruleSet {
+		if id < 0 {
+			return none
+		}
+		return none.or(by[id])
+	}
+	return pick(c.byTool, c.anyTool, v.tool).
+		and(pick(c.byTenant, c.anyTenant, v.tenant)).
+		and(pick(c.bySubject, c.anySubject, v.subject))
+}
+
+// evaluateCompiled resolves d.policy against in with the compiled form c.
+// It computes exactly what evaluate (the reference evaluator) computes:
+// TestCompiledEvaluatorMatchesReference and FuzzCompiledEvaluator compare
+// complete Decisions.
+func (d *Decision) evaluateCompiled(c *compiled, in facts) {
+	var v cView
+	c.project(in, &v)
+
+	// Indeterminate rules: only rules with a trigger the input activates.
+	var indeterminate ruleSet
+	anyIndeterminate := false
+	if c.triggers&v.triggers != 0 || c.boundary != (ruleSet{}) {
+		for i := range c.rules {
+			if v.indeterminate(&c.rules[i]) {
+				indeterminate.add(i)
+				anyIndeterminate = true
+			}
+		}
+	}
+	cand := c.candidates(&v)
+	cand = ruleSet{cand[0] &^ indeterminate[0], cand[1] &^ indeterminate[1]}
+
+	var matched ruleSet
+	var effects [vocab.Allow + 1]bool
+	nMatched := 0
+	resAllowed, capsAllowed := ^uint64(0), ^uint32(0)
+	var reasons uint32
+	for w, word := range cand {
+		for word != 0 {
+			i := w<<6 | trailingZeros(word)
+			word &= word - 1
+			r := &c.rules[i]
+			if !c.eval(r.root, &v) {
+				continue
+			}
+			matched.add(i)
+			nMatched++
+			effects[r.rule.effect] = true
+			reasons |= bit(r.rule.reason)
+			if r.rule.effect != vocab.Deny {
+				capsAllowed &= r.rule.capabilities
+				resAllowed &= r.res
+			}
+		}
+	}
+	var outcome uint32
+	switch {
+	case anyIndeterminate:
+		d.outcome, outcome = vocab.Deny, bit(vocab.ReasonConditionIndeterminate)
+	case effects[vocab.Deny]:
+		d.outcome, outcome = vocab.Deny, bit(vocab.ReasonDenyRuleMatched)
+	case effects[vocab.RequireConfirmation]:
+		d.outcome, outcome = vocab.RequireConfirmation, bit(vocab.ReasonConfirmationRuleMatched)
+	case effects[vocab.Allow]:
+		d.outcome, outcome = vocab.Allow, bit(vocab.ReasonAllowRuleMatched)
+	default:
+		d.outcome, outcome = vocab.Deny, bit(vocab.ReasonNoAllowRuleMatched)
+	}
+	if d.outcome != vocab.Deny {
+		// The Host ceiling matters only for a non-deny outcome.
+		v.host = maskOf(in.HostCapabilities())
+		v.hostResources = sortedUnique(in.HostResources())
+		if lost := d.constrainCompiled(c, &v, capsAllowed, resAllowed); lost != 0 {
+			d.outcome, outcome = vocab.Deny, lost
+		}
+	}
+	reasons |= outcome
+	if nMatched > MaxDecisionMatches {
+		d.capabilities, d.resources = 0, nil
+		d.deny(vocab.ReasonPolicyLimitExceeded)
+		return
+	}
+	d.matched = d.matchedBuf[:0]
+	if nMatched > len(d.matchedBuf) {
+		d.matched = make([]ident.PolicyID, 0, nMatched)
+	}
+	var single []Obligation
+	var obligations []Obligation
+	for w, word := range matched {
+		for word != 0 {
+			i := w<<6 | trailingZeros(word)
+			word &= word - 1
+			r := c.rules[i].rule
+			d.matched = append(d.matched, r.id)
+			if len(r.obligations) == 0 {
+				continue
+			}
+			switch {
+			case single == nil && obligations == nil:
+				single = r.obligations // sorted and unique already; never modified
+			case obligations == nil:
+				obligations = append(append(make([]Obligation, 0, len(single)+len(r.obligations)), single...), r.obligations...)
+			default:
+				obligations = append(obligations, r.obligations...)
+			}
+		}
+	}
+	if obligations != nil {
+		slices.SortFunc(obligations, compareObligations)
+		d.obligations = slices.CompactFunc(obligations, func(a, b Obligation) bool { return a.key == b.key })
+	} else {
+		d.obligations = single
+	}
+	d.reasons = appendReasons(d.reasonBuf[:0], reasons)
+	if len(d.reasons) > MaxDecisionReasons || len(d.matched) > MaxDecisionMatches || len(d.obligations) > MaxDecisionObligations {
+		d.capabilities, d.resources, d.matched, d.obligations = 0, nil, nil, nil
+		d.deny(vocab.ReasonPolicyLimitExceeded)
+	}
+}
+
+// constrainCompiled is constrain over masks: the requested scope,
+// intersected with the Host Authority and every matched non-deny rule's
+// constraint (capsAllowed, resAllowed). A non-deny outcome has at least one
+// matched non-deny rule, so a Resource the policy never names never
+// survives, as in constrain.
+func (d *Decision) constrainCompiled(c *compiled, v *cView, capsAllowed uint32, resAllowed uint64) uint32 {
+	caps := v.requested & v.host & capsAllowed
+	kept := 0
+	for _, r := range v.requestedResources {
+		if keepResource(c, v, r, resAllowed) {
+			kept++
+		}
+	}
+	var lost uint32
+	if caps != v.requested {
+		lost |= bit(vocab.ReasonCapabilityNotPermitted)
+	}
+	if kept != len(v.requestedResources) {
+		lost |= bit(vocab.ReasonResourceNotPermitted)
+	}
+	if lost == 0 {
+		d.capabilities = caps
+		// Every requested Resource survived: the scope is exactly them.
+		d.resources = append(d.resourceBuf[:0], v.requestedResources...)
+	}
+	return lost
+}
+
+func keepResource(c *compiled, v *cView, r ident.Resource, resAllowed uint64) bool {
+	n, ok := c.resources[r.String()]
+	return ok && resAllowed&(1<<(n+1)) != 0 && containsResource(v.hostResources, r)
+}
+
+func trailingZeros(x uint64) int { return bits.TrailingZeros64(x) }
