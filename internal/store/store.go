@@ -315,6 +315,10 @@ func (s *Store) PutPolicy(namespace, authority, domainUID, object string, publis
 		if err != nil {
 			return fault.Within("generation", err)
 		}
+		if e, ok := dom.policies[snapKey{d.ID, gen.String()}]; ok && e.object == object {
+			digest = e.digest // already served: a deleted predecessor does not withdraw it
+			return errUnchanged
+		}
 		if gen.Uint64() > 1 {
 			prev := snapKey{d.ID, prevGeneration(gen).String()}
 			if _, ok := dom.policies[prev]; !ok {
@@ -331,6 +335,9 @@ func (s *Store) PutPolicy(namespace, authority, domainUID, object string, publis
 		st.domains[ref] = dom
 		return nil
 	})
+	if err == errUnchanged {
+		err = nil
+	}
 	return digest, err
 }
 
