@@ -10,6 +10,7 @@
 //	toolgate intent digest                          agent-safe.intent/1 canonical JSON and digest of stdin
 //	toolgate decide --manifests PATH --request FILE [--explain]
 //	                                                decide one authorization request as the Host
+//	toolgate manager [flags]                        run the controllers and admission webhooks (in a cluster)
 package main
 
 import (
@@ -28,11 +29,15 @@ const usage = `usage:
   toolgate request canonicalize --manifests PATH [--registry ID --generation N] --proposal FILE [--assessment-id ID]
   toolgate intent digest < binding.json
   toolgate decide --manifests PATH --request FILE [--explain]
+  toolgate manager [--leader-elect] [--webhook-cert-dir DIR] [--metrics-bind-address ADDR]
 `
 
 // run executes one verb and returns the process exit code: 0 success,
 // 1 rejected input, 2 usage error.
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if len(args) >= 1 && args[0] == "manager" {
+		return exitCode(manager(args[1:], stderr), stderr)
+	}
 	if len(args) >= 1 && args[0] == "decide" {
 		return exitCode(decide(args[1:], stdout), stderr)
 	}

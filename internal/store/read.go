@@ -60,14 +60,16 @@ func (s *Store) Served() []Entry {
 	return out
 }
 
-// Sign signs msg with the signing key of the domain namespace/name and
-// returns the signature and the domain it was made in.
-func (s *Store) Sign(namespace, name string, msg []byte) ([]byte, DomainInfo, bool) {
+// Sign signs the message msg builds from the domain of namespace/name with
+// that domain's key, and returns the signature and the domain it was made
+// in. Building the message from the same state that signs it means a domain
+// replaced concurrently can never be named in a signature of another key.
+func (s *Store) Sign(namespace, name string, msg func(DomainInfo) []byte) ([]byte, DomainInfo, bool) {
 	d, ok := s.load().domains[domainRef{namespace, name}]
 	if !ok {
 		return nil, DomainInfo{}, false
 	}
-	return ed25519.Sign(d.key, msg), d.info, true
+	return ed25519.Sign(d.key, msg(d.info)), d.info, true
 }
 
 // HasRole reports whether caller holds role in the domain namespace/name.
