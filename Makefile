@@ -130,5 +130,5 @@ envtest-bins: ## Build (once per machine) and cache kube-apiserver and etcd for 
 	@hack/envtest/build.sh
 
 .PHONY: test-envtest
-test-envtest: envtest-bins ## Prove the CRDs and samples on a real kube-apiserver and etcd (test/crd, envtest).
-	KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS)" TOOLGATE_REQUIRE_ENVTEST=1 $(GO) test -count=1 ./test/crd/...
+test-envtest: envtest-bins ## The CRDs, samples, controllers and webhooks on a real kube-apiserver and etcd (test/crd, test/integration).
+	KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS)" TOOLGATE_REQUIRE_ENVTEST=1 $(GO) test -count=1 ./test/crd/... ./test/integration/...
