@@ -186,19 +186,29 @@ var _ = Describe("publication through the webhooks and controllers", Ordered, fu
 		tr := fresh(&set.ToolRegistries[0], "primary-registry-2")
 		tr.Spec.SnapshotGeneration = "2"
 		tr.Spec.Definitions[0].Schema.Root = apiextensionsv1.JSON{Raw: []byte(`{"kind":"object","fields":[],"secret-extra-key":1}`)}
+		tr.Spec.Definitions[1].Schema.Root = apiextensionsv1.JSON{Raw: []byte(`{"kind":"object","fields":{"secret-string-root":1}}`)}
 		expectRejected(asAlice.Create(ctx, tr), apierrors.IsInvalid,
-			[]string{"spec.definitions[0].schema.root"}, "secret-extra-key")
+			[]string{"spec.definitions[0].schema.root", "spec.definitions[1].schema.root.fields"}, "secret-extra-key", "secret-string-root")
 
 		ha := fresh(&set.HostAuthorities[0], "treasury-host")
 		ha.Spec.AuthorityID = "treasury-host"
 		ha.Spec.Roles[0].Subjects = append(ha.Spec.Roles[0].Subjects, ha.Spec.Roles[0].Subjects[0])
 		expectRejected(asAlice.Create(ctx, ha), apierrors.IsInvalid, []string{"spec.roles[0].subjects[2]", "duplicate"})
 
+		// Two rules name a Resource outside the HostAuthority ceiling; both
+		// are reported, each at its path.
+		var want []string
 		ps := generation(&set.PolicySnapshots[1], "3", func(s *v1alpha1.PolicySnapshotSpec) {
 			last := &s.Policies[len(s.Policies)-1]
-			last.Rules[0].Scope.Resources = append(last.Rules[0].Scope.Resources, "acct-secret-9999")
+			for j := range last.Rules {
+				if r := &last.Rules[j]; r.Scope != nil && len(want) < 2 {
+					r.Scope.Resources = append(r.Scope.Resources, "acct-secret-9999")
+					want = append(want, fmt.Sprintf("spec.policies[1].rules[%d].scope.resources[%d]", j, len(r.Scope.Resources)-1))
+				}
+			}
 		})
-		expectRejected(asAlice.Create(ctx, ps), apierrors.IsInvalid, []string{"spec.policies[1].rules"}, "acct-secret-9999")
+		Expect(want).To(HaveLen(2))
+		expectRejected(asAlice.Create(ctx, ps), apierrors.IsInvalid, want, "acct-secret-9999")
 	})
 
 	It("reject spec updates and keep the publisher annotations", func() {
