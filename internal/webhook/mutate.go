@@ -1,9 +1,11 @@
 package webhook
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
+	"time"
 
 	admissionv1 "k8s.io/api/admission/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -33,6 +35,36 @@ var (
 // key from the store; on update it keeps the annotations the object had.
 type PublisherDefaulter struct {
 	Store *store.Store
+	// DomainWait bounds how long a PolicySnapshot's admission waits for its
+	// HostAuthority's domain to become ready in this replica's store (a
+	// HostAuthority and its PolicySnapshots applied together, as by
+	// kubectl apply -k); 0 means DefaultDomainWait.
+	DomainWait time.Duration
+}
+
+// DefaultDomainWait is the default PublisherDefaulter.DomainWait: well
+// inside the apiserver's default webhook timeout of 10 s.
+const DefaultDomainWait = 5 * time.Second
+
+// sign signs the publisher statement of ps in its domain, waiting up to
+// DomainWait for the domain to be served.
+func (d PublisherDefaulter) sign(ctx context.Context, ps *v1alpha1.PolicySnapshot, digest, v string) ([]byte, bool) {
+	wait := cmp.Or(d.DomainWait, DefaultDomainWait)
+	ctx, cancel := context.WithTimeout(ctx, wait)
+	defer cancel()
+	for {
+		sig, _, ok := d.Store.Sign(ps.Namespace, string(ps.Spec.HostAuthorityRef.Name), func(info store.DomainInfo) []byte {
+			return publisher.Message("PolicySnapshot", ps.Namespace, ps.Name, info.UID, digest, v)
+		})
+		if ok {
+			return sig, true
+		}
+		select {
+		case <-ctx.Done():
+			return nil, false
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
 }
 
 var _ admission.CustomDefaulter = PublisherDefaulter{}
@@ -81,9 +113,7 @@ func (d PublisherDefaulter) Default(ctx context.Context, obj runtime.Object) err
 		if err != nil {
 			return apierrors.NewBadRequest("the spec could not be encoded")
 		}
-		sig, _, ok := d.Store.Sign(ps.Namespace, string(ps.Spec.HostAuthorityRef.Name), func(info store.DomainInfo) []byte {
-			return publisher.Message("PolicySnapshot", ps.Namespace, ps.Name, info.UID, digest, v)
-		})
+		sig, ok := d.sign(ctx, ps, digest, v)
 		if !ok {
 			return apierrors.NewForbidden(v1alpha1.SchemeGroupVersion.WithResource("policysnapshots").GroupResource(), ps.Name, errDomainNotReady)
 		}

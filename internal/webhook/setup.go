@@ -20,5 +20,5 @@ func Setup(mgr ctrl.Manager, s *store.Store) error {
 		return err
 	}
 	return ctrl.NewWebhookManagedBy(mgr, &v1alpha1.PolicySnapshot{}).
-		WithCustomDefaulter(def).WithValidator(PolicySnapshotValidator{Reader: mgr.GetClient()}).Complete()
+		WithCustomDefaulter(def).WithValidator(PolicySnapshotValidator{Reader: mgr.GetAPIReader()}).Complete()
 }

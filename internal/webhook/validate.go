@@ -84,8 +84,10 @@ func (ToolRegistryValidator) ValidateDelete(context.Context, *v1alpha1.ToolRegis
 // the generation before it, on behalf of an admission user that holds
 // policyAdministrationAuthority there.
 type PolicySnapshotValidator struct {
-	// Reader reads HostAuthorities and earlier generations (the manager's
-	// cached client).
+	// Reader reads HostAuthorities and earlier generations. It should read
+	// the apiserver directly (the manager's APIReader), not a cache: a
+	// generation created a moment ago, as by kubectl apply -k with several
+	// generations, must be found.
 	Reader client.Reader
 }
 

@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"sort"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -149,18 +148,21 @@ var _ = Describe("publication through the webhooks and controllers", Ordered, fu
 	})
 
 	It("serve config/samples: every object Ready with its engine digest and in the store", func() {
+		// Created back to back, as kubectl apply -k does: the
+		// PolicySnapshots' admission waits for the new domain, and
+		// generation 2's finds generation 1 in the apiserver.
 		ha := fresh(&set.HostAuthorities[0], authority)
 		Expect(asAlice.Create(ctx, ha)).To(Succeed())
 		tr := fresh(&set.ToolRegistries[0], set.ToolRegistries[0].Name)
 		Expect(asAlice.Create(ctx, tr)).To(Succeed())
-		st := status(ha, v1alpha1.ReasonAccepted)
-		Expect(st.ContentDigest).To(Equal(digests[authority]))
-		Expect(st.PublishedBy).To(Equal(alice))
-		haUID = string(ha.UID)
 		for i := range set.PolicySnapshots {
 			ps := fresh(&set.PolicySnapshots[i], set.PolicySnapshots[i].Name)
 			Expect(asAlice.Create(ctx, ps)).To(Succeed())
 		}
+		st := status(ha, v1alpha1.ReasonAccepted)
+		Expect(st.ContentDigest).To(Equal(digests[authority]))
+		Expect(st.PublishedBy).To(Equal(alice))
+		haUID = string(ha.UID)
 		for _, o := range []client.Object{tr, fresh(&set.PolicySnapshots[0], "payments-policy-1"), fresh(&set.PolicySnapshots[1], "payments-policy-2")} {
 			st := status(o, v1alpha1.ReasonAccepted)
 			Expect(st.ContentDigest).To(Equal(digests[o.GetName()]), o.GetName())
@@ -353,31 +355,39 @@ var _ = Describe("publication through the webhooks and controllers", Ordered, fu
 	})
 
 	It("measure reconcile-to-store latency of new PolicySnapshot generations", func() {
+		// For each new generation: total is from sending the create
+		// (admission webhooks, etcd, watch, reconcile) until the store
+		// serves it; afterCreate is from the create's response until then
+		// (0 when the reconcile won the race with the response).
 		const n = 40
 		base := fresh(&set.PolicySnapshots[0], "latency-policy-1")
 		base.Spec.SnapshotID = "latency-policy"
-		var lat []time.Duration
+		var total, afterCreate []time.Duration
 		for g := 1; g <= n; g++ {
 			ps := generation(base, fmt.Sprint(g), nil)
 			key := store.Key{Namespace: ns, Authority: authority, ID: "latency-policy", Generation: fmt.Sprint(g)}
+			t0 := time.Now()
 			Expect(asAlice.Create(ctx, ps)).To(Succeed())
-			start := time.Now() // the object is in etcd
+			t1 := time.Now()
 			for {
 				if _, ok := served.Policy(key); ok {
 					break
 				}
-				Expect(time.Since(start)).To(BeNumerically("<", 20*time.Second), "generation %d never served", g)
-				time.Sleep(200 * time.Microsecond)
+				Expect(time.Since(t1)).To(BeNumerically("<", 20*time.Second), "generation %d never served", g)
+				time.Sleep(100 * time.Microsecond)
 			}
-			lat = append(lat, time.Since(start))
+			t2 := time.Now()
+			total, afterCreate = append(total, t2.Sub(t0)), append(afterCreate, t2.Sub(t1))
 		}
-		sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
-		p := func(q float64) time.Duration { return lat[int(q*float64(len(lat)-1)+0.5)] }
-		line := fmt.Sprintf("reconcile-to-store latency of a new PolicySnapshot generation (n=%d): p50 %v, p99 %v, max %v",
-			n, p(0.50).Round(time.Microsecond), p(0.99).Round(time.Microsecond), slices.Max(lat).Round(time.Microsecond))
+		q := func(lat []time.Duration, p float64) time.Duration {
+			s := slices.Sorted(slices.Values(lat))
+			return s[int(p*float64(len(s)-1)+0.5)].Round(10 * time.Microsecond)
+		}
+		line := fmt.Sprintf("PolicySnapshot generation create-to-served latency (n=%d): p50 %v, p99 %v; after the create response: p50 %v, p99 %v",
+			n, q(total, 0.50), q(total, 0.99), q(afterCreate, 0.50), q(afterCreate, 0.99))
 		AddReportEntry("latency", line)
 		fmt.Fprintln(os.Stdout, line)
-		raw, _ := json.Marshal(map[string]any{"n": n, "p50_us": p(0.50).Microseconds(), "p99_us": p(0.99).Microseconds()})
+		raw, _ := json.Marshal(map[string]any{"n": n, "total_p50_us": q(total, 0.5).Microseconds(), "total_p99_us": q(total, 0.99).Microseconds()})
 		GinkgoWriter.Println(string(raw))
 	})
 })
