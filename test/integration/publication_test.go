@@ -13,11 +13,13 @@ import (
 	. "github.com/onsi/gomega"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	corev1 "k8s.io/api/core/v1"
+	eventsv1 "k8s.io/api/events/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/metrics"
 
 	"github.com/toolgate/toolgate/api/v1alpha1"
 	"github.com/toolgate/toolgate/internal/controller"
@@ -352,6 +354,48 @@ var _ = Describe("publication through the webhooks and controllers", Ordered, fu
 			return key.Annotations[controller.SigningKeyUIDAnnotation]
 		}).Should(Equal(newUID))
 		haUID = newUID
+	})
+
+	It("record Events and metrics", func() {
+		var evs eventsv1.EventList
+		Eventually(func(g Gomega) {
+			g.Expect(admin.List(ctx, &evs, client.InNamespace(ns))).To(Succeed())
+			var reasons []string
+			for _, e := range evs.Items {
+				reasons = append(reasons, e.Regarding.Kind+"/"+e.Reason+"/"+e.Type)
+			}
+			g.Expect(reasons).To(ContainElements(
+				"HostAuthority/Accepted/Normal", "PolicySnapshot/Accepted/Normal", "PolicySnapshot/Rejected/Warning",
+				"PolicySnapshot/WaitingForDependency/Normal", "ToolRegistry/Rejected/Warning"))
+		}).WithTimeout(10 * time.Second).Should(Succeed())
+		for _, e := range evs.Items {
+			Expect(e.Note).NotTo(ContainSubstring("secret-extra-key"), "an Event echoes a rejected value")
+		}
+
+		families, err := metrics.Registry.Gather()
+		Expect(err).NotTo(HaveOccurred())
+		values := map[string]float64{}
+		for _, f := range families {
+			for _, m := range f.GetMetric() {
+				name := f.GetName()
+				for _, l := range m.GetLabel() {
+					name += "," + l.GetName() + "=" + l.GetValue()
+				}
+				switch {
+				case m.Counter != nil:
+					values[name] = m.Counter.GetValue()
+				case m.Gauge != nil:
+					values[name] = m.Gauge.GetValue()
+				case m.Histogram != nil:
+					values[name] = float64(m.Histogram.GetSampleCount())
+				}
+			}
+		}
+		Expect(values).To(HaveKeyWithValue("toolgate_snapshots_served,kind=ToolRegistry", 1.0))
+		Expect(values).To(HaveKeyWithValue("toolgate_snapshots_served,kind=PolicySnapshot", 0.0))
+		Expect(values["toolgate_reconcile_total,kind=PolicySnapshot,result=accepted"]).To(BeNumerically(">", 0))
+		Expect(values["toolgate_reconcile_total,kind=PolicySnapshot,result=rejected"]).To(BeNumerically(">", 0))
+		Expect(values["toolgate_reconcile_duration_seconds,kind=HostAuthority"]).To(BeNumerically(">", 0))
 	})
 
 	It("measure reconcile-to-store latency of new PolicySnapshot generations", func() {

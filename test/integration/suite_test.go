@@ -92,6 +92,9 @@ var _ = BeforeSuite(func() {
 	}
 	cfg, err := testEnv.Start()
 	Expect(err).NotTo(HaveOccurred())
+	// No client-side rate limit: the latency measurement is of toolgate,
+	// not of client-go's default 20 requests per second.
+	cfg.QPS, cfg.Burst = 1000, 2000
 
 	admin, err = client.New(cfg, client.Options{Scheme: scheme})
 	Expect(err).NotTo(HaveOccurred())
@@ -136,7 +139,9 @@ func userClient(name string, groups ...string) client.Client {
 	GinkgoHelper()
 	u, err := testEnv.AddUser(envtest.User{Name: name, Groups: append([]string{"system:masters"}, groups...)}, &rest.Config{})
 	Expect(err).NotTo(HaveOccurred())
-	c, err := client.New(u.Config(), client.Options{Scheme: scheme})
+	uc := u.Config()
+	uc.QPS, uc.Burst = 1000, 2000
+	c, err := client.New(uc, client.Options{Scheme: scheme})
 	Expect(err).NotTo(HaveOccurred())
 	return c
 }
