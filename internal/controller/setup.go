@@ -19,8 +19,6 @@ import (
 	"github.com/toolgate/toolgate/internal/store"
 )
 
-// +kubebuilder:rbac:groups=coordination.k8s.io,resources=leases,verbs=get;list;watch;create;update;patch;delete
-
 // Setup registers the three reconcilers and the leader's status resync
 // with mgr; every reconciler fills s. ctx bounds background sends and
 // should be the manager's context.
