@@ -57,7 +57,7 @@ func faultMessage(err error) string {
 // PolicySnapshot draft at the spec field it came from (manifest.SpecFault
 // for each member). Paths that already start at spec are kept.
 func specFaults(err error) error {
-	var l fault.List
+	var l fault.Errors
 	for _, e := range fault.All(err) {
 		if e.Path == "spec" || strings.HasPrefix(e.Path, "spec.") {
 			l.Add("", e)

@@ -54,7 +54,7 @@ func TestOnlyTheLeaderWritesStatus(t *testing.T) {
 
 func TestFaultMessageNamesEveryPathAndNoValue(t *testing.T) {
 	t.Parallel()
-	var l fault.List
+	var l fault.Errors
 	l.Add("spec.definitions[0]", fault.At("toolID", fault.Malformed, "a tool identifier has 2–8 segments"))
 	l.Add("spec.definitions[3]", fault.At("risk", fault.UnknownToken, "a risk is one of the Section 48 tokens"))
 	cases := map[string]struct {

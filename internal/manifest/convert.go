@@ -19,7 +19,7 @@ func RegistryDraft(spec v1alpha1.ToolRegistrySpec) (registry.Draft, error) {
 		Generation:  string(spec.SnapshotGeneration),
 		Definitions: make([]registry.DefinitionDraft, len(spec.Definitions)),
 	}
-	var errs fault.List // every Schema tree is decoded: all violations are reported
+	var errs fault.Errors // every Schema tree is decoded: all violations are reported
 	for i, td := range spec.Definitions {
 		root, err := SchemaDraft(td.Schema.Root.Raw)
 		if err != nil {

@@ -43,7 +43,7 @@ func (e *LocatedError) Error() string {
 }
 
 // Unwrap returns the rejections.
-func (e *LocatedError) Unwrap() error { return fault.List(e.Faults) }
+func (e *LocatedError) Unwrap() error { return fault.Errors(e.Faults) }
 
 // Locate returns err, a rejection of the object kind namespace/name read by
 // s, as a *LocatedError with the file and YAML line of every fault's path

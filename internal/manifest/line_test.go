@@ -47,7 +47,7 @@ func TestLocateNamesTheLineOfEveryFault(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var l fault.List
+	var l fault.Errors
 	l.Add("", fault.At("spec.definitions[1].toolID", fault.Malformed, "r"))
 	l.Add("", fault.At("spec.definitions[1].schema.root.fields[0].name", fault.Malformed, "r"))
 	l.Add("", fault.At("spec.definitions[1].schema.root.fields[7]", fault.Missing, "r")) // beyond the YAML: the deepest node, fields

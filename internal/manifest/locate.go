@@ -14,14 +14,14 @@ import (
 // is the spec field of the same name. Errors that are not engine faults are
 // returned unchanged.
 //
-// Every rejection of a fault.List is located; the result is then a
-// fault.List too.
+// Every rejection of a fault.Errors is located; the result is then a
+// fault.Errors too.
 func SpecFault(err error) error {
 	var fe *fault.Error
 	if !errors.As(err, &fe) {
 		return err
 	}
-	var l fault.List
+	var l fault.Errors
 	for _, e := range fault.All(err) {
 		c := *e
 		c.Path = renameRoot(renameRoot(e.Path, "id", "snapshotID"), "generation", "snapshotGeneration")

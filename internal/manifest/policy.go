@@ -17,7 +17,7 @@ func PolicyDraft(spec v1alpha1.PolicySnapshotSpec) (policy.SnapshotDraft, error)
 		Generation: string(spec.SnapshotGeneration),
 		Policies:   make([]policy.DefinitionDraft, len(spec.Policies)),
 	}
-	var errs fault.List // every condition tree is decoded: all violations are reported
+	var errs fault.Errors // every condition tree is decoded: all violations are reported
 	for i, pd := range spec.Policies {
 		def := policy.DefinitionDraft{
 			ID:         string(pd.ID),

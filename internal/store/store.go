@@ -240,7 +240,7 @@ func (s *Store) PutRegistry(namespace, object string, d registry.Draft) (string,
 		return "", err
 	}
 	k := snapKey{snap.ID().String(), snap.Generation().String()}
-	var errs fault.List
+	var errs fault.Errors
 	err = s.update(func(st *state) error {
 		objs := maps.Clone(st.registries[namespace])
 		if objs == nil {

@@ -13,7 +13,7 @@ import (
 
 func TestFieldErrorsKeepsEveryViolationAndNoValue(t *testing.T) {
 	t.Parallel()
-	var l fault.List
+	var l fault.Errors
 	l.Add("spec.definitions[0]", fault.At("toolID", fault.Malformed, "a tool identifier has 2–8 segments"))
 	l.Add("spec.policies[1]", fault.At("id", fault.Duplicate, "unique"))
 	l.Add("spec", fault.At("roles", fault.Missing, "required"))

@@ -204,7 +204,7 @@ func fieldInvalid(name string, e *field.Error) error {
 
 // specFaults locates every engine rejection of a draft at its spec field.
 func specFaults(err error) error {
-	var l fault.List
+	var l fault.Errors
 	for _, e := range fault.All(err) {
 		if e.Path == "spec" || len(e.Path) > 5 && e.Path[:5] == "spec." {
 			l.Add("", e)

@@ -20,7 +20,7 @@ func Publish(admin *authority.RoleAuthority, d SnapshotDraft) (*Snapshot, error)
 		return nil, err
 	}
 	// Every violation is reported: the identity's and every policy's.
-	var errs fault.List
+	var errs fault.Errors
 	id, gen, err := snapshotIdentity(d)
 	errs.Add("", err)
 	if err == nil && gen.Uint64() != 1 {
@@ -51,7 +51,7 @@ func PublishSuccessor(admin *authority.RoleAuthority, prev *Snapshot, d Snapshot
 	}
 	// Every violation is reported: the identity's, every policy's and every
 	// succession rule's.
-	var errs fault.List
+	var errs fault.Errors
 	id, gen, err := snapshotIdentity(d)
 	errs.Add("", err)
 	if err == nil && id != prev.id {
@@ -127,7 +127,7 @@ func build(admin *authority.RoleAuthority, c ceiling, id ident.PolicyID, gen ide
 	}
 	// Every policy is checked, so that a publication reports all its
 	// violations, each at its policy's draft index.
-	var errs fault.List
+	var errs fault.Errors
 	k := &compiler{ceiling: c}
 	defs := make([]*Definition, len(ds))
 	for i := range ds {
@@ -165,7 +165,7 @@ func build(admin *authority.RoleAuthority, c ceiling, id ident.PolicyID, gen ide
 }
 
 func (k *compiler) definition(d *DefinitionDraft) (*Definition, error) {
-	var errs fault.List
+	var errs fault.Errors
 	id, err := ident.ParsePolicyID(d.ID)
 	errs.Add("id", err)
 	gen, err := ident.ParseGeneration(d.Generation)
@@ -210,7 +210,7 @@ func (k *compiler) definition(d *DefinitionDraft) (*Definition, error) {
 func (k *compiler) rule(d *RuleDraft) (*Rule, error) {
 	// Every part of the rule is checked, so that all its violations are
 	// reported; a bound exceeded in the condition stops the walk.
-	var errs fault.List
+	var errs fault.Errors
 	id, err := ident.ParsePolicyID(d.ID)
 	errs.Add("id", err)
 	effect, err := vocab.ParseEffect(d.Effect)

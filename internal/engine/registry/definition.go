@@ -107,7 +107,7 @@ func newDefinition(d DefinitionDraft) (*Definition, error) {
 	// Every field is checked, so that a publication reports all its
 	// violations, not only the first.
 	var def Definition
-	var errs fault.List
+	var errs fault.Errors
 	var err error
 	if def.id, err = ident.ParseDefinitionID(d.ID); err != nil {
 		errs.Add("id", err)
@@ -155,7 +155,7 @@ func newDefinition(d DefinitionDraft) (*Definition, error) {
 }
 
 func newSchema(d SchemaDraft) (schema.Schema, error) {
-	var errs fault.List
+	var errs fault.Errors
 	id, err := ident.ParseSchemaID(d.ID)
 	errs.Add("id", err)
 	v, err := vocab.ParseVersion(d.Version)

@@ -45,7 +45,7 @@ type Snapshot struct {
 func Publish(d Draft) (*Snapshot, error) {
 	// Every definition is checked, so that a publication reports all its
 	// violations (each definition's, at its index), not only the first.
-	var errs fault.List
+	var errs fault.Errors
 	id, err := ident.ParseSnapshotID(d.ID)
 	errs.Add("id", err)
 	gen, err := ident.ParseGeneration(d.Generation)

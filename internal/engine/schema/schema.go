@@ -201,7 +201,7 @@ func (c *compiler) compileFields(drafts []FieldDraft, depth int, path string) ([
 	// Every field is checked, so that a publication reports the violations
 	// of all fields, in draft order, not only the first. A bound exceeded
 	// (nodes, depth) stops the walk: the work New does stays bounded.
-	var errs fault.List
+	var errs fault.Errors
 	names := make([]string, len(drafts))
 	out := make([]field, len(drafts))
 	for i := range drafts {

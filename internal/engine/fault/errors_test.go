@@ -10,7 +10,7 @@ import (
 	"github.com/toolgate/toolgate/internal/engine/fault"
 )
 
-func TestListKeepsEveryMember(t *testing.T) {
+func TestErrorsKeepsEveryMember(t *testing.T) {
 	t.Parallel()
 	cases := map[string]struct {
 		build     func() error
@@ -19,20 +19,24 @@ func TestListKeepsEveryMember(t *testing.T) {
 		wantOne   bool
 	}{
 		"no rejection is no error": {
-			build:   func() error { var l fault.List; l.Add("x", nil); return l.Err() },
+			build:   func() error { var l fault.Errors; l.Add("x", nil); return l.Err() },
 			wantNil: true,
 		},
 		"one rejection is that *Error": {
-			build:     func() error { var l fault.List; l.Add("defs[0]", fault.At("id", fault.Malformed, "r")); return l.Err() },
+			build: func() error {
+				var l fault.Errors
+				l.Add("defs[0]", fault.At("id", fault.Malformed, "r"))
+				return l.Err()
+			},
 			wantPaths: []string{"defs[0].id"},
 			wantOne:   true,
 		},
 		"a nested list is flattened with its prefix": {
 			build: func() error {
-				var inner fault.List
+				var inner fault.Errors
 				inner.Add("rules[0]", fault.At("id", fault.Duplicate, "r"))
 				inner.Add("rules[2]", fault.At("effect", fault.UnknownToken, "r"))
-				var l fault.List
+				var l fault.Errors
 				l.Add("policies[1]", inner.Err())
 				l.Add("", fault.At("policies[3].id", fault.Malformed, "r"))
 				return l.Err()
@@ -41,7 +45,7 @@ func TestListKeepsEveryMember(t *testing.T) {
 		},
 		"Within prefixes every member of a wrapped list": {
 			build: func() error {
-				var l fault.List
+				var l fault.Errors
 				l.Add("a", fault.New(fault.Missing, "r"))
 				l.Add("b", fault.New(fault.Missing, "r"))
 				return fault.Within("spec", fmt.Errorf("wrapped: %w", l.Err()))
@@ -49,7 +53,7 @@ func TestListKeepsEveryMember(t *testing.T) {
 			wantPaths: []string{"spec.a", "spec.b"},
 		},
 		"an error without a fault is one malformed rejection, its text dropped": {
-			build:     func() error { var l fault.List; l.Add("p", errors.New("secret-input")); return l.Err() },
+			build:     func() error { var l fault.Errors; l.Add("p", errors.New("secret-input")); return l.Err() },
 			wantPaths: []string{"p"},
 			wantOne:   true,
 		},
@@ -79,9 +83,9 @@ func TestListKeepsEveryMember(t *testing.T) {
 	}
 }
 
-func TestListMatchesEveryMemberWithIsAndAs(t *testing.T) {
+func TestErrorsMatchesEveryMemberWithIsAndAs(t *testing.T) {
 	t.Parallel()
-	var l fault.List
+	var l fault.Errors
 	l.Add("a", fault.At("x", fault.Malformed, "r"))
 	l.Add("b", fault.At("y", fault.Duplicate, "r"))
 	err := fmt.Errorf("ctx: %w", l.Err())

@@ -5,15 +5,15 @@ import (
 	"strings"
 )
 
-// List is every rejection found in one input, in the order found: a
+// Errors is every rejection found in one input, in the order found: a
 // publication reports all its violations, not only the first. Each member is
-// an *Error, so a List echoes no input either. errors.Is and errors.As see
+// an *Error, so Errors echoes no input either. errors.Is and errors.As see
 // every member (Unwrap() []error): errors.Is(err, ErrDuplicate) matches when
 // any member is a duplicate, and errors.As(err, &e) finds the first member.
-type List []*Error
+type Errors []*Error
 
 // Error implements error: the members' texts joined by "; ".
-func (l List) Error() string {
+func (l Errors) Error() string {
 	var b strings.Builder
 	for i, e := range l {
 		if i > 0 {
@@ -25,7 +25,7 @@ func (l List) Error() string {
 }
 
 // Unwrap returns the members, for errors.Is and errors.As.
-func (l List) Unwrap() []error {
+func (l Errors) Unwrap() []error {
 	out := make([]error, len(l))
 	for i, e := range l {
 		out[i] = e
@@ -34,11 +34,11 @@ func (l List) Unwrap() []error {
 }
 
 // Add appends every rejection of err, its paths prefixed with prefix (see
-// Within). A List contributes all its members; any other error contributes
+// Within). An Errors contributes all its members; any other error contributes
 // the *Error in its chain. An error with no *Error in its chain is kept as a
 // malformed rejection at prefix, because its text is not known to be
 // echo-free; a nil err adds nothing.
-func (l *List) Add(prefix string, err error) {
+func (l *Errors) Add(prefix string, err error) {
 	if err == nil {
 		return
 	}
@@ -51,7 +51,7 @@ func (l *List) Add(prefix string, err error) {
 
 // Err returns nil when l is empty, its only member when it has one, and l
 // otherwise.
-func (l List) Err() error {
+func (l Errors) Err() error {
 	switch len(l) {
 	case 0:
 		return nil
@@ -62,14 +62,14 @@ func (l List) Err() error {
 	}
 }
 
-// All returns every rejection in err: the members of a List in its chain,
+// All returns every rejection in err: the members of an Errors in its chain,
 // or the one *Error in its chain. An error with neither is reported as one
 // malformed rejection with no path (its text may echo input); nil has none.
 func All(err error) []*Error {
 	if err == nil {
 		return nil
 	}
-	var l List
+	var l Errors
 	if errors.As(err, &l) {
 		return append([]*Error(nil), l...)
 	}
