@@ -234,3 +234,51 @@ func TestReadersNeverSeeAPartialWrite(t *testing.T) {
 	close(stop)
 	wg.Wait()
 }
+
+// TestAuthorizeDecidesOnlyOnServedSnapshots proves the store's gate: the
+// Host may still hold a deleted snapshot (as a predecessor), but a request
+// selecting it is refused before the Host sees it.
+func TestAuthorizeDecidesOnlyOnServedSnapshots(t *testing.T) {
+	t.Parallel()
+	set := samples(t)
+	s := store.New()
+	fill(t, s, set, "uid-1")
+	s.RemovePolicy("payments", "payments-policy-1")
+	req := host.AuthorizeRequest{
+		Registry: host.RegistrySelection{SnapshotID: "primary-registry", Generation: "1"},
+		Policy:   host.PolicySelection{SnapshotID: "payments-policy", SnapshotGeneration: "1", PolicyID: "payments-guardrails", PolicyGeneration: "1"},
+	}
+	cases := map[string]struct {
+		namespace, name string
+		mod             func(*host.AuthorizeRequest)
+		wantPath        string
+		wantErr         error
+	}{
+		"no domain":                 {namespace: "payments", name: "other-host", wantErr: store.ErrNoDomain},
+		"a registry never served":   {namespace: "payments", name: "payments-host", mod: func(r *host.AuthorizeRequest) { r.Registry.Generation = "2" }, wantPath: "registry"},
+		"a deleted policy snapshot": {namespace: "payments", name: "payments-host", wantPath: "policy"},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			r := req
+			if tc.mod != nil {
+				tc.mod(&r)
+			}
+			res, err := s.Authorize(tc.namespace, tc.name, r)
+			if res != nil {
+				t.Fatal("a Result for a selection the store does not serve")
+			}
+			if tc.wantErr != nil {
+				if !errors.Is(err, tc.wantErr) {
+					t.Errorf("error = %v, want %v", err, tc.wantErr)
+				}
+				return
+			}
+			var fe *fault.Error
+			if !errors.As(err, &fe) || fe.Code != fault.NotFound || fe.Path != tc.wantPath {
+				t.Errorf("error = %v, want notFound at %s", err, tc.wantPath)
+			}
+		})
+	}
+}
