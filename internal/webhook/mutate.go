@@ -9,7 +9,6 @@ import (
 
 	admissionv1 "k8s.io/api/admission/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
@@ -67,18 +66,21 @@ func (d PublisherDefaulter) sign(ctx context.Context, ps *v1alpha1.PolicySnapsho
 	}
 }
 
-var _ admission.CustomDefaulter = PublisherDefaulter{}
+// defaulter adapts a PublisherDefaulter to one kind.
+type defaulter[T client.Object] struct{ d PublisherDefaulter }
 
-// Default implements admission.CustomDefaulter.
-func (d PublisherDefaulter) Default(ctx context.Context, obj runtime.Object) error {
+var _ admission.Defaulter[*v1alpha1.PolicySnapshot] = defaulter[*v1alpha1.PolicySnapshot]{}
+
+func (t defaulter[T]) Default(ctx context.Context, obj T) error { return t.d.Record(ctx, obj) }
+
+// Record writes the publisher annotations of obj, the object of the
+// admission request in ctx.
+func (d PublisherDefaulter) Record(ctx context.Context, obj client.Object) error {
 	req, err := admission.RequestFromContext(ctx)
 	if err != nil {
 		return apierrors.NewInternalError(errNoRequest)
 	}
-	o, ok := obj.(client.Object)
-	if !ok {
-		return apierrors.NewInternalError(errNoRequest)
-	}
+	o := obj
 	ann := o.GetAnnotations()
 	if ann == nil {
 		ann = map[string]string{}

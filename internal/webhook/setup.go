@@ -12,13 +12,13 @@ import (
 func Setup(mgr ctrl.Manager, s *store.Store) error {
 	def := PublisherDefaulter{Store: s}
 	if err := ctrl.NewWebhookManagedBy(mgr, &v1alpha1.HostAuthority{}).
-		WithCustomDefaulter(def).WithValidator(HostAuthorityValidator{}).Complete(); err != nil {
+		WithDefaulter(defaulter[*v1alpha1.HostAuthority]{def}).WithValidator(HostAuthorityValidator{}).Complete(); err != nil {
 		return err
 	}
 	if err := ctrl.NewWebhookManagedBy(mgr, &v1alpha1.ToolRegistry{}).
-		WithCustomDefaulter(def).WithValidator(ToolRegistryValidator{}).Complete(); err != nil {
+		WithDefaulter(defaulter[*v1alpha1.ToolRegistry]{def}).WithValidator(ToolRegistryValidator{}).Complete(); err != nil {
 		return err
 	}
 	return ctrl.NewWebhookManagedBy(mgr, &v1alpha1.PolicySnapshot{}).
-		WithCustomDefaulter(def).WithValidator(PolicySnapshotValidator{Reader: mgr.GetAPIReader()}).Complete()
+		WithDefaulter(defaulter[*v1alpha1.PolicySnapshot]{def}).WithValidator(PolicySnapshotValidator{Reader: mgr.GetAPIReader()}).Complete()
 }

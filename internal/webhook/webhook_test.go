@@ -159,7 +159,7 @@ func TestPublisherDefaulter(t *testing.T) {
 
 	ps := set.PolicySnapshots[0].DeepCopy()
 	ps.Annotations = map[string]string{publisher.Annotation: `{"name":"forged"}`, publisher.SignatureAnnotation: "AAAA"}
-	if err := d.Default(as(admissionv1.Create, "alice", []string{"payments-policy-admins"}, nil), ps); err != nil {
+	if err := d.Record(as(admissionv1.Create, "alice", []string{"payments-policy-admins"}, nil), ps); err != nil {
 		t.Fatalf("Default: %v", err)
 	}
 	p, err := publisher.Verify(info.PublicKey, "PolicySnapshot", ps.Namespace, ps.Name, info.UID, ps.Spec, ps.Annotations)
@@ -171,7 +171,7 @@ func TestPublisherDefaulter(t *testing.T) {
 	edited := ps.DeepCopy()
 	edited.Annotations[publisher.Annotation] = `{"name":"mallory"}`
 	delete(edited.Annotations, publisher.SignatureAnnotation)
-	if err := d.Default(as(admissionv1.Update, "mallory", nil, ps), edited); err != nil {
+	if err := d.Record(as(admissionv1.Update, "mallory", nil, ps), edited); err != nil {
 		t.Fatalf("Default on update: %v", err)
 	}
 	if edited.Annotations[publisher.Annotation] != ps.Annotations[publisher.Annotation] ||
@@ -183,7 +183,7 @@ func TestPublisherDefaulter(t *testing.T) {
 	other := set.PolicySnapshots[0].DeepCopy()
 	other.Spec.HostAuthorityRef.Name = "no-such-host"
 	start := time.Now()
-	if err := d.Default(as(admissionv1.Create, "alice", nil, nil), other); !apierrors.IsForbidden(err) {
+	if err := d.Record(as(admissionv1.Create, "alice", nil, nil), other); !apierrors.IsForbidden(err) {
 		t.Errorf("Default without a domain: %v, want Forbidden", err)
 	}
 	if time.Since(start) < 100*time.Millisecond {
