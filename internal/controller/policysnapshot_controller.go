@@ -3,9 +3,12 @@ package controller
 import (
 	"context"
 	"errors"
+	"math"
+	"strconv"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/types"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/event"
@@ -14,6 +17,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/source"
 
 	"github.com/toolgate/toolgate/api/v1alpha1"
+	"github.com/toolgate/toolgate/internal/engine/ident"
 	"github.com/toolgate/toolgate/internal/manifest"
 	"github.com/toolgate/toolgate/internal/publisher"
 	"github.com/toolgate/toolgate/internal/store"
@@ -93,9 +97,8 @@ func (r *PolicySnapshotReconciler) Reconcile(ctx context.Context, req ctrl.Reque
 func (r *PolicySnapshotReconciler) setup(mgr ctrl.Manager, resync, domainChanged <-chan event.GenericEvent) error {
 	return ctrl.NewControllerManagedBy(mgr).
 		For(&v1alpha1.PolicySnapshot{}).
-		// A generation's successors wait for it: reconcile the snapshot
-		// identity's other generations when one changes.
-		Watches(&v1alpha1.PolicySnapshot{}, handler.EnqueueRequestsFromMapFunc(r.sameSnapshot)).
+		// Generation n+1 waits for generation n: reconcile it when n changes.
+		Watches(&v1alpha1.PolicySnapshot{}, handler.EnqueueRequestsFromMapFunc(successor)).
 		WatchesRawSource(channelSource(resync)).
 		WatchesRawSource(source.Channel(domainChanged, handler.EnqueueRequestsFromMapFunc(r.inDomain))).
 		WithOptions(controllerOptions()).
@@ -103,15 +106,20 @@ func (r *PolicySnapshotReconciler) setup(mgr ctrl.Manager, resync, domainChanged
 		Complete(r)
 }
 
-// sameSnapshot maps a PolicySnapshot to every generation of its identity.
-func (r *PolicySnapshotReconciler) sameSnapshot(ctx context.Context, o client.Object) []reconcile.Request {
+// successor maps a PolicySnapshot to the object of its next generation,
+// which is named <snapshotID>-<generation+1> (the apiserver enforces the
+// name), whether or not it exists: one request, no list.
+func successor(_ context.Context, o client.Object) []reconcile.Request {
 	ps, ok := o.(*v1alpha1.PolicySnapshot)
 	if !ok {
 		return nil
 	}
-	return r.list(ctx, ps.Namespace, func(c *v1alpha1.PolicySnapshot) bool {
-		return c.Name != ps.Name && c.Spec.SnapshotID == ps.Spec.SnapshotID && c.Spec.HostAuthorityRef == ps.Spec.HostAuthorityRef
-	})
+	g, err := ident.ParseGeneration(string(ps.Spec.SnapshotGeneration))
+	if err != nil || g.Uint64() == math.MaxUint64 {
+		return nil
+	}
+	name := string(ps.Spec.SnapshotID) + "-" + strconv.FormatUint(g.Uint64()+1, 10)
+	return []reconcile.Request{{NamespacedName: types.NamespacedName{Namespace: ps.Namespace, Name: name}}}
 }
 
 // inDomain maps a HostAuthority to every PolicySnapshot that references it.

@@ -77,3 +77,30 @@ func TestFaultMessageNamesEveryPathAndNoValue(t *testing.T) {
 		})
 	}
 }
+
+func TestSuccessorMapsToTheNextGenerationOnly(t *testing.T) {
+	t.Parallel()
+	cases := map[string]struct {
+		gen  v1alpha1.Generation
+		want []string
+	}{
+		"generation 1 wakes generation 2":    {gen: "1", want: []string{"ns/p-2"}},
+		"generation 41 wakes generation 42":  {gen: "41", want: []string{"ns/p-42"}},
+		"the largest generation has no next": {gen: "18446744073709551615"},
+		"a malformed generation wakes none":  {gen: "x"},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			ps := &v1alpha1.PolicySnapshot{ObjectMeta: metav1.ObjectMeta{Namespace: "ns"},
+				Spec: v1alpha1.PolicySnapshotSpec{SnapshotID: "p", SnapshotGeneration: tc.gen}}
+			var got []string
+			for _, r := range successor(context.Background(), ps) {
+				got = append(got, r.String())
+			}
+			if len(got) != len(tc.want) || (len(got) == 1 && got[0] != tc.want[0]) {
+				t.Errorf("successor = %v, want %v", got, tc.want)
+			}
+		})
+	}
+}

@@ -51,7 +51,11 @@ func reader(t *testing.T, objs ...client.Object) client.Reader {
 	if err := v1alpha1.AddToScheme(scheme); err != nil {
 		t.Fatal(err)
 	}
-	return fake.NewClientBuilder().WithScheme(scheme).WithObjects(objs...).Build()
+	copies := make([]client.Object, len(objs)) // the fake client writes resourceVersion into what it is given
+	for i, o := range objs {
+		copies[i] = o.DeepCopyObject().(client.Object)
+	}
+	return fake.NewClientBuilder().WithScheme(scheme).WithObjects(copies...).Build()
 }
 
 func TestPolicySnapshotValidator(t *testing.T) {
