@@ -24,7 +24,7 @@ import (
 	"github.com/toolgate/toolgate/internal/webhook"
 )
 
-func samples(t *testing.T) *manifest.Set {
+func samples(t testing.TB) *manifest.Set {
 	t.Helper()
 	set, err := manifest.LoadPaths(filepath.Join("..", "..", "config", "samples"))
 	if err != nil {
@@ -45,7 +45,7 @@ func as(op admissionv1.Operation, user string, groups []string, old runtime.Obje
 	return admission.NewContextWithRequest(context.Background(), req)
 }
 
-func reader(t *testing.T, objs ...client.Object) client.Reader {
+func reader(t testing.TB, objs ...client.Object) client.Reader {
 	t.Helper()
 	scheme := runtime.NewScheme()
 	if err := v1alpha1.AddToScheme(scheme); err != nil {
