@@ -79,6 +79,9 @@ func (r *HostAuthorityReconciler) Reconcile(ctx context.Context, req ctrl.Reques
 		return ctrl.Result{}, err
 	}
 	if key == nil {
+		// No valid key: the domain is not served (a rotation in progress
+		// ends the old domain now, not when the new key appears).
+		r.remove(ha.Namespace, ha.Name)
 		result = resultWaiting
 		return ctrl.Result{RequeueAfter: followerRetry}, r.status.write(ctx, &ha, &ha.Status, outcome{
 			reason: v1alpha1.ReasonWaitingForDependency, message: "waiting for the domain signing key Secret " + SigningKeySecretName(ha.Name), publishedBy: by})

@@ -36,10 +36,10 @@ const (
 func SigningKeySecretName(name string) string { return name + "-signing-key" }
 
 // signingKey returns the domain key of ha from its Secret. The leader
-// creates a missing Secret (a fresh key from crypto/rand) and deletes one
-// that belongs to another UID or holds no valid key (so a new key is made:
-// a new domain); a follower only reads, and waits (nil key) until the leader
-// has written it.
+// creates a missing Secret (a fresh key from crypto/rand, returned at once)
+// and deletes one that belongs to another UID or holds no valid key (so a
+// new key is made: a new domain); a follower only reads, and waits (nil
+// key) until the leader has written it.
 func (r *HostAuthorityReconciler) signingKey(ctx context.Context, ha *v1alpha1.HostAuthority) (ed25519.PrivateKey, error) {
 	var s corev1.Secret
 	name := types.NamespacedName{Namespace: ha.Namespace, Name: SigningKeySecretName(ha.Name)}
@@ -49,7 +49,7 @@ func (r *HostAuthorityReconciler) signingKey(ctx context.Context, ha *v1alpha1.H
 		if !r.status.leader() {
 			return nil, nil
 		}
-		return nil, r.createSigningKey(ctx, ha)
+		return r.createSigningKey(ctx, ha)
 	case err != nil:
 		return nil, err
 	}
@@ -68,10 +68,13 @@ func (r *HostAuthorityReconciler) signingKey(ctx context.Context, ha *v1alpha1.H
 	return nil, nil
 }
 
-func (r *HostAuthorityReconciler) createSigningKey(ctx context.Context, ha *v1alpha1.HostAuthority) error {
+// createSigningKey creates the Secret with a fresh key and returns the key;
+// nil when another writer created the Secret first (the next reconcile
+// reads it).
+func (r *HostAuthorityReconciler) createSigningKey(ctx context.Context, ha *v1alpha1.HostAuthority) (ed25519.PrivateKey, error) {
 	_, priv, err := ed25519.GenerateKey(rand.Reader)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	s := &corev1.Secret{
 		ObjectMeta: metav1.ObjectMeta{
@@ -85,13 +88,15 @@ func (r *HostAuthorityReconciler) createSigningKey(ctx context.Context, ha *v1al
 		Data:      map[string][]byte{SigningKeyField: priv.Seed()},
 	}
 	if err := controllerutil.SetControllerReference(ha, s, r.Client.Scheme()); err != nil {
-		return err
+		return nil, err
 	}
-	err = r.Client.Create(ctx, s)
-	if apierrors.IsAlreadyExists(err) {
-		return nil // the next reconcile reads it
+	switch err = r.Client.Create(ctx, s); {
+	case apierrors.IsAlreadyExists(err):
+		return nil, nil // the next reconcile reads it
+	case err != nil:
+		return nil, err
 	}
-	return err
+	return priv, nil
 }
 
 func ptrTrue() *bool { t := true; return &t }

@@ -356,6 +356,38 @@ var _ = Describe("publication through the webhooks and controllers", Ordered, fu
 		haUID = newUID
 	})
 
+	It("start a new domain when the signing key is rotated", func() {
+		// A generation attested with the current key is served ...
+		before := fresh(&set.PolicySnapshots[0], "rotation-policy-1")
+		before.Spec.SnapshotID = "rotation-policy"
+		Expect(asAlice.Create(ctx, before)).To(Succeed())
+		status(before, v1alpha1.ReasonAccepted)
+		old, ok := served.Domain(ns, authority)
+		Expect(ok).To(BeTrue())
+
+		// ... until the key Secret is deleted: a new key, a new domain
+		// under the same HostAuthority UID.
+		var key corev1.Secret
+		Expect(admin.Get(ctx, client.ObjectKey{Namespace: ns, Name: controller.SigningKeySecretName(authority)}, &key)).To(Succeed())
+		Expect(admin.Delete(ctx, &key)).To(Succeed())
+		Eventually(func() string {
+			d, _ := served.Domain(ns, authority)
+			return d.KeyID
+		}).WithTimeout(10 * time.Second).ShouldNot(Or(BeEmpty(), Equal(old.KeyID)))
+		now, _ := served.Domain(ns, authority)
+		Expect(now.UID).To(Equal(old.UID))
+		Expect(readyMessage(status(before, v1alpha1.ReasonRejected))).To(ContainSubstring("publisher attestation"))
+		Eventually(servedObjects).Should(Equal([]string{"ToolRegistry/primary-registry-1@" + haUID}))
+
+		// Publishing it again (delete, create) attests it in the new domain.
+		Expect(admin.Delete(ctx, before)).To(Succeed())
+		again := fresh(&set.PolicySnapshots[0], "rotation-policy-1")
+		again.Spec.SnapshotID = "rotation-policy"
+		Eventually(func() error { return asAlice.Create(ctx, again.DeepCopy()) }).Should(Succeed())
+		status(again, v1alpha1.ReasonAccepted)
+		Eventually(servedObjects).Should(ContainElement("PolicySnapshot/rotation-policy-1@" + haUID))
+	})
+
 	It("record Events and metrics", func() {
 		var evs eventsv1.EventList
 		Eventually(func(g Gomega) {
@@ -392,7 +424,7 @@ var _ = Describe("publication through the webhooks and controllers", Ordered, fu
 			}
 		}
 		Expect(values).To(HaveKeyWithValue("toolgate_snapshots_served,kind=ToolRegistry", 1.0))
-		Expect(values).To(HaveKeyWithValue("toolgate_snapshots_served,kind=PolicySnapshot", 0.0))
+		Expect(values).To(HaveKeyWithValue("toolgate_snapshots_served,kind=PolicySnapshot", 1.0)) // rotation-policy-1
 		Expect(values["toolgate_reconcile_total,kind=PolicySnapshot,result=accepted"]).To(BeNumerically(">", 0))
 		Expect(values["toolgate_reconcile_total,kind=PolicySnapshot,result=rejected"]).To(BeNumerically(">", 0))
 		Expect(values["toolgate_reconcile_duration_seconds,kind=HostAuthority"]).To(BeNumerically(">", 0))
