@@ -430,6 +430,34 @@ var _ = Describe("publication through the webhooks and controllers", Ordered, fu
 		Expect(values["toolgate_reconcile_duration_seconds,kind=HostAuthority"]).To(BeNumerically(">", 0))
 	})
 
+	It("fill a follower replica's store the same way, with no write by the follower", func() {
+		entries := func(s *store.Store) []string {
+			var out []string
+			for _, e := range s.Served() {
+				out = append(out, fmt.Sprintf("%s/%s@%s %s", e.Kind, e.Object, e.Domain, e.Digest))
+			}
+			return out
+		}
+		Eventually(func() []string { return entries(follower) }).Should(Equal(entries(served)))
+		lead, _ := served.Domain(ns, authority)
+		follow, ok := follower.Domain(ns, authority)
+		Expect(ok).To(BeTrue())
+		Expect(follow.KeyID).To(Equal(lead.KeyID), "both replicas read the one key the leader wrote")
+
+		var lists = []client.ObjectList{&v1alpha1.HostAuthorityList{}, &v1alpha1.ToolRegistryList{}, &v1alpha1.PolicySnapshotList{}, &corev1.SecretList{}}
+		for _, l := range lists {
+			Expect(admin.List(ctx, l, client.InNamespace(ns))).To(Succeed())
+			items, err := meta.ExtractList(l)
+			Expect(err).NotTo(HaveOccurred())
+			for _, it := range items {
+				o := it.(client.Object)
+				for _, mf := range o.GetManagedFields() {
+					Expect(mf.Manager).NotTo(HavePrefix(followerAgent), "the follower wrote %s", o.GetName())
+				}
+			}
+		}
+	})
+
 	It("measure reconcile-to-store latency of new PolicySnapshot generations", func() {
 		// For each new generation: total is from sending the create
 		// (admission webhooks, etcd, watch, reconcile) until the store

@@ -12,12 +12,14 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
+	ctrlconfig "sigs.k8s.io/controller-runtime/pkg/config"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
@@ -51,6 +53,9 @@ var (
 	asAlice  client.Client
 	asMallor client.Client
 	served   *store.Store // the manager's store
+	// follower is the store of a second manager that never becomes leader:
+	// it must serve what the leader serves and write nothing.
+	follower *store.Store
 	ctx      context.Context
 	cancel   context.CancelFunc
 	repoRoot = filepath.Join("..", "..")
@@ -119,6 +124,7 @@ var _ = BeforeSuite(func() {
 		defer GinkgoRecover()
 		Expect(mgr.Start(ctx)).To(Succeed())
 	}()
+	startFollower(cfg)
 
 	// Wait until the webhook server answers TLS.
 	addr := net.JoinHostPort(wo.LocalServingHost, fmt.Sprint(wo.LocalServingPort))
@@ -132,6 +138,46 @@ var _ = BeforeSuite(func() {
 
 	Expect(admin.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}})).To(Succeed())
 })
+
+// followerAgent is the field manager of the follower's writes, so that a
+// write by it would show in managedFields.
+const followerAgent = "toolgate-follower"
+
+// startFollower starts a second manager with leader election on a Lease
+// that another holder keeps for an hour: a replica that never leads.
+func startFollower(cfg *rest.Config) {
+	GinkgoHelper()
+	lease := &coordinationv1.Lease{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "toolgate-follower-test"},
+		Spec: coordinationv1.LeaseSpec{
+			HolderIdentity:       ptr("someone-else"),
+			LeaseDurationSeconds: ptr(int32(3600)),
+			AcquireTime:          &metav1.MicroTime{Time: time.Now()},
+			RenewTime:            &metav1.MicroTime{Time: time.Now()},
+		},
+	}
+	Expect(admin.Create(ctx, lease)).To(Succeed())
+	fc := rest.CopyConfig(cfg)
+	fc.UserAgent = followerAgent
+	mgr, err := ctrl.NewManager(fc, ctrl.Options{
+		Scheme:                  scheme,
+		Cache:                   controller.CacheOptions(),
+		Metrics:                 metricsserver.Options{BindAddress: "0"},
+		LeaderElection:          true,
+		LeaderElectionID:        lease.Name,
+		LeaderElectionNamespace: lease.Namespace,
+		Controller:              ctrlconfig.Controller{SkipNameValidation: ptr(true)}, // the leader's controllers have the same names
+	})
+	Expect(err).NotTo(HaveOccurred())
+	follower = store.New()
+	Expect(controller.Setup(ctx, mgr, follower)).To(Succeed())
+	go func() {
+		defer GinkgoRecover()
+		Expect(mgr.Start(ctx)).To(Succeed())
+	}()
+}
+
+func ptr[T any](v T) *T { return &v }
 
 // userClient returns a client authenticated as name, a cluster
 // administrator, with the extra groups.
