@@ -29,7 +29,7 @@ const usage = `usage:
   toolgate request canonicalize --manifests PATH [--registry ID --generation N] --proposal FILE [--assessment-id ID]
   toolgate intent digest < binding.json
   toolgate decide --manifests PATH --request FILE [--explain]
-  toolgate manager [--leader-elect] [--webhook-cert-dir DIR] [--metrics-bind-address ADDR]
+  toolgate manager [--leader-elect] [--webhook-cert-dir DIR] [--metrics-bind-address ADDR] [--metrics-secure]
 `
 
 // run executes one verb and returns the process exit code: 0 success,

@@ -12,6 +12,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/certwatcher"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+	"sigs.k8s.io/controller-runtime/pkg/metrics/filters"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 	"sigs.k8s.io/controller-runtime/pkg/webhook"
 
@@ -29,7 +30,8 @@ import (
 func manager(args []string, stderr io.Writer) error {
 	fs := flag.NewFlagSet("manager", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	metricsAddr := fs.String("metrics-bind-address", ":8080", "address of the metrics endpoint (0 disables it)")
+	metricsAddr := fs.String("metrics-bind-address", ":8443", "address of the metrics endpoint (0 disables it)")
+	metricsSecure := fs.Bool("metrics-secure", true, "serve metrics over HTTPS, only to callers the apiserver authenticates and authorizes for GET /metrics")
 	probeAddr := fs.String("health-probe-bind-address", ":8081", "address of the health probes")
 	leaderElect := fs.Bool("leader-elect", true, "elect a leader among replicas; only the leader writes status")
 	leaderNS := fs.String("leader-election-namespace", "", "namespace of the leader-election Lease (default: the pod's namespace)")
@@ -54,7 +56,7 @@ func manager(args []string, stderr io.Writer) error {
 	mgr, err := ctrl.NewManager(ctrl.GetConfigOrDie(), ctrl.Options{
 		Scheme:                  scheme,
 		Cache:                   controller.CacheOptions(),
-		Metrics:                 metricsserver.Options{BindAddress: *metricsAddr},
+		Metrics:                 metricsOptions(*metricsAddr, *metricsSecure),
 		HealthProbeBindAddress:  *probeAddr,
 		LeaderElection:          *leaderElect,
 		LeaderElectionID:        "toolgate-manager.stk.toolgate.dev",
@@ -85,4 +87,16 @@ func manager(args []string, stderr io.Writer) error {
 		return err
 	}
 	return mgr.Start(ctx)
+}
+
+// metricsOptions serves the metrics endpoint; when secure, over HTTPS with
+// a self-signed certificate and Kubernetes TokenReview and
+// SubjectAccessReview in front (config/rbac/metrics_reader_role.yaml grants
+// a scraper access).
+func metricsOptions(addr string, secure bool) metricsserver.Options {
+	o := metricsserver.Options{BindAddress: addr, SecureServing: secure}
+	if secure {
+		o.FilterProvider = filters.WithAuthenticationAndAuthorization
+	}
+	return o
 }

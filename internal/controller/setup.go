@@ -19,6 +19,11 @@ import (
 	"github.com/toolgate/toolgate/internal/store"
 )
 
+// The manager's secure metrics endpoint authenticates and authorizes its
+// callers through the apiserver:
+// +kubebuilder:rbac:groups=authentication.k8s.io,resources=tokenreviews,verbs=create
+// +kubebuilder:rbac:groups=authorization.k8s.io,resources=subjectaccessreviews,verbs=create
+
 // Setup registers the three reconcilers and the leader's status resync
 // with mgr; every reconciler fills s. ctx bounds background sends and
 // should be the manager's context.
