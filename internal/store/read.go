@@ -10,6 +10,7 @@ import (
 	"github.com/toolgate/toolgate/internal/engine/registry"
 	"github.com/toolgate/toolgate/internal/engine/vocab"
 	"github.com/toolgate/toolgate/internal/host"
+	"github.com/toolgate/toolgate/internal/publisher"
 )
 
 // Domain returns the domain served for the HostAuthority namespace/name.
@@ -60,16 +61,18 @@ func (s *Store) Served() []Entry {
 	return out
 }
 
-// Sign signs the message msg builds from the domain of namespace/name with
-// that domain's key, and returns the signature and the domain it was made
-// in. Building the message from the same state that signs it means a domain
-// replaced concurrently can never be named in a signature of another key.
-func (s *Store) Sign(namespace, name string, msg func(DomainInfo) []byte) ([]byte, DomainInfo, bool) {
-	d, ok := s.load().domains[domainRef{namespace, name}]
+// AttestPublisher signs, with the key of the domain namespace/authority,
+// the publisher statement of internal/publisher for the object kind/object
+// of that namespace (its spec digest and publisher annotation value), and
+// returns the signature and the domain it names. Only this statement can be
+// signed: the domain key never signs a caller-chosen message.
+func (s *Store) AttestPublisher(namespace, authority, kind, object, specDigest, publisherValue string) ([]byte, DomainInfo, bool) {
+	d, ok := s.load().domains[domainRef{namespace, authority}]
 	if !ok {
 		return nil, DomainInfo{}, false
 	}
-	return ed25519.Sign(d.key, msg(d.info)), d.info, true
+	msg := publisher.Message(kind, namespace, object, d.info.UID, specDigest, publisherValue)
+	return ed25519.Sign(d.key, msg), d.info, true
 }
 
 // HasRole reports whether caller holds role in the domain namespace/name.

@@ -52,9 +52,7 @@ func (d PublisherDefaulter) sign(ctx context.Context, ps *v1alpha1.PolicySnapsho
 	ctx, cancel := context.WithTimeout(ctx, wait)
 	defer cancel()
 	for {
-		sig, _, ok := d.Store.Sign(ps.Namespace, string(ps.Spec.HostAuthorityRef.Name), func(info store.DomainInfo) []byte {
-			return publisher.Message("PolicySnapshot", ps.Namespace, ps.Name, info.UID, digest, v)
-		})
+		sig, _, ok := d.Store.AttestPublisher(ps.Namespace, string(ps.Spec.HostAuthorityRef.Name), "PolicySnapshot", ps.Name, digest, v)
 		if ok {
 			return sig, true
 		}
