@@ -256,34 +256,39 @@ func (k *compiler) scope(r *Rule, d *ScopeDraft) error {
 	if len(d.Resources) > MaxConstraintResources {
 		return fault.At("resources", fault.LimitExceeded, "a scope constraint has at most 32 resources")
 	}
+	// Every member is checked, so that all violations are reported.
+	var errs fault.Errors
 	for i, s := range d.Capabilities {
 		path := "capabilities" + fault.Index(i)
 		c, err := vocab.ParseCapability(s)
-		if err != nil {
-			return fault.Within(path, err)
+		switch {
+		case err != nil:
+			errs.Add(path, err)
+		case r.capabilities&bit(c) != 0:
+			errs.Add("", fault.At(path, fault.Duplicate, "constraint capabilities are unique"))
+		case k.ceiling.capabilities&bit(c) == 0:
+			errs.Add("", fault.At(path, fault.OutOfRange, capabilityCeilingRule))
+		default:
+			r.capabilities |= bit(c)
 		}
-		if r.capabilities&bit(c) != 0 {
-			return fault.At(path, fault.Duplicate, "constraint capabilities are unique")
-		}
-		if k.ceiling.capabilities&bit(c) == 0 {
-			return fault.At(path, fault.OutOfRange, capabilityCeilingRule)
-		}
-		r.capabilities |= bit(c)
 	}
 	rs := make([]ident.Resource, 0, len(d.Resources))
 	for i, s := range d.Resources {
 		path := "resources" + fault.Index(i)
 		res, err := ident.ParseResource(s)
-		if err != nil {
-			return fault.Within(path, err)
+		switch {
+		case err != nil:
+			errs.Add(path, err)
+		case slices.Contains(rs, res):
+			errs.Add("", fault.At(path, fault.Duplicate, "constraint resources are unique"))
+		case !k.ceiling.hasResource(res):
+			errs.Add("", fault.At(path, fault.OutOfRange, resourceCeilingRule))
+		default:
+			rs = append(rs, res)
 		}
-		if slices.Contains(rs, res) {
-			return fault.At(path, fault.Duplicate, "constraint resources are unique")
-		}
-		if !k.ceiling.hasResource(res) {
-			return fault.At(path, fault.OutOfRange, resourceCeilingRule)
-		}
-		rs = append(rs, res)
+	}
+	if err := errs.Err(); err != nil {
+		return err
 	}
 	slices.SortFunc(rs, ident.Resource.Compare)
 	r.resources = rs

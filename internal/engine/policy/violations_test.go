@@ -1,6 +1,7 @@
 package policy_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -47,6 +48,22 @@ func TestPublicationReportsEveryViolation(t *testing.T) {
 			}(),
 			want: []string{"policies[1].rules[1].id malformed", "policies[1].rules[1].reason unknownToken"},
 		},
+		"every bad member of one scope constraint": {
+			draft: func() policy.SnapshotDraft {
+				d := history()
+				d.Policies[0].Rules[0].Scope = &policy.ScopeDraft{
+					Capabilities: []string{"data.read", "SECRET.cap", "data.read"},
+					Resources:    []string{"secret-not-in-ceiling", "Bad Resource"},
+				}
+				return d
+			}(),
+			want: []string{
+				"policies[0].rules[0].scope.capabilities[1] unknownToken",
+				"policies[0].rules[0].scope.capabilities[2] duplicate",
+				"policies[0].rules[0].scope.resources[0] outOfRange",
+				"policies[0].rules[0].scope.resources[1] malformed",
+			},
+		},
 		"a successor that drops one version and changes and revives others": {
 			successor: true,
 			draft: next(func(d *policy.SnapshotDraft) {
@@ -70,6 +87,9 @@ func TestPublicationReportsEveryViolation(t *testing.T) {
 			}
 			if diff := cmp.Diff(tc.want, paths(err)); diff != "" {
 				t.Errorf("violations (-want +got):\n%s", diff)
+			}
+			if msg := strings.ToLower(err.Error()); strings.Contains(msg, "secret") || strings.Contains(msg, "bad resource") {
+				t.Errorf("the rejection echoes a rejected value: %v", err)
 			}
 		})
 	}

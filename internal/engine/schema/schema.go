@@ -179,16 +179,21 @@ func compileCases(cases []string, path string) ([]ident.Name, error) {
 	case len(cases) > MaxCases:
 		return nil, fault.At(path, fault.LimitExceeded, ruleCaseCount)
 	}
+	var errs fault.Errors // every case is checked: all violations are reported
 	out := make([]ident.Name, len(cases))
 	for i, s := range cases {
 		n, err := ident.ParseName(s)
 		if err != nil {
-			return nil, fault.Within(index(path, i), err)
+			errs.Add(index(path, i), err)
+			continue
 		}
 		out[i] = n
 	}
 	if j := firstDuplicate(cases); j >= 0 {
-		return nil, fault.At(index(path, j), fault.Duplicate, ruleDupCase)
+		errs.Add("", fault.At(index(path, j), fault.Duplicate, ruleDupCase))
+	}
+	if err := errs.Err(); err != nil {
+		return nil, err
 	}
 	slices.SortFunc(out, ident.Name.Compare)
 	return out, nil
