@@ -44,14 +44,16 @@ generate: $(CONTROLLER_GEN) ## Regenerate generated code (Section 48 vocabularie
 	$(CONTROLLER_GEN) object:headerFile=hack/boilerplate.go.txt paths=./api/...
 
 .PHONY: manifests
-manifests: $(CONTROLLER_GEN) ## Regenerate the CRDs in config/crd/bases from api/.
+manifests: $(CONTROLLER_GEN) ## Regenerate the CRDs (config/crd/bases), the manager's RBAC (config/rbac) and the webhook configurations (config/webhook).
 	$(CONTROLLER_GEN) crd paths=./api/... output:crd:artifacts:config=config/crd/bases
+	$(CONTROLLER_GEN) rbac:roleName=manager-role paths=./internal/controller/... output:rbac:artifacts:config=config/rbac
+	$(CONTROLLER_GEN) webhook paths=./internal/webhook/... output:webhook:artifacts:config=config/webhook
 
 # Files written by generators; verify fails when regenerating changes them or
 # leaves one untracked.
 GENERATED ?= internal/engine/vocab/zz_generated.vocab.go \
 	api/v1alpha1/zz_generated.deepcopy.go \
-	config/crd/bases
+	config/crd/bases config/rbac/role.yaml config/webhook/manifests.yaml
 
 .PHONY: verify
 verify: generate manifests fmt-check ## Regenerate everything and fail if a generated file changed.
@@ -147,6 +149,6 @@ envtest-bins: ## Build (once per machine) and cache kube-apiserver and etcd for 
 	@hack/envtest/build.sh
 
 .PHONY: test-envtest
-test-envtest: envtest-bins ## Suites on a real kube-apiserver and etcd: CRDs and samples, TokenReview, the etcd and apiserver Consumption stores.
-	KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS)" TOOLGATE_REQUIRE_ENVTEST=1 $(GO) test -count=1 ./test/crd/... ./test/auth/...
+test-envtest: envtest-bins ## Suites on a real kube-apiserver and etcd: CRDs and samples, controllers and webhooks, TokenReview, the etcd and apiserver Consumption stores.
+	KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS)" TOOLGATE_REQUIRE_ENVTEST=1 $(GO) test -count=1 ./test/crd/... ./test/auth/... ./test/integration/...
 	KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS)" TOOLGATE_REQUIRE_ENVTEST=1 $(GO) test -race -count=1 ./internal/consume/etcdstore/... ./internal/consume/apistore/...

@@ -51,6 +51,9 @@ func verbs() []verb {
 		{"test", "PATH...",
 			"run the policy tests (*.test.yaml: requests and the Decisions they must get) against their manifests",
 			func(a []string, _ io.Reader, out io.Writer) error { return testPolicies(a, out) }},
+		{"manager", "[--leader-elect] [--webhook-cert-dir DIR] [--metrics-bind-address ADDR] [--metrics-secure]",
+			"run the controllers and admission webhooks (in a cluster)",
+			func(a []string, _ io.Reader, _ io.Writer) error { return manager(a, os.Stderr) }},
 		{"version", "", "print the build version",
 			func(a []string, _ io.Reader, out io.Writer) error { return version(a, out) }},
 	}

@@ -296,6 +296,7 @@ func TestUsageErrorsExitTwo(t *testing.T) {
 		"request canonicalize without flags": {"request", "canonicalize"},
 		"an unknown flag":                    {"request", "canonicalize", "--latest"},
 		"intent digest with an argument":     {"intent", "digest", "file.json"},
+		"manager with an unknown flag":       {"manager", "--latest"},
 	}
 	for name, args := range cases {
 		t.Run(name, func(t *testing.T) {

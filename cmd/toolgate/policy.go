@@ -56,17 +56,17 @@ func policyValidate(args []string, out io.Writer) error {
 	}
 	hosts, err := hostDomains(set.HostAuthorities)
 	if err != nil {
-		return err
+		return located(set, err)
 	}
 	chains, err := policyChains(set.PolicySnapshots, hosts)
 	if err != nil {
-		return err
+		return located(set, err)
 	}
 	var published [][]*policy.Snapshot
 	for _, c := range chains {
 		snaps, err := c.publish()
 		if err != nil {
-			return err
+			return located(set, err)
 		}
 		published = append(published, snaps)
 	}
@@ -95,7 +95,7 @@ func hostDomains(objs []v1alpha1.HostAuthority) ([]*hostDomain, error) {
 		b := boundary.New("toolgate-cli " + objName(o.Namespace, o.Name))
 		h, err := manifest.NewHostAuthority(b, o.Spec)
 		if err != nil {
-			return nil, fmt.Errorf("HostAuthority %s: %w", objName(o.Namespace, o.Name), err)
+			return nil, objErr("HostAuthority", o, err)
 		}
 		hosts = append(hosts, &hostDomain{obj: o, b: b, host: h})
 	}
@@ -110,20 +110,17 @@ func policyChains(objs []v1alpha1.PolicySnapshot, hosts []*hostDomain) ([]*polic
 	var chains []*policyChain
 	for i := range objs {
 		o := &objs[i]
-		name := objName(o.Namespace, o.Name)
 		ref := string(o.Spec.HostAuthorityRef.Name)
 		if ref == "" {
-			return nil, fmt.Errorf("PolicySnapshot %s: %w", name,
-				fault.At("spec.hostAuthorityRef.name", fault.Missing, "a policy snapshot names its HostAuthority"))
+			return nil, objErr("PolicySnapshot", o, fault.At("spec.hostAuthorityRef.name", fault.Missing, "a policy snapshot names its HostAuthority"))
 		}
 		hi := slices.IndexFunc(hosts, func(h *hostDomain) bool { return h.obj.Namespace == o.Namespace && h.obj.Name == ref })
 		if hi < 0 {
-			return nil, fmt.Errorf("PolicySnapshot %s: %w", name,
-				fault.At("spec.hostAuthorityRef.name", fault.NotFound, "no loaded HostAuthority in the snapshot's namespace has that name"))
+			return nil, objErr("PolicySnapshot", o, fault.At("spec.hostAuthorityRef.name", fault.NotFound, "no loaded HostAuthority in the snapshot's namespace has that name"))
 		}
 		gen, err := ident.ParseGeneration(string(o.Spec.SnapshotGeneration))
 		if err != nil {
-			return nil, fmt.Errorf("PolicySnapshot %s: %w", name, fault.Within("spec.snapshotGeneration", err))
+			return nil, objErr("PolicySnapshot", o, fault.Within("spec.snapshotGeneration", err))
 		}
 		ci := slices.IndexFunc(chains, func(c *policyChain) bool {
 			return c.host == hosts[hi] && c.objs[0].Spec.SnapshotID == o.Spec.SnapshotID
@@ -162,10 +159,9 @@ func (c *policyChain) publish() ([]*policy.Snapshot, error) {
 	}
 	var snaps []*policy.Snapshot
 	for i, o := range c.objs {
-		name := objName(o.Namespace, o.Name)
 		d, err := manifest.PolicyDraft(o.Spec)
 		if err != nil {
-			return nil, fmt.Errorf("PolicySnapshot %s: %w", name, err)
+			return nil, objErr("PolicySnapshot", o, err)
 		}
 		var s *policy.Snapshot
 		if i == 0 {
@@ -174,7 +170,7 @@ func (c *policyChain) publish() ([]*policy.Snapshot, error) {
 			s, err = policy.PublishSuccessor(admin, snaps[i-1], d)
 		}
 		if err != nil {
-			return nil, fmt.Errorf("PolicySnapshot %s: %w", name, manifest.SpecFault(err))
+			return nil, objErr("PolicySnapshot", o, manifest.SpecFault(err))
 		}
 		snaps = append(snaps, s)
 	}

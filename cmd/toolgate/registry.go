@@ -45,11 +45,11 @@ func loadRegistries(paths ...string) ([]*registry.Snapshot, error) {
 	for _, tr := range set.ToolRegistries {
 		draft, err := manifest.RegistryDraft(tr.Spec)
 		if err != nil {
-			return nil, fmt.Errorf("ToolRegistry %s/%s: %w", tr.Namespace, tr.Name, err)
+			return nil, located(set, objErr("ToolRegistry", &tr, err))
 		}
 		s, err := registry.Publish(draft)
 		if err != nil {
-			return nil, fmt.Errorf("ToolRegistry %s/%s: %w", tr.Namespace, tr.Name, manifest.SpecFault(err))
+			return nil, located(set, objErr("ToolRegistry", &tr, manifest.SpecFault(err)))
 		}
 		snaps = append(snaps, s)
 	}

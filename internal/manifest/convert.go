@@ -17,10 +17,12 @@ func RegistryDraft(spec v1alpha1.ToolRegistrySpec) (registry.Draft, error) {
 		Generation:  string(spec.SnapshotGeneration),
 		Definitions: make([]registry.DefinitionDraft, len(spec.Definitions)),
 	}
+	var errs fault.Errors // every Schema tree is decoded: all violations are reported
 	for i, td := range spec.Definitions {
 		root, err := SchemaDraft(td.Schema.Root.Raw)
 		if err != nil {
-			return registry.Draft{}, fault.Within("spec.definitions"+fault.Index(i)+".schema.root", err)
+			errs.Add("spec.definitions"+fault.Index(i)+".schema.root", err)
+			continue
 		}
 		d.Definitions[i] = registry.DefinitionDraft{
 			ID:            string(td.ID),
@@ -36,6 +38,9 @@ func RegistryDraft(spec v1alpha1.ToolRegistrySpec) (registry.Draft, error) {
 			DocRef:        td.DocRef,
 			Schema:        registry.SchemaDraft{ID: string(td.Schema.ID), Version: string(td.Schema.Version), Root: root},
 		}
+	}
+	if err := errs.Err(); err != nil {
+		return registry.Draft{}, err
 	}
 	return d, nil
 }

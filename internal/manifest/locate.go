@@ -13,14 +13,21 @@ import (
 // that they cannot be confused with metadata.generation); every other path
 // is the spec field of the same name. Errors that are not engine faults are
 // returned unchanged.
+//
+// Every rejection of a fault.Errors is located; the result is then a
+// fault.Errors too.
 func SpecFault(err error) error {
 	var fe *fault.Error
 	if !errors.As(err, &fe) {
 		return err
 	}
-	c := *fe
-	c.Path = renameRoot(renameRoot(fe.Path, "id", "snapshotID"), "generation", "snapshotGeneration")
-	return fault.Within("spec", &c)
+	var l fault.Errors
+	for _, e := range fault.All(err) {
+		c := *e
+		c.Path = renameRoot(renameRoot(e.Path, "id", "snapshotID"), "generation", "snapshotGeneration")
+		l.Add("spec", &c)
+	}
+	return l.Err()
 }
 
 // renameRoot replaces the first path segment when it is exactly from.

@@ -32,6 +32,9 @@ type Set struct {
 	ToolRegistries  []v1alpha1.ToolRegistry
 	HostAuthorities []v1alpha1.HostAuthority
 	PolicySnapshots []v1alpha1.PolicySnapshot
+
+	// origins records where each object was read, for Locate.
+	origins map[objectKey]origin
 }
 
 type header struct {
@@ -89,6 +92,7 @@ func Parse(name string, data []byte) (*Set, error) {
 
 func (s *Set) add(name string, data []byte) error {
 	r := utilyaml.NewYAMLReader(bufio.NewReader(bytes.NewReader(data)))
+	offset := 0 // where the search for the next document's text starts
 	for doc := 1; ; doc++ {
 		raw, err := r.Read()
 		if errors.Is(err, io.EOF) {
@@ -96,6 +100,17 @@ func (s *Set) add(name string, data []byte) error {
 		}
 		if err != nil {
 			return fmt.Errorf("%s: document %d: %w", name, doc, err)
+		}
+		line := 1
+		if i := bytes.Index(data[offset:], raw); i >= 0 {
+			line = 1 + bytes.Count(data[:offset+i], []byte("\n"))
+			offset += i + len(raw)
+		}
+		record := func(kind, namespace, objName string) {
+			if s.origins == nil {
+				s.origins = map[objectKey]origin{}
+			}
+			s.origins[objectKey{kind, namespace, objName}] = origin{file: name, line: line, raw: raw}
 		}
 		if len(bytes.TrimSpace(raw)) == 0 || isCommentOnly(raw) {
 			continue
@@ -119,18 +134,21 @@ func (s *Set) add(name string, data []byte) error {
 				return fmt.Errorf("%s: document %d: %s", name, doc, invalidToolRegistry)
 			}
 			s.ToolRegistries = append(s.ToolRegistries, tr)
+			record(h.Kind, tr.Namespace, tr.Name)
 		case "HostAuthority":
 			var ha v1alpha1.HostAuthority
 			if err := decodeStrict(raw, &ha); err != nil {
 				return fmt.Errorf("%s: document %d: %s", name, doc, invalidHostAuthority)
 			}
 			s.HostAuthorities = append(s.HostAuthorities, ha)
+			record(h.Kind, ha.Namespace, ha.Name)
 		case "PolicySnapshot":
 			var ps v1alpha1.PolicySnapshot
 			if err := decodeStrict(raw, &ps); err != nil {
 				return fmt.Errorf("%s: document %d: %s", name, doc, invalidPolicySnapshot)
 			}
 			s.PolicySnapshots = append(s.PolicySnapshots, ps)
+			record(h.Kind, ps.Namespace, ps.Name)
 		default:
 			return fmt.Errorf("%s: document %d: kind is not a toolgate kind this build reads (%s)", name, doc, knownKinds)
 		}

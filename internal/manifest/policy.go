@@ -18,6 +18,7 @@ func PolicyDraft(spec v1alpha1.PolicySnapshotSpec) (policy.SnapshotDraft, error)
 		Generation: string(spec.SnapshotGeneration),
 		Policies:   make([]policy.DefinitionDraft, len(spec.Policies)),
 	}
+	var errs fault.Errors // every condition tree is decoded: all violations are reported
 	for i, pd := range spec.Policies {
 		def := policy.DefinitionDraft{
 			ID:         string(pd.ID),
@@ -28,7 +29,8 @@ func PolicyDraft(spec v1alpha1.PolicySnapshotSpec) (policy.SnapshotDraft, error)
 		for j, r := range pd.Rules {
 			cond, err := ConditionDraft(r.Condition.Raw)
 			if err != nil {
-				return policy.SnapshotDraft{}, fault.Within("spec.policies"+fault.Index(i)+".rules"+fault.Index(j)+".condition", err)
+				errs.Add("spec.policies"+fault.Index(i)+".rules"+fault.Index(j)+".condition", err)
+				continue
 			}
 			rule := policy.RuleDraft{ID: string(r.ID), Effect: string(r.Effect), Reason: string(r.Reason), Condition: cond}
 			if r.Scope != nil {
@@ -40,6 +42,9 @@ func PolicyDraft(spec v1alpha1.PolicySnapshotSpec) (policy.SnapshotDraft, error)
 			def.Rules[j] = rule
 		}
 		d.Policies[i] = def
+	}
+	if err := errs.Err(); err != nil {
+		return policy.SnapshotDraft{}, err
 	}
 	return d, nil
 }

@@ -491,3 +491,41 @@ func TestHostAuthorityConversion(t *testing.T) {
 		})
 	}
 }
+
+// TestDraftsReportEveryTreeViolation proves that converting a spec decodes
+// every Schema and condition tree and reports all their violations at
+// their spec paths, never a rejected value.
+func TestDraftsReportEveryTreeViolation(t *testing.T) {
+	t.Parallel()
+	set, err := manifest.LoadPaths(filepath.Join("..", "..", "config", "samples"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ps := set.PolicySnapshots[1].Spec.DeepCopy()
+	ps.Policies[0].Rules[1].Condition.Raw = []byte(`{"SECRET":1}`)
+	ps.Policies[1].Rules[0].Condition.Raw = []byte(`[1]`)
+	_, err = manifest.PolicyDraft(*ps)
+	var got []string
+	for _, e := range fault.All(err) {
+		got = append(got, e.Path)
+	}
+	want := []string{"spec.policies[0].rules[1].condition", "spec.policies[1].rules[0].condition"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("policy violations (-want +got):\n%s", diff)
+	}
+	tr := set.ToolRegistries[0].Spec.DeepCopy()
+	tr.Definitions[0].Schema.Root.Raw = []byte(`{"kind":"object","SECRET":1}`)
+	tr.Definitions[2].Schema.Root.Raw = []byte(`"SECRET"`)
+	_, err = manifest.RegistryDraft(*tr)
+	got = nil
+	for _, e := range fault.All(err) {
+		got = append(got, e.Path)
+	}
+	want = []string{"spec.definitions[0].schema.root", "spec.definitions[2].schema.root"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("registry violations (-want +got):\n%s", diff)
+	}
+	if strings.Contains(err.Error(), "SECRET") {
+		t.Errorf("the rejection echoes a rejected value: %v", err)
+	}
+}

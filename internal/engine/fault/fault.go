@@ -174,11 +174,17 @@ func sentinel(c Code) *Error { return &Error{Code: c} }
 // prefix too; the result is then a copy of that *Error alone: wrapping
 // context is dropped, because only an *Error's text is known to echo no
 // input. Errors with no *Error in their chain are returned unchanged. The
-// original error is not modified.
+// original error is not modified. An Errors keeps every member, each prefixed.
 func Within(prefix string, err error) error {
 	var e *Error
 	if prefix == "" || !errors.As(err, &e) {
 		return err
+	}
+	var l Errors
+	if errors.As(err, &l) {
+		var out Errors
+		out.Add(prefix, l)
+		return out.Err()
 	}
 	c := *e
 	c.Path = Join(prefix, e.Path)

@@ -19,15 +19,19 @@ func Publish(admin *authority.RoleAuthority, d SnapshotDraft) (*Snapshot, error)
 	if err != nil {
 		return nil, err
 	}
+	// Every violation is reported: the identity's and every policy's.
+	var errs fault.Errors
 	id, gen, err := snapshotIdentity(d)
-	if err != nil {
-		return nil, err
-	}
-	if gen.Uint64() != 1 {
-		return nil, fault.At("generation", fault.Mismatch, "initial publication uses generation 1")
+	errs.Add("", err)
+	if err == nil && gen.Uint64() != 1 {
+		errs.Add("", fault.At("generation", fault.Mismatch, "initial publication uses generation 1"))
 	}
 	s, _, err := build(admin, c, id, gen, d.Policies)
-	return s, err
+	errs.Add("", err)
+	if err := errs.Err(); err != nil {
+		return nil, err
+	}
+	return s, nil
 }
 
 // PublishSuccessor validates d as the exact successor of prev: the same
@@ -45,32 +49,38 @@ func PublishSuccessor(admin *authority.RoleAuthority, prev *Snapshot, d Snapshot
 	if !admin.Domain().Same(prev.domain) {
 		return nil, fault.New(fault.MixedDomain, "a successor is published in the previous snapshot's host domain")
 	}
+	// Every violation is reported: the identity's, every policy's and every
+	// succession rule's.
+	var errs fault.Errors
 	id, gen, err := snapshotIdentity(d)
-	if err != nil {
-		return nil, err
+	errs.Add("", err)
+	if err == nil && id != prev.id {
+		errs.Add("", fault.At("id", fault.Mismatch, "a successor keeps the snapshot identity"))
 	}
-	if id != prev.id {
-		return nil, fault.At("id", fault.Mismatch, "a successor keeps the snapshot identity")
-	}
-	if prev.gen.Uint64() == ^uint64(0) || gen.Uint64() != prev.gen.Uint64()+1 {
-		return nil, fault.At("generation", fault.Mismatch, "a successor uses exactly the next generation")
+	if err == nil && (prev.gen.Uint64() == ^uint64(0) || gen.Uint64() != prev.gen.Uint64()+1) {
+		errs.Add("", fault.At("generation", fault.Mismatch, "a successor uses exactly the next generation"))
 	}
 	s, index, err := build(admin, c, id, gen, d.Policies)
 	if err != nil {
-		return nil, err
+		errs.Add("", err)
+		return nil, errs.Err()
 	}
 	for _, old := range prev.defs {
 		i, found := slices.BinarySearchFunc(s.defs, old, compareDefinitions)
 		if !found {
-			return nil, fault.At("policies", fault.Missing, "a successor retains every prior policy version")
+			errs.Add("", fault.At("policies", fault.Missing, "a successor retains every prior policy version"))
+			continue
 		}
 		path := "policies" + fault.Index(index[i])
 		if !s.defs[i].rulesDigest.Equal(old.rulesDigest) {
-			return nil, fault.At(path+".rules", fault.Mismatch, "a retained policy version keeps its complete rule content")
+			errs.Add("", fault.At(path+".rules", fault.Mismatch, "a retained policy version keeps its complete rule content"))
 		}
 		if s.defs[i].lifecycle < old.lifecycle {
-			return nil, fault.At(path+".lifecycle", fault.Ineligible, "policy lifecycles move only forward: active, deprecated, retired")
+			errs.Add("", fault.At(path+".lifecycle", fault.Ineligible, "policy lifecycles move only forward: active, deprecated, retired"))
 		}
+	}
+	if err := errs.Err(); err != nil {
+		return nil, err
 	}
 	return s, nil
 }
@@ -115,14 +125,24 @@ func build(admin *authority.RoleAuthority, c ceiling, id ident.PolicyID, gen ide
 	if total > MaxRules {
 		return nil, nil, fault.At("policies", fault.LimitExceeded, "a policy snapshot holds at most 512 rules")
 	}
+	// Every policy is checked, so that a publication reports all its
+	// violations, each at its policy's draft index.
+	var errs fault.Errors
 	k := &compiler{ceiling: c}
 	defs := make([]*Definition, len(ds))
 	for i := range ds {
 		def, err := k.definition(&ds[i])
 		if err != nil {
-			return nil, nil, fault.Within("policies"+fault.Index(i), err)
+			errs.Add("policies"+fault.Index(i), err)
+			if fault.CodeOf(err) == fault.LimitExceeded {
+				return nil, nil, errs.Err() // a bound stops the walk
+			}
+			continue
 		}
 		defs[i] = def
+	}
+	if err := errs.Err(); err != nil {
+		return nil, nil, err
 	}
 	index := make([]int, len(defs))
 	for i := range index {
@@ -133,8 +153,11 @@ func build(admin *authority.RoleAuthority, c ceiling, id ident.PolicyID, gen ide
 	for i, j := range index {
 		sorted[i] = defs[j]
 		if i > 0 && compareDefinitions(sorted[i-1], sorted[i]) == 0 {
-			return nil, nil, fault.At("policies"+fault.Index(j), fault.Duplicate, "policy identity and generation pairs are unique")
+			errs.Add("", fault.At("policies"+fault.Index(j), fault.Duplicate, "policy identity and generation pairs are unique"))
 		}
+	}
+	if err := errs.Err(); err != nil {
+		return nil, nil, err
 	}
 	s := &Snapshot{id: id, gen: gen, domain: admin.Domain(), publisher: admin, defs: sorted}
 	s.digest = s.computeDigest()
@@ -142,37 +165,41 @@ func build(admin *authority.RoleAuthority, c ceiling, id ident.PolicyID, gen ide
 }
 
 func (k *compiler) definition(d *DefinitionDraft) (*Definition, error) {
+	var errs fault.Errors
 	id, err := ident.ParsePolicyID(d.ID)
-	if err != nil {
-		return nil, fault.Within("id", err)
-	}
+	errs.Add("id", err)
 	gen, err := ident.ParseGeneration(d.Generation)
-	if err != nil {
-		return nil, fault.Within("generation", err)
-	}
+	errs.Add("generation", err)
 	lc, err := vocab.ParsePolicyLifecycle(d.Lifecycle)
-	if err != nil {
-		return nil, fault.Within("lifecycle", err)
-	}
+	errs.Add("lifecycle", err)
 	switch {
 	case len(d.Rules) == 0:
-		return nil, fault.At("rules", fault.Missing, "a policy has 1–128 rules")
+		errs.Add("", fault.At("rules", fault.Missing, "a policy has 1–128 rules"))
+		return nil, errs.Err()
 	case len(d.Rules) > MaxRulesPerPolicy:
-		return nil, fault.At("rules", fault.LimitExceeded, "a policy has 1–128 rules")
+		errs.Add("", fault.At("rules", fault.LimitExceeded, "a policy has 1–128 rules"))
+		return nil, errs.Err()
 	}
 	def := &Definition{id: id, gen: gen, lifecycle: lc, rules: make([]*Rule, len(d.Rules))}
 	before := k.nodes
 	for i := range d.Rules {
 		r, err := k.rule(&d.Rules[i])
 		if err != nil {
-			return nil, fault.Within("rules"+fault.Index(i), err)
+			errs.Add("rules"+fault.Index(i), err)
+			if fault.CodeOf(err) == fault.LimitExceeded {
+				return nil, errs.Err() // a bound stops the walk
+			}
+			continue
 		}
 		for j := range i {
-			if def.rules[j].id == r.id {
-				return nil, fault.At("rules"+fault.Index(i)+".id", fault.Duplicate, "rule identities are unique within a policy")
+			if def.rules[j] != nil && def.rules[j].id == r.id {
+				errs.Add("", fault.At("rules"+fault.Index(i)+".id", fault.Duplicate, "rule identities are unique within a policy"))
 			}
 		}
 		def.rules[i] = r
+	}
+	if err := errs.Err(); err != nil {
+		return nil, err
 	}
 	def.nodes = k.nodes - before
 	slices.SortFunc(def.rules, func(a, b *Rule) int { return a.id.Compare(b.id) })
@@ -182,35 +209,38 @@ func (k *compiler) definition(d *DefinitionDraft) (*Definition, error) {
 }
 
 func (k *compiler) rule(d *RuleDraft) (*Rule, error) {
+	// Every part of the rule is checked, so that all its violations are
+	// reported; a bound exceeded in the condition stops the walk.
+	var errs fault.Errors
 	id, err := ident.ParsePolicyID(d.ID)
-	if err != nil {
-		return nil, fault.Within("id", err)
-	}
+	errs.Add("id", err)
 	effect, err := vocab.ParseEffect(d.Effect)
-	if err != nil {
-		return nil, fault.Within("effect", err)
-	}
+	effectOK := err == nil
+	errs.Add("effect", err)
 	reason, err := vocab.ParseReason(d.Reason)
-	if err != nil {
-		return nil, fault.Within("reason", err)
-	}
+	errs.Add("reason", err)
 	k.ruleNodes = 0
 	cond, err := k.condition(&d.Condition, 1)
 	if err != nil {
-		return nil, fault.Within("condition", err)
+		errs.Add("condition", err)
+		if fault.CodeOf(err) == fault.LimitExceeded {
+			return nil, errs.Err()
+		}
 	}
 	r := &Rule{id: id, effect: effect, reason: reason, condition: cond}
 	switch {
+	case !effectOK:
+		// Whether a scope belongs depends on the rejected effect.
 	case effect == vocab.Deny && d.Scope != nil:
-		return nil, fault.At("scope", fault.UnknownField, "a deny rule carries no scope constraint")
+		errs.Add("", fault.At("scope", fault.UnknownField, "a deny rule carries no scope constraint"))
 	case effect != vocab.Deny && d.Scope == nil:
-		return nil, fault.At("scope", fault.Missing, "allow and requireConfirmation rules carry an explicit scope constraint")
+		errs.Add("", fault.At("scope", fault.Missing, "allow and requireConfirmation rules carry an explicit scope constraint"))
 	case d.Scope != nil:
-		if err := k.scope(r, d.Scope); err != nil {
-			return nil, fault.Within("scope", err)
-		}
+		errs.Add("scope", k.scope(r, d.Scope))
 	}
-	if r.obligations, err = newObligations(d.Obligations); err != nil {
+	r.obligations, err = newObligations(d.Obligations)
+	errs.Add("", err)
+	if err := errs.Err(); err != nil {
 		return nil, err
 	}
 	r.computeDigest()
@@ -227,34 +257,39 @@ func (k *compiler) scope(r *Rule, d *ScopeDraft) error {
 	if len(d.Resources) > MaxConstraintResources {
 		return fault.At("resources", fault.LimitExceeded, "a scope constraint has at most 32 resources")
 	}
+	// Every member is checked, so that all violations are reported.
+	var errs fault.Errors
 	for i, s := range d.Capabilities {
 		path := "capabilities" + fault.Index(i)
 		c, err := vocab.ParseCapability(s)
-		if err != nil {
-			return fault.Within(path, err)
+		switch {
+		case err != nil:
+			errs.Add(path, err)
+		case r.capabilities&bit(c) != 0:
+			errs.Add("", fault.At(path, fault.Duplicate, "constraint capabilities are unique"))
+		case k.ceiling.capabilities&bit(c) == 0:
+			errs.Add("", fault.At(path, fault.OutOfRange, capabilityCeilingRule))
+		default:
+			r.capabilities |= bit(c)
 		}
-		if r.capabilities&bit(c) != 0 {
-			return fault.At(path, fault.Duplicate, "constraint capabilities are unique")
-		}
-		if k.ceiling.capabilities&bit(c) == 0 {
-			return fault.At(path, fault.OutOfRange, capabilityCeilingRule)
-		}
-		r.capabilities |= bit(c)
 	}
 	rs := make([]ident.Resource, 0, len(d.Resources))
 	for i, s := range d.Resources {
 		path := "resources" + fault.Index(i)
 		res, err := ident.ParseResource(s)
-		if err != nil {
-			return fault.Within(path, err)
+		switch {
+		case err != nil:
+			errs.Add(path, err)
+		case slices.Contains(rs, res):
+			errs.Add("", fault.At(path, fault.Duplicate, "constraint resources are unique"))
+		case !k.ceiling.hasResource(res):
+			errs.Add("", fault.At(path, fault.OutOfRange, resourceCeilingRule))
+		default:
+			rs = append(rs, res)
 		}
-		if slices.Contains(rs, res) {
-			return fault.At(path, fault.Duplicate, "constraint resources are unique")
-		}
-		if !k.ceiling.hasResource(res) {
-			return fault.At(path, fault.OutOfRange, resourceCeilingRule)
-		}
-		rs = append(rs, res)
+	}
+	if err := errs.Err(); err != nil {
+		return err
 	}
 	slices.SortFunc(rs, ident.Resource.Compare)
 	r.resources = rs

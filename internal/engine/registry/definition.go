@@ -104,58 +104,69 @@ func EqualDefinitions(a, b *Definition) bool {
 }
 
 func newDefinition(d DefinitionDraft) (*Definition, error) {
+	// Every field is checked, so that a publication reports all its
+	// violations, not only the first.
 	var def Definition
+	var errs fault.Errors
 	var err error
 	if def.id, err = ident.ParseDefinitionID(d.ID); err != nil {
-		return nil, fault.Within("id", err)
+		errs.Add("id", err)
 	}
 	if def.toolID, err = ident.ParseToolID(d.ToolID); err != nil {
-		return nil, fault.Within("toolID", err)
+		errs.Add("toolID", err)
 	}
 	if def.version, err = ident.ParseGeneration(d.Version); err != nil {
-		return nil, fault.Within("version", err)
+		errs.Add("version", err)
 	}
 	if def.lifecycle, err = vocab.ParseLifecycle(d.Lifecycle); err != nil {
-		return nil, fault.Within("lifecycle", err)
+		errs.Add("lifecycle", err)
 	}
 	if def.risk, err = vocab.ParseRisk(d.Risk); err != nil {
-		return nil, fault.Within("risk", err)
+		errs.Add("risk", err)
 	}
 	if def.sideEffect, err = vocab.ParseSideEffect(d.SideEffect); err != nil {
-		return nil, fault.Within("sideEffect", err)
+		errs.Add("sideEffect", err)
 	}
 	if def.reversibility, err = vocab.ParseReversibility(d.Reversibility); err != nil {
-		return nil, fault.Within("reversibility", err)
+		errs.Add("reversibility", err)
 	}
 	if def.capabilities, err = parseCapabilities(d.Capabilities); err != nil {
-		return nil, fault.Within("capabilities", err)
+		errs.Add("capabilities", err)
 	}
 	if def.title, err = ident.ParseTitle(d.Title); err != nil {
-		return nil, fault.Within("title", err)
+		errs.Add("title", err)
 	}
 	if def.summary, err = ident.ParseSummary(d.Summary); err != nil {
-		return nil, fault.Within("summary", err)
+		errs.Add("summary", err)
 	}
 	if d.DocRef != "" {
 		if def.docRef, err = ident.ParseDocRef(d.DocRef); err != nil {
-			return nil, fault.Within("docRef", err)
+			errs.Add("docRef", err)
 		}
 	}
 	if def.schema, err = newSchema(d.Schema); err != nil {
-		return nil, fault.Within("schema", err)
+		errs.Add("schema", err)
+	}
+	if err := errs.Err(); err != nil {
+		return nil, err
 	}
 	def.digest = def.computeDigest()
 	return &def, nil
 }
 
 func newSchema(d SchemaDraft) (schema.Schema, error) {
+	var errs fault.Errors
 	id, err := ident.ParseSchemaID(d.ID)
-	if err != nil {
-		return schema.Schema{}, fault.Within("id", err)
-	}
+	errs.Add("id", err)
 	v, err := vocab.ParseVersion(d.Version)
-	if err != nil {
-		return schema.Schema{}, fault.Within("version", err)
+	errs.Add("version", err)
+	if err := errs.Err(); err != nil {
+		// The root is still checked, with placeholders for the rejected
+		// identity, so its violations are reported too.
+		placeholder, _ := ident.ParseSchemaID("placeholder") // a valid constant identity
+		_, rootErr := schema.New(placeholder, vocab.V1, d.Root)
+		errs.Add("root", rootErr)
+		return schema.Schema{}, errs.Err()
 	}
 	s, err := schema.New(id, v, d.Root)
 	if err != nil {

@@ -43,30 +43,34 @@ type Snapshot struct {
 // the same identity, or with the same Tool Identifier and Version (an
 // ambiguous resolution), reject.
 func Publish(d Draft) (*Snapshot, error) {
+	// Every definition is checked, so that a publication reports all its
+	// violations (each definition's, at its index), not only the first.
+	var errs fault.Errors
 	id, err := ident.ParseSnapshotID(d.ID)
-	if err != nil {
-		return nil, fault.Within("id", err)
-	}
+	errs.Add("id", err)
 	gen, err := ident.ParseGeneration(d.Generation)
-	if err != nil {
-		return nil, fault.Within("generation", err)
-	}
+	errs.Add("generation", err)
 	if len(d.Definitions) > MaxDefinitions {
-		return nil, fault.At("definitions", fault.LimitExceeded, "a registry snapshot holds at most 1024 definitions")
+		errs.Add("", fault.At("definitions", fault.LimitExceeded, "a registry snapshot holds at most 1024 definitions"))
+		return nil, errs.Err()
 	}
-	defs := make([]*Definition, len(d.Definitions))
+	defs := make([]*Definition, 0, len(d.Definitions))
+	index := make([]int, 0, len(d.Definitions)) // defs[k] is draft definition index[k]
 	byID := make(map[ident.DefinitionID]int, len(d.Definitions))
 	for i, dd := range d.Definitions {
 		def, err := newDefinition(dd)
 		if err != nil {
-			return nil, fault.Within("definitions"+fault.Index(i), err)
+			errs.Add("definitions"+fault.Index(i), err)
+			continue
 		}
 		if _, dup := byID[def.id]; dup {
-			return nil, fault.At("definitions"+fault.Index(i)+".id", fault.Duplicate,
-				"tool definition identities are unique within a snapshot")
+			errs.Add("", fault.At("definitions"+fault.Index(i)+".id", fault.Duplicate,
+				"tool definition identities are unique within a snapshot"))
+			continue
 		}
 		byID[def.id] = i
-		defs[i] = def
+		defs = append(defs, def)
+		index = append(index, i)
 	}
 	order := make([]int, len(defs))
 	for i := range order {
@@ -77,9 +81,12 @@ func Publish(d Draft) (*Snapshot, error) {
 	for i, j := range order {
 		sorted[i] = defs[j]
 		if i > 0 && sameResolution(sorted[i-1], sorted[i]) {
-			return nil, fault.At("definitions"+fault.Index(j), fault.Duplicate,
-				"a tool identifier and version resolve to exactly one definition")
+			errs.Add("", fault.At("definitions"+fault.Index(index[j]), fault.Duplicate,
+				"a tool identifier and version resolve to exactly one definition"))
 		}
+	}
+	if err := errs.Err(); err != nil {
+		return nil, err
 	}
 	s := &Snapshot{id: id, gen: gen, defs: sorted}
 	s.digest = s.computeDigest()

@@ -179,16 +179,21 @@ func compileCases(cases []string, path string) ([]ident.Name, error) {
 	case len(cases) > MaxCases:
 		return nil, fault.At(path, fault.LimitExceeded, ruleCaseCount)
 	}
+	var errs fault.Errors // every case is checked: all violations are reported
 	out := make([]ident.Name, len(cases))
 	for i, s := range cases {
 		n, err := ident.ParseName(s)
 		if err != nil {
-			return nil, fault.Within(index(path, i), err)
+			errs.Add(index(path, i), err)
+			continue
 		}
 		out[i] = n
 	}
 	if j := firstDuplicate(cases); j >= 0 {
-		return nil, fault.At(index(path, j), fault.Duplicate, ruleDupCase)
+		errs.Add("", fault.At(index(path, j), fault.Duplicate, ruleDupCase))
+	}
+	if err := errs.Err(); err != nil {
+		return nil, err
 	}
 	slices.SortFunc(out, ident.Name.Compare)
 	return out, nil
@@ -198,6 +203,10 @@ func (c *compiler) compileFields(drafts []FieldDraft, depth int, path string) ([
 	if len(drafts) > MaxFields {
 		return nil, fault.At(path, fault.LimitExceeded, ruleManyFields)
 	}
+	// Every field is checked, so that a publication reports the violations
+	// of all fields, in draft order, not only the first. A bound exceeded
+	// (nodes, depth) stops the walk: the work New does stays bounded.
+	var errs fault.Errors
 	names := make([]string, len(drafts))
 	out := make([]field, len(drafts))
 	for i := range drafts {
@@ -205,25 +214,30 @@ func (c *compiler) compileFields(drafts []FieldDraft, depth int, path string) ([
 		fp := index(path, i)
 		name, err := ident.ParseName(fd.Name)
 		if err != nil {
-			return nil, fault.Within(fault.Join(fp, "name"), err)
+			errs.Add(fault.Join(fp, "name"), err)
 		}
 		req, err := vocab.ParseRequirement(fd.Requirement)
 		if err != nil {
-			return nil, fault.Within(fault.Join(fp, "requirement"), err)
+			errs.Add(fault.Join(fp, "requirement"), err)
 		}
 		names[i], out[i] = fd.Name, field{name: name, req: req}
 	}
 	if j := firstDuplicate(names); j >= 0 {
-		return nil, fault.At(fault.Join(index(path, j), "name"), fault.Duplicate, ruleDupField)
+		errs.Add("", fault.At(fault.Join(index(path, j), "name"), fault.Duplicate, ruleDupField))
 	}
-	// Types compile in draft order so the first reported error is the first
-	// offending field as the administrator wrote it.
 	for i := range drafts {
 		typ, err := c.compile(&drafts[i].Type, depth+1, fault.Join(index(path, i), "type"))
 		if err != nil {
-			return nil, err
+			errs.Add("", err)
+			if fault.CodeOf(err) == fault.LimitExceeded {
+				break
+			}
+			continue
 		}
 		out[i].typ = typ
+	}
+	if err := errs.Err(); err != nil {
+		return nil, err
 	}
 	slices.SortFunc(out, func(a, b field) int { return a.name.Compare(b.name) })
 	return out, nil

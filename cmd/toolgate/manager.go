@@ -1,0 +1,102 @@
+package main
+
+import (
+	"crypto/tls"
+	"flag"
+	"io"
+	"path/filepath"
+
+	"k8s.io/apimachinery/pkg/runtime"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/certwatcher"
+	"sigs.k8s.io/controller-runtime/pkg/healthz"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+	"sigs.k8s.io/controller-runtime/pkg/metrics/filters"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+	"sigs.k8s.io/controller-runtime/pkg/webhook"
+
+	"github.com/toolgate/toolgate/api/v1alpha1"
+	"github.com/toolgate/toolgate/internal/controller"
+	"github.com/toolgate/toolgate/internal/store"
+	tgwebhook "github.com/toolgate/toolgate/internal/webhook"
+)
+
+// manager runs the controller-runtime manager: the three reconcilers (every
+// replica fills its own store; only the leader writes status) and the
+// admission webhooks, serving TLS from --webhook-cert-dir (tls.crt, tls.key)
+// through controller-runtime's certificate watcher, so a renewed certificate
+// (cert-manager) is picked up without a restart.
+func manager(args []string, stderr io.Writer) error {
+	fs := flag.NewFlagSet("manager", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	metricsAddr := fs.String("metrics-bind-address", ":8443", "address of the metrics endpoint (0 disables it)")
+	metricsSecure := fs.Bool("metrics-secure", true, "serve metrics over HTTPS, only to callers the apiserver authenticates and authorizes for GET /metrics")
+	probeAddr := fs.String("health-probe-bind-address", ":8081", "address of the health probes")
+	leaderElect := fs.Bool("leader-elect", true, "elect a leader among replicas; only the leader writes status")
+	leaderNS := fs.String("leader-election-namespace", "", "namespace of the leader-election Lease (default: the pod's namespace)")
+	certDir := fs.String("webhook-cert-dir", "/tmp/k8s-webhook-server/serving-certs", "directory holding the webhook serving certificate tls.crt and tls.key")
+	port := fs.Int("webhook-port", 9443, "port of the webhook server")
+	if err := fs.Parse(args); err != nil {
+		return usageError{err.Error()}
+	}
+	ctrl.SetLogger(zap.New())
+
+	scheme := runtime.NewScheme()
+	if err := clientgoscheme.AddToScheme(scheme); err != nil {
+		return err
+	}
+	if err := v1alpha1.AddToScheme(scheme); err != nil {
+		return err
+	}
+	watcher, err := certwatcher.New(filepath.Join(*certDir, "tls.crt"), filepath.Join(*certDir, "tls.key"))
+	if err != nil {
+		return err
+	}
+	mgr, err := ctrl.NewManager(ctrl.GetConfigOrDie(), ctrl.Options{
+		Scheme:                  scheme,
+		Cache:                   controller.CacheOptions(),
+		Metrics:                 metricsOptions(*metricsAddr, *metricsSecure),
+		HealthProbeBindAddress:  *probeAddr,
+		LeaderElection:          *leaderElect,
+		LeaderElectionID:        "toolgate-manager.stk.toolgate.dev",
+		LeaderElectionNamespace: *leaderNS,
+		WebhookServer: webhook.NewServer(webhook.Options{
+			Port:    *port,
+			TLSOpts: []func(*tls.Config){func(c *tls.Config) { c.GetCertificate = watcher.GetCertificate; c.MinVersion = tls.VersionTLS12 }},
+		}),
+	})
+	if err != nil {
+		return err
+	}
+	if err := mgr.Add(watcher); err != nil {
+		return err
+	}
+	ctx := ctrl.SetupSignalHandler()
+	s := store.New()
+	if err := controller.Setup(ctx, mgr, s); err != nil {
+		return err
+	}
+	if err := tgwebhook.Setup(mgr, s); err != nil {
+		return err
+	}
+	if err := mgr.AddHealthzCheck("healthz", healthz.Ping); err != nil {
+		return err
+	}
+	if err := mgr.AddReadyzCheck("readyz", mgr.GetWebhookServer().StartedChecker()); err != nil {
+		return err
+	}
+	return mgr.Start(ctx)
+}
+
+// metricsOptions serves the metrics endpoint; when secure, over HTTPS with
+// a self-signed certificate and Kubernetes TokenReview and
+// SubjectAccessReview in front (config/rbac/metrics_reader_role.yaml grants
+// a scraper access).
+func metricsOptions(addr string, secure bool) metricsserver.Options {
+	o := metricsserver.Options{BindAddress: addr, SecureServing: secure}
+	if secure {
+		o.FilterProvider = filters.WithAuthenticationAndAuthorization
+	}
+	return o
+}

@@ -1,0 +1,148 @@
+package controller
+
+import (
+	"context"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	"github.com/toolgate/toolgate/api/v1alpha1"
+	"github.com/toolgate/toolgate/internal/engine/fault"
+	"github.com/toolgate/toolgate/internal/host"
+	"github.com/toolgate/toolgate/internal/manifest"
+	"github.com/toolgate/toolgate/internal/publisher"
+	"github.com/toolgate/toolgate/internal/store"
+)
+
+// followerRetry is how long a follower waits for the leader to write a
+// signing key before looking again.
+const followerRetry = 2 * time.Second
+
+// HostAuthorityReconciler serves one domain per accepted HostAuthority.
+type HostAuthorityReconciler struct {
+	Client client.Client
+	Store  *store.Store
+	status statusWriter
+	// domainChanged receives the HostAuthority whenever its domain is
+	// created, replaced or removed, so its PolicySnapshots are reconciled
+	// against the new state.
+	domainChanged chan<- event.GenericEvent
+	done          <-chan struct{} // closed when the manager stops
+}
+
+var _ reconcile.Reconciler = (*HostAuthorityReconciler)(nil)
+
+// +kubebuilder:rbac:groups=stk.toolgate.dev,resources=hostauthorities,verbs=get;list;watch
+// +kubebuilder:rbac:groups=stk.toolgate.dev,resources=hostauthorities/status,verbs=get;update;patch
+// +kubebuilder:rbac:groups="",resources=secrets,verbs=get;list;watch;create;delete
+// +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
+
+// Reconcile builds the domain of one HostAuthority.
+func (r *HostAuthorityReconciler) Reconcile(ctx context.Context, req ctrl.Request) (res ctrl.Result, err error) {
+	start, result := time.Now(), resultError
+	defer func() { observe("HostAuthority", start, result) }()
+
+	var ha v1alpha1.HostAuthority
+	if err := r.Client.Get(ctx, req.NamespacedName, &ha); err != nil {
+		if apierrors.IsNotFound(err) {
+			r.remove(req.Namespace, req.Name)
+			result = resultRemoved
+			return ctrl.Result{}, nil
+		}
+		return ctrl.Result{}, err
+	}
+	if !ha.DeletionTimestamp.IsZero() {
+		r.remove(ha.Namespace, ha.Name)
+		result = resultRemoved
+		return ctrl.Result{}, nil
+	}
+	by := publishedBy(&ha)
+	cfg, err := manifest.HostConfig(&ha)
+	if err == nil {
+		// A scratch domain: reject before creating a key.
+		if _, herr := host.New(cfg); herr != nil {
+			err = fault.Within("spec", herr)
+		}
+	}
+	if err != nil {
+		r.remove(ha.Namespace, ha.Name)
+		result = resultRejected
+		return ctrl.Result{}, r.status.write(ctx, &ha, &ha.Status, outcome{reason: v1alpha1.ReasonRejected, message: faultMessage(err), publishedBy: by})
+	}
+	key, err := r.signingKey(ctx, &ha)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	if key == nil {
+		// No valid key: the domain is not served (a rotation in progress
+		// ends the old domain now, not when the new key appears).
+		r.remove(ha.Namespace, ha.Name)
+		result = resultWaiting
+		return ctrl.Result{RequeueAfter: followerRetry}, r.status.write(ctx, &ha, &ha.Status, outcome{
+			reason: v1alpha1.ReasonWaitingForDependency, message: "waiting for the domain signing key Secret " + SigningKeySecretName(ha.Name), publishedBy: by})
+	}
+	info, replaced, err := r.Store.EnsureDomain(store.DomainSpec{Namespace: ha.Namespace, Name: ha.Name, UID: string(ha.UID), Key: key, Config: cfg})
+	if err != nil {
+		r.notify(&ha)
+		result = resultRejected
+		return ctrl.Result{}, r.status.write(ctx, &ha, &ha.Status, outcome{reason: v1alpha1.ReasonRejected, message: faultMessage(fault.Within("spec", err)), publishedBy: by})
+	}
+	if replaced {
+		r.notify(&ha)
+	}
+	result = resultAccepted
+	return ctrl.Result{}, r.status.write(ctx, &ha, &ha.Status, outcome{reason: v1alpha1.ReasonAccepted, digest: info.AuthorityDigest, publishedBy: by})
+}
+
+func (r *HostAuthorityReconciler) remove(namespace, name string) {
+	if _, ok := r.Store.Domain(namespace, name); !ok {
+		return
+	}
+	r.Store.RemoveDomain(namespace, name)
+	ha := &v1alpha1.HostAuthority{}
+	ha.Namespace, ha.Name = namespace, name
+	r.notify(ha)
+}
+
+// notify tells the PolicySnapshot reconciler that ha's domain changed.
+func (r *HostAuthorityReconciler) notify(ha *v1alpha1.HostAuthority) {
+	if r.domainChanged == nil {
+		return
+	}
+	ev := event.GenericEvent{Object: ha.DeepCopy()}
+	select {
+	case r.domainChanged <- ev:
+	default:
+		go func() {
+			select {
+			case r.domainChanged <- ev:
+			case <-r.done:
+			}
+		}()
+	}
+}
+
+// publishedBy returns the admission user recorded by the mutating webhook,
+// or "" when the object carries none.
+func publishedBy(o client.Object) string {
+	p, err := publisher.Decode(o.GetAnnotations()[publisher.Annotation])
+	if err != nil {
+		return ""
+	}
+	return p.Name
+}
+
+func (r *HostAuthorityReconciler) setup(mgr ctrl.Manager, resync <-chan event.GenericEvent) error {
+	return ctrl.NewControllerManagedBy(mgr).
+		For(&v1alpha1.HostAuthority{}).
+		Owns(&corev1.Secret{}).
+		WatchesRawSource(channelSource(resync)).
+		WithOptions(controllerOptions()).
+		Named("hostauthority").
+		Complete(r)
+}

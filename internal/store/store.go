@@ -1,0 +1,386 @@
+package store
+
+import (
+	"cmp"
+	"crypto/ed25519"
+	"crypto/sha256"
+	"encoding/hex"
+	"maps"
+	"slices"
+	"sync"
+	"sync/atomic"
+
+	"github.com/toolgate/toolgate/internal/engine/fault"
+	"github.com/toolgate/toolgate/internal/engine/ident"
+	"github.com/toolgate/toolgate/internal/engine/policy"
+	"github.com/toolgate/toolgate/internal/engine/registry"
+	"github.com/toolgate/toolgate/internal/host"
+)
+
+// Kind names what a served entry is.
+type Kind string
+
+// Entry kinds.
+const (
+	KindRegistry Kind = "ToolRegistry"
+	KindPolicy   Kind = "PolicySnapshot"
+)
+
+// Key names one served snapshot exactly: the namespace and HostAuthority of
+// its domain, its snapshot identity and its generation (decimal text).
+type Key struct {
+	Namespace  string
+	Authority  string
+	ID         string
+	Generation string
+}
+
+// Entry is one served snapshot, as listed by Served.
+type Entry struct {
+	Kind   Kind
+	Key    Key
+	Object string // the name of the object it came from
+	Digest string // "sha256:<hex>"
+	Domain string // the domain's UID
+}
+
+// DomainInfo describes one domain the store serves. It carries no
+// privilege: the public key verifies, it never signs.
+type DomainInfo struct {
+	Namespace, Name string
+	// UID is the HostAuthority object's UID; KeyID is the hex SHA-256 of
+	// the domain's Ed25519 public key.
+	UID, KeyID string
+	PublicKey  ed25519.PublicKey
+	// AuthorityDigest is the Host Authority content digest.
+	AuthorityDigest string
+}
+
+// DomainSpec is everything one domain is built from.
+type DomainSpec struct {
+	Namespace, Name, UID string
+	// Key is the domain's Ed25519 signing key (from its Secret).
+	Key    ed25519.PrivateKey
+	Config host.Config
+}
+
+// Errors a writer reports in addition to the engine's faults. They are
+// stable reasons: the controllers map them to WaitingForDependency.
+var (
+	// ErrNoDomain: the referenced HostAuthority is not served (absent,
+	// rejected, or without its signing key yet).
+	ErrNoDomain = fault.At("spec.hostAuthorityRef.name", fault.NotFound, "the referenced HostAuthority is not ready in this namespace")
+	// ErrNoPredecessor: generation n > 1 waits until generation n−1 of the
+	// same snapshot identity is served in the same domain.
+	ErrNoPredecessor = fault.At("spec.snapshotGeneration", fault.NotFound, "the previous generation of this policy snapshot is not ready")
+	// ErrDomainChanged: the domain was replaced (a new UID or key) while the
+	// caller worked on the old one.
+	ErrDomainChanged = fault.At("spec.hostAuthorityRef.name", fault.Mismatch, "the referenced HostAuthority was replaced; publish again in the new domain")
+)
+
+type domainRef struct{ ns, name string }
+
+type snapKey struct{ id, gen string }
+
+type served[T any] struct {
+	snap   T
+	object string
+	digest string
+}
+
+type domain struct {
+	info       DomainInfo
+	host       *host.Host
+	key        ed25519.PrivateKey
+	registries map[snapKey]served[*registry.Snapshot]
+	policies   map[snapKey]served[*policy.Snapshot]
+}
+
+// registryObject is one accepted ToolRegistry of a namespace: its draft is
+// published into every domain of the namespace, including later ones.
+type registryObject struct {
+	draft registry.Draft
+	key   snapKey
+}
+
+type state struct {
+	domains map[domainRef]*domain
+	// registries: namespace → object name → accepted draft.
+	registries map[string]map[string]registryObject
+}
+
+// Store is the snapshot store. The zero value is not usable; use New.
+type Store struct {
+	mu    sync.Mutex // serializes writers; readers never take it
+	state atomic.Pointer[state]
+	// OnChange, when set before use, is called after every write with the
+	// number of served registry and policy snapshots (for metrics).
+	OnChange func(registries, policies int)
+}
+
+// New returns an empty store.
+func New() *Store {
+	s := &Store{}
+	s.state.Store(&state{domains: map[domainRef]*domain{}, registries: map[string]map[string]registryObject{}})
+	return s
+}
+
+func (s *Store) load() *state { return s.state.Load() }
+
+// update runs f on a copy of the state and swaps it in atomically.
+func (s *Store) update(f func(*state) error) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	old := s.load()
+	next := &state{domains: maps.Clone(old.domains), registries: maps.Clone(old.registries)}
+	if err := f(next); err != nil {
+		return err
+	}
+	s.state.Store(next)
+	if s.OnChange != nil {
+		r, p := next.counts()
+		s.OnChange(r, p)
+	}
+	return nil
+}
+
+func (st *state) counts() (registries, policies int) {
+	for _, d := range st.domains {
+		registries += len(d.registries)
+		policies += len(d.policies)
+	}
+	return registries, policies
+}
+
+// clone copies d with fresh maps, so a writer can change the copy.
+func (d *domain) clone() *domain {
+	c := *d
+	c.registries = maps.Clone(d.registries)
+	c.policies = maps.Clone(d.policies)
+	return &c
+}
+
+func keyID(pub ed25519.PublicKey) string {
+	sum := sha256.Sum256(pub)
+	return hex.EncodeToString(sum[:])
+}
+
+// EnsureDomain serves the domain spec describes. When the store already
+// serves a domain for the same namespace and name with the same UID and key,
+// nothing changes (replaced is false). Otherwise a fresh Host is built: a new
+// domain, into which every accepted ToolRegistry of the namespace is
+// published, and every snapshot of the previous domain leaves the store. A
+// Config the Host rejects removes the domain and returns the rejection.
+func (s *Store) EnsureDomain(spec DomainSpec) (info DomainInfo, replaced bool, err error) {
+	if len(spec.Key) != ed25519.PrivateKeySize {
+		return DomainInfo{}, false, fault.At("signingKey", fault.Malformed, "the domain signing key is an Ed25519 private key")
+	}
+	pub := spec.Key.Public().(ed25519.PublicKey)
+	ref := domainRef{spec.Namespace, spec.Name}
+	err = s.update(func(st *state) error {
+		if d, ok := st.domains[ref]; ok && d.info.UID == spec.UID && d.info.KeyID == keyID(pub) {
+			info = d.info
+			return errUnchanged
+		}
+		delete(st.domains, ref)
+		h, err := host.New(spec.Config)
+		if err != nil {
+			return err
+		}
+		d := &domain{
+			info: DomainInfo{
+				Namespace: spec.Namespace, Name: spec.Name, UID: spec.UID, KeyID: keyID(pub),
+				PublicKey: pub, AuthorityDigest: h.Authority().Digest().String(),
+			},
+			host:       h,
+			key:        spec.Key,
+			registries: map[snapKey]served[*registry.Snapshot]{},
+			policies:   map[snapKey]served[*policy.Snapshot]{},
+		}
+		for _, name := range slices.Sorted(maps.Keys(st.registries[spec.Namespace])) {
+			ro := st.registries[spec.Namespace][name]
+			if snap, err := h.PublishRegistry(ro.draft); err == nil {
+				d.registries[ro.key] = served[*registry.Snapshot]{snap, name, snap.Digest().String()}
+			}
+		}
+		st.domains[ref] = d
+		info, replaced = d.info, true
+		return nil
+	})
+	if err == errUnchanged {
+		return info, false, nil
+	}
+	if err != nil {
+		// The rejected domain must not stay served.
+		s.RemoveDomain(spec.Namespace, spec.Name)
+	}
+	return info, replaced, err
+}
+
+var errUnchanged = fault.New(fault.Duplicate, "unchanged")
+
+// RemoveDomain stops serving the domain of namespace/name and everything
+// published in it.
+func (s *Store) RemoveDomain(namespace, name string) {
+	_ = s.update(func(st *state) error {
+		delete(st.domains, domainRef{namespace, name})
+		return nil
+	})
+}
+
+// PutRegistry accepts the ToolRegistry object namespace/object: it validates
+// d with the engine's complete publication rules and publishes it into every
+// domain of the namespace (and into every later one). It returns the
+// snapshot's content digest. A domain whose Host already holds other content
+// under the same identity and generation rejects it (fault.Mismatch); the
+// registry is then not served in that domain and the rejection is returned.
+func (s *Store) PutRegistry(namespace, object string, d registry.Draft) (string, error) {
+	snap, err := registry.Publish(d)
+	if err != nil {
+		return "", err
+	}
+	k := snapKey{snap.ID().String(), snap.Generation().String()}
+	var errs fault.Errors
+	err = s.update(func(st *state) error {
+		objs := maps.Clone(st.registries[namespace])
+		if objs == nil {
+			objs = map[string]registryObject{}
+		}
+		objs[object] = registryObject{draft: d, key: k}
+		st.registries[namespace] = objs
+		for _, ref := range sortedRefs(st.domains) {
+			if ref.ns != namespace {
+				continue
+			}
+			dom := st.domains[ref].clone()
+			held, err := dom.host.PublishRegistry(d)
+			if err != nil {
+				errs.Add("", err)
+				continue
+			}
+			dom.registries[k] = served[*registry.Snapshot]{held, object, held.Digest().String()}
+			st.domains[ref] = dom
+		}
+		return nil
+	})
+	if err != nil {
+		return "", err
+	}
+	return snap.Digest().String(), errs.Err()
+}
+
+// RemoveRegistry stops serving the ToolRegistry object namespace/object in
+// every domain of the namespace.
+func (s *Store) RemoveRegistry(namespace, object string) {
+	_ = s.update(func(st *state) error {
+		if objs, ok := st.registries[namespace]; ok {
+			objs = maps.Clone(objs)
+			delete(objs, object)
+			st.registries[namespace] = objs
+		}
+		for ref, d := range st.domains {
+			if ref.ns != namespace {
+				continue
+			}
+			for k, e := range d.registries {
+				if e.object == object {
+					d = d.clone()
+					delete(d.registries, k)
+					st.domains[ref] = d
+				}
+			}
+		}
+		return nil
+	})
+}
+
+// PutPolicy publishes the PolicySnapshot object namespace/object in the
+// domain of namespace/authority, whose UID must be domainUID, on behalf of
+// publisher, with the Host's publication and successor rules. Generation n >
+// 1 requires generation n−1 served in the same domain (ErrNoPredecessor); an
+// absent domain is ErrNoDomain, a replaced one ErrDomainChanged. It returns
+// the snapshot's content digest.
+func (s *Store) PutPolicy(namespace, authority, domainUID, object string, publisher host.Caller, d policy.SnapshotDraft) (string, error) {
+	var digest string
+	err := s.update(func(st *state) error {
+		ref := domainRef{namespace, authority}
+		dom, ok := st.domains[ref]
+		switch {
+		case !ok:
+			return ErrNoDomain
+		case dom.info.UID != domainUID:
+			return ErrDomainChanged
+		}
+		gen, err := ident.ParseGeneration(d.Generation)
+		if err != nil {
+			return fault.Within("generation", err)
+		}
+		if e, ok := dom.policies[snapKey{d.ID, gen.String()}]; ok && e.object == object {
+			digest = e.digest // already served: a deleted predecessor does not withdraw it
+			return errUnchanged
+		}
+		if gen.Uint64() > 1 {
+			prev := snapKey{d.ID, prevGeneration(gen).String()}
+			if _, ok := dom.policies[prev]; !ok {
+				return ErrNoPredecessor
+			}
+		}
+		snap, err := dom.host.PublishPolicy(publisher, d)
+		if err != nil {
+			return err
+		}
+		dom = dom.clone()
+		digest = snap.Digest().String()
+		dom.policies[snapKey{snap.ID().String(), snap.Generation().String()}] = served[*policy.Snapshot]{snap, object, digest}
+		st.domains[ref] = dom
+		return nil
+	})
+	if err == errUnchanged {
+		err = nil
+	}
+	return digest, err
+}
+
+// prevGeneration returns g−1 for g > 1.
+func prevGeneration(g ident.Generation) ident.Generation {
+	p, _ := ident.ParseGeneration(uitoa(g.Uint64() - 1))
+	return p
+}
+
+func uitoa(n uint64) string {
+	var b [20]byte
+	i := len(b)
+	for {
+		i--
+		b[i] = byte('0' + n%10)
+		n /= 10
+		if n == 0 {
+			return string(b[i:])
+		}
+	}
+}
+
+// RemovePolicy stops serving the PolicySnapshot object namespace/object.
+func (s *Store) RemovePolicy(namespace, object string) {
+	_ = s.update(func(st *state) error {
+		for ref, d := range st.domains {
+			if ref.ns != namespace {
+				continue
+			}
+			for k, e := range d.policies {
+				if e.object == object {
+					d = d.clone()
+					delete(d.policies, k)
+					st.domains[ref] = d
+				}
+			}
+		}
+		return nil
+	})
+}
+
+func sortedRefs(m map[domainRef]*domain) []domainRef {
+	refs := slices.Collect(maps.Keys(m))
+	slices.SortFunc(refs, func(a, b domainRef) int { return cmp.Or(cmp.Compare(a.ns, b.ns), cmp.Compare(a.name, b.name)) })
+	return refs
+}

@@ -1,0 +1,284 @@
+package store_test
+
+import (
+	"crypto/ed25519"
+	"errors"
+	"path/filepath"
+	"sync"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/toolgate/toolgate/api/v1alpha1"
+	"github.com/toolgate/toolgate/internal/engine/fault"
+	"github.com/toolgate/toolgate/internal/host"
+	"github.com/toolgate/toolgate/internal/manifest"
+	"github.com/toolgate/toolgate/internal/store"
+)
+
+// samples loads config/samples: one HostAuthority, one ToolRegistry and two
+// PolicySnapshot generations in namespace payments.
+func samples(t *testing.T) *manifest.Set {
+	t.Helper()
+	set, err := manifest.LoadPaths(filepath.Join("..", "..", "config", "samples"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return set
+}
+
+func key(seed byte) ed25519.PrivateKey {
+	s := make([]byte, ed25519.SeedSize)
+	s[0] = seed
+	return ed25519.NewKeyFromSeed(s)
+}
+
+func domainSpec(t *testing.T, ha *v1alpha1.HostAuthority, uid string, k ed25519.PrivateKey) store.DomainSpec {
+	t.Helper()
+	cfg, err := manifest.HostConfig(ha)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return store.DomainSpec{Namespace: ha.Namespace, Name: ha.Name, UID: uid, Key: k, Config: cfg}
+}
+
+// fill serves the samples in a domain with UID uid and returns the store.
+func fill(t *testing.T, s *store.Store, set *manifest.Set, uid string) {
+	t.Helper()
+	ha := &set.HostAuthorities[0]
+	if _, _, err := s.EnsureDomain(domainSpec(t, ha, uid, key(1))); err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range set.ToolRegistries {
+		d, err := manifest.RegistryDraft(o.Spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.PutRegistry(o.Namespace, o.Name, d); err != nil {
+			t.Fatal(err)
+		}
+	}
+	admin, _ := manifest.AdministratorOf(ha)
+	for _, o := range set.PolicySnapshots {
+		d, err := manifest.PolicyDraft(o.Spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.PutPolicy(o.Namespace, ha.Name, uid, o.Name, admin, d); err != nil {
+			t.Fatalf("%s: %v", o.Name, err)
+		}
+	}
+}
+
+func objects(s *store.Store) []string {
+	var out []string
+	for _, e := range s.Served() {
+		out = append(out, string(e.Kind)+"/"+e.Object+"@"+e.Domain)
+	}
+	return out
+}
+
+func TestStoreServesExactlyWhatWasAccepted(t *testing.T) {
+	t.Parallel()
+	set := samples(t)
+	s := store.New()
+	fill(t, s, set, "uid-1")
+	want := []string{
+		"PolicySnapshot/payments-policy-1@uid-1",
+		"PolicySnapshot/payments-policy-2@uid-1",
+		"ToolRegistry/primary-registry-1@uid-1",
+	}
+	if diff := cmp.Diff(want, objects(s)); diff != "" {
+		t.Fatalf("served (-want +got):\n%s", diff)
+	}
+	if _, ok := s.Policy(store.Key{"payments", "payments-host", "payments-policy", "2"}); !ok {
+		t.Error("generation 2 is not served under its exact key")
+	}
+	if _, ok := s.Policy(store.Key{"payments", "payments-host", "payments-policy", "3"}); ok {
+		t.Error("an unpublished generation is served")
+	}
+
+	s.RemovePolicy("payments", "payments-policy-2")
+	s.RemoveRegistry("payments", "primary-registry-1")
+	if diff := cmp.Diff([]string{"PolicySnapshot/payments-policy-1@uid-1"}, objects(s)); diff != "" {
+		t.Errorf("after delete (-want +got):\n%s", diff)
+	}
+}
+
+func TestANewDomainLeavesNothingOfTheOldOne(t *testing.T) {
+	t.Parallel()
+	cases := map[string]struct {
+		uid  string
+		seed byte
+	}{
+		"recreated HostAuthority (new UID)": {uid: "uid-2", seed: 1},
+		"rotated signing key":               {uid: "uid-1", seed: 2},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			set := samples(t)
+			s := store.New()
+			fill(t, s, set, "uid-1")
+			old, _ := s.Domain("payments", "payments-host")
+			info, replaced, err := s.EnsureDomain(domainSpec(t, &set.HostAuthorities[0], tc.uid, key(tc.seed)))
+			if err != nil || !replaced {
+				t.Fatalf("EnsureDomain = replaced %v, %v; want a new domain", replaced, err)
+			}
+			if info.KeyID == old.KeyID && info.UID == old.UID {
+				t.Fatal("the new domain has the old identity")
+			}
+			// The namespace's accepted registry is published into the new
+			// domain; no policy of the old domain is.
+			if diff := cmp.Diff([]string{"ToolRegistry/primary-registry-1@" + tc.uid}, objects(s)); diff != "" {
+				t.Errorf("served (-want +got):\n%s", diff)
+			}
+			admin, _ := manifest.AdministratorOf(&set.HostAuthorities[0])
+			d, _ := manifest.PolicyDraft(set.PolicySnapshots[0].Spec)
+			if _, err := s.PutPolicy("payments", "payments-host", "uid-1-stale", "payments-policy-1", admin, d); !errors.Is(err, store.ErrDomainChanged) {
+				t.Errorf("publishing into a replaced domain: %v, want ErrDomainChanged", err)
+			}
+		})
+	}
+}
+
+func TestEnsureDomainIsIdempotent(t *testing.T) {
+	t.Parallel()
+	set := samples(t)
+	s := store.New()
+	fill(t, s, set, "uid-1")
+	if _, replaced, err := s.EnsureDomain(domainSpec(t, &set.HostAuthorities[0], "uid-1", key(1))); err != nil || replaced {
+		t.Fatalf("same UID and key: replaced %v, %v; want unchanged", replaced, err)
+	}
+	if got := len(s.Served()); got != 3 {
+		t.Errorf("served %d entries, want 3", got)
+	}
+}
+
+func TestPolicyWaitsForItsDependencies(t *testing.T) {
+	t.Parallel()
+	set := samples(t)
+	ha := &set.HostAuthorities[0]
+	admin, _ := manifest.AdministratorOf(ha)
+	gen2, _ := manifest.PolicyDraft(set.PolicySnapshots[1].Spec)
+
+	s := store.New()
+	if _, err := s.PutPolicy("payments", "payments-host", "uid-1", "payments-policy-2", admin, gen2); !errors.Is(err, store.ErrNoDomain) {
+		t.Errorf("no domain: %v, want ErrNoDomain", err)
+	}
+	if _, _, err := s.EnsureDomain(domainSpec(t, ha, "uid-1", key(1))); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.PutPolicy("payments", "payments-host", "uid-1", "payments-policy-2", admin, gen2); !errors.Is(err, store.ErrNoPredecessor) {
+		t.Errorf("no generation 1: %v, want ErrNoPredecessor", err)
+	}
+	outsider := host.Caller{Name: "mallory"}
+	gen1, _ := manifest.PolicyDraft(set.PolicySnapshots[0].Spec)
+	if _, err := s.PutPolicy("payments", "payments-host", "uid-1", "payments-policy-1", outsider, gen1); fault.CodeOf(err) != fault.Unauthorized {
+		t.Errorf("publisher without the role: %v, want unauthorized", err)
+	}
+	if got := len(s.Served()); got != 0 {
+		t.Errorf("served %d entries after rejections, want 0", got)
+	}
+}
+
+func TestRejectedHostAuthorityIsNotServed(t *testing.T) {
+	t.Parallel()
+	set := samples(t)
+	s := store.New()
+	fill(t, s, set, "uid-1")
+	spec := domainSpec(t, &set.HostAuthorities[0], "uid-2", key(1))
+	spec.Config.Capabilities = append(spec.Config.Capabilities, "not-a-capability")
+	if _, _, err := s.EnsureDomain(spec); err == nil {
+		t.Fatal("an invalid HostAuthority was accepted")
+	}
+	if _, ok := s.Domain("payments", "payments-host"); ok {
+		t.Error("the rejected domain is served")
+	}
+	if got := len(s.Served()); got != 0 {
+		t.Errorf("served %d entries, want 0", got)
+	}
+}
+
+// TestReadersNeverSeeAPartialWrite runs lock-free readers against writers
+// that replace the domain; with -race it also proves the reads are safe.
+func TestReadersNeverSeeAPartialWrite(t *testing.T) {
+	t.Parallel()
+	set := samples(t)
+	s := store.New()
+	fill(t, s, set, "uid-0")
+	var wg sync.WaitGroup
+	stop := make(chan struct{})
+	for range 4 {
+		wg.Go(func() {
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				// Every served entry of one read belongs to one domain.
+				es := s.Served()
+				for _, e := range es {
+					if e.Domain != es[0].Domain {
+						t.Errorf("one read mixes domains %s and %s", es[0].Domain, e.Domain)
+						return
+					}
+				}
+			}
+		})
+	}
+	for i := range 20 {
+		fill(t, s, set, "uid-"+string(rune('a'+i)))
+	}
+	close(stop)
+	wg.Wait()
+}
+
+// TestAuthorizeDecidesOnlyOnServedSnapshots proves the store's gate: the
+// Host may still hold a deleted snapshot (as a predecessor), but a request
+// selecting it is refused before the Host sees it.
+func TestAuthorizeDecidesOnlyOnServedSnapshots(t *testing.T) {
+	t.Parallel()
+	set := samples(t)
+	s := store.New()
+	fill(t, s, set, "uid-1")
+	s.RemovePolicy("payments", "payments-policy-1")
+	req := host.AuthorizeRequest{
+		Registry: host.RegistrySelection{SnapshotID: "primary-registry", Generation: "1"},
+		Policy:   host.PolicySelection{SnapshotID: "payments-policy", SnapshotGeneration: "1", PolicyID: "payments-guardrails", PolicyGeneration: "1"},
+	}
+	cases := map[string]struct {
+		namespace, name string
+		mod             func(*host.AuthorizeRequest)
+		wantPath        string
+		wantErr         error
+	}{
+		"no domain":                 {namespace: "payments", name: "other-host", wantErr: store.ErrNoDomain},
+		"a registry never served":   {namespace: "payments", name: "payments-host", mod: func(r *host.AuthorizeRequest) { r.Registry.Generation = "2" }, wantPath: "registry"},
+		"a deleted policy snapshot": {namespace: "payments", name: "payments-host", wantPath: "policy"},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			r := req
+			if tc.mod != nil {
+				tc.mod(&r)
+			}
+			res, err := s.Authorize(tc.namespace, tc.name, r)
+			if res != nil {
+				t.Fatal("a Result for a selection the store does not serve")
+			}
+			if tc.wantErr != nil {
+				if !errors.Is(err, tc.wantErr) {
+					t.Errorf("error = %v, want %v", err, tc.wantErr)
+				}
+				return
+			}
+			var fe *fault.Error
+			if !errors.As(err, &fe) || fe.Code != fault.NotFound || fe.Path != tc.wantPath {
+				t.Errorf("error = %v, want notFound at %s", err, tc.wantPath)
+			}
+		})
+	}
+}

@@ -1,0 +1,196 @@
+package webhook_test
+
+import (
+	"context"
+	"crypto/ed25519"
+	"encoding/json"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	admissionv1 "k8s.io/api/admission/v1"
+	authenticationv1 "k8s.io/api/authentication/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
+
+	"github.com/toolgate/toolgate/api/v1alpha1"
+	"github.com/toolgate/toolgate/internal/manifest"
+	"github.com/toolgate/toolgate/internal/publisher"
+	"github.com/toolgate/toolgate/internal/store"
+	"github.com/toolgate/toolgate/internal/webhook"
+)
+
+func samples(t testing.TB) *manifest.Set {
+	t.Helper()
+	set, err := manifest.LoadPaths(filepath.Join("..", "..", "config", "samples"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return set
+}
+
+// as returns a context carrying an admission request by user.
+func as(op admissionv1.Operation, user string, groups []string, old runtime.Object) context.Context {
+	req := admission.Request{AdmissionRequest: admissionv1.AdmissionRequest{
+		Operation: op, UserInfo: authenticationv1.UserInfo{Username: user, Groups: groups},
+	}}
+	if old != nil {
+		raw, _ := json.Marshal(old)
+		req.OldObject = runtime.RawExtension{Raw: raw}
+	}
+	return admission.NewContextWithRequest(context.Background(), req)
+}
+
+func reader(t testing.TB, objs ...client.Object) client.Reader {
+	t.Helper()
+	scheme := runtime.NewScheme()
+	if err := v1alpha1.AddToScheme(scheme); err != nil {
+		t.Fatal(err)
+	}
+	copies := make([]client.Object, len(objs)) // the fake client writes resourceVersion into what it is given
+	for i, o := range objs {
+		copies[i] = o.DeepCopyObject().(client.Object)
+	}
+	return fake.NewClientBuilder().WithScheme(scheme).WithObjects(copies...).Build()
+}
+
+func TestPolicySnapshotValidator(t *testing.T) {
+	t.Parallel()
+	set := samples(t)
+	ha, gen1, gen2 := &set.HostAuthorities[0], &set.PolicySnapshots[0], &set.PolicySnapshots[1]
+	admins := []string{"payments-policy-admins"}
+	cases := map[string]struct {
+		objs      []client.Object
+		user      string
+		groups    []string
+		ps        *v1alpha1.PolicySnapshot
+		wantErr   func(error) bool
+		wantInErr string
+	}{
+		"an administrator publishes generation 1": {objs: []client.Object{ha}, user: "alice", groups: admins, ps: gen1},
+		"an administrator publishes the exact successor": {
+			objs: []client.Object{ha, gen1}, user: "alice", groups: admins, ps: gen2},
+		"a ServiceAccount bound to the role publishes": {
+			objs: []client.Object{ha}, user: "system:serviceaccount:argocd:argocd-application-controller", ps: gen1},
+		"a user without the role is forbidden": {
+			objs: []client.Object{ha}, user: "mallory", groups: []string{"payments-readers"}, ps: gen1,
+			wantErr: apierrors.IsForbidden, wantInErr: "policyAdministrationAuthority"},
+		"a successor without its previous generation in the cluster": {
+			objs: []client.Object{ha}, user: "alice", groups: admins, ps: gen2,
+			wantErr: apierrors.IsInvalid, wantInErr: "spec.snapshotGeneration"},
+		"a missing HostAuthority": {
+			user: "alice", groups: admins, ps: gen1, wantErr: apierrors.IsInvalid, wantInErr: "spec.hostAuthorityRef.name"},
+		"a rule outside the ceiling, reported without its value": {
+			objs: []client.Object{ha}, user: "alice", groups: admins,
+			ps: func() *v1alpha1.PolicySnapshot {
+				p := gen1.DeepCopy()
+				for j := range p.Spec.Policies[0].Rules {
+					if s := p.Spec.Policies[0].Rules[j].Scope; s != nil {
+						s.Resources = append(s.Resources, "acct-secret-7777")
+					}
+				}
+				return p
+			}(),
+			wantErr: apierrors.IsInvalid, wantInErr: "spec.policies[0].rules[0].scope.resources"},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			v := webhook.PolicySnapshotValidator{Reader: reader(t, tc.objs...)}
+			_, err := v.ValidateCreate(as(admissionv1.Create, tc.user, tc.groups, nil), tc.ps.DeepCopy())
+			if tc.wantErr == nil {
+				if err != nil {
+					t.Fatalf("ValidateCreate: %v", err)
+				}
+				return
+			}
+			if err == nil || !tc.wantErr(err) {
+				t.Fatalf("ValidateCreate error = %v, want another kind", err)
+			}
+			if !strings.Contains(err.Error(), tc.wantInErr) {
+				t.Errorf("error %q does not name %q", err, tc.wantInErr)
+			}
+			if strings.Contains(err.Error(), "secret") || strings.Contains(err.Error(), tc.user) && tc.user != "" {
+				t.Errorf("the rejection echoes a value: %v", err)
+			}
+		})
+	}
+}
+
+func TestUpdatesKeepSpecAndPublisher(t *testing.T) {
+	t.Parallel()
+	set := samples(t)
+	old := set.ToolRegistries[0].DeepCopy()
+	old.Annotations = map[string]string{publisher.Annotation: `{"name":"alice"}`}
+	v := webhook.ToolRegistryValidator{}
+
+	relabelled := old.DeepCopy()
+	relabelled.Labels = map[string]string{"team": "payments"}
+	if _, err := v.ValidateUpdate(context.Background(), old, relabelled); err != nil {
+		t.Errorf("a metadata update was rejected: %v", err)
+	}
+	edited := old.DeepCopy()
+	edited.Spec.Definitions[0].Title = "edited"
+	if _, err := v.ValidateUpdate(context.Background(), old, edited); !apierrors.IsInvalid(err) {
+		t.Errorf("a spec update: %v, want Invalid", err)
+	}
+	forged := old.DeepCopy()
+	forged.Annotations[publisher.Annotation] = `{"name":"mallory"}`
+	if _, err := v.ValidateUpdate(context.Background(), old, forged); !apierrors.IsInvalid(err) {
+		t.Errorf("a publisher change: %v, want Invalid", err)
+	}
+}
+
+func TestPublisherDefaulter(t *testing.T) {
+	t.Parallel()
+	set := samples(t)
+	ha := &set.HostAuthorities[0]
+	s := store.New()
+	cfg, err := manifest.HostConfig(ha)
+	if err != nil {
+		t.Fatal(err)
+	}
+	priv := ed25519.NewKeyFromSeed(make([]byte, ed25519.SeedSize))
+	info, _, err := s.EnsureDomain(store.DomainSpec{Namespace: ha.Namespace, Name: ha.Name, UID: "uid-1", Key: priv, Config: cfg})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := webhook.PublisherDefaulter{Store: s, DomainWait: 100 * time.Millisecond}
+
+	ps := set.PolicySnapshots[0].DeepCopy()
+	ps.Annotations = map[string]string{publisher.Annotation: `{"name":"forged"}`, publisher.SignatureAnnotation: "AAAA"}
+	if err := d.Record(as(admissionv1.Create, "alice", []string{"payments-policy-admins"}, nil), ps); err != nil {
+		t.Fatalf("Default: %v", err)
+	}
+	p, err := publisher.Verify(info.PublicKey, "PolicySnapshot", ps.Namespace, ps.Name, info.UID, ps.Spec, ps.Annotations)
+	if err != nil || p.Name != "alice" {
+		t.Fatalf("the recorded publisher = %+v, %v; want a verifying attestation for alice", p, err)
+	}
+
+	// An update keeps the annotations of the stored object.
+	edited := ps.DeepCopy()
+	edited.Annotations[publisher.Annotation] = `{"name":"mallory"}`
+	delete(edited.Annotations, publisher.SignatureAnnotation)
+	if err := d.Record(as(admissionv1.Update, "mallory", nil, ps), edited); err != nil {
+		t.Fatalf("Default on update: %v", err)
+	}
+	if edited.Annotations[publisher.Annotation] != ps.Annotations[publisher.Annotation] ||
+		edited.Annotations[publisher.SignatureAnnotation] != ps.Annotations[publisher.SignatureAnnotation] {
+		t.Error("an update changed the publisher annotations")
+	}
+
+	// A PolicySnapshot of a domain that is not served is refused after the wait.
+	other := set.PolicySnapshots[0].DeepCopy()
+	other.Spec.HostAuthorityRef.Name = "no-such-host"
+	start := time.Now()
+	if err := d.Record(as(admissionv1.Create, "alice", nil, nil), other); !apierrors.IsForbidden(err) {
+		t.Errorf("Default without a domain: %v, want Forbidden", err)
+	}
+	if time.Since(start) < 100*time.Millisecond {
+		t.Error("Default did not wait for the domain")
+	}
+}

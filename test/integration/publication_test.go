@@ -1,0 +1,497 @@
+package integration_test
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	corev1 "k8s.io/api/core/v1"
+	eventsv1 "k8s.io/api/events/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/metrics"
+
+	"github.com/toolgate/toolgate/api/v1alpha1"
+	"github.com/toolgate/toolgate/internal/controller"
+	"github.com/toolgate/toolgate/internal/host"
+	"github.com/toolgate/toolgate/internal/manifest"
+	"github.com/toolgate/toolgate/internal/publisher"
+	"github.com/toolgate/toolgate/internal/store"
+)
+
+const (
+	ns        = "payments" // the samples' namespace
+	authority = "payments-host"
+)
+
+func samples() *manifest.Set {
+	GinkgoHelper()
+	set, err := manifest.LoadPaths(filepath.Join(repoRoot, "config", "samples"))
+	Expect(err).NotTo(HaveOccurred())
+	Expect(set.HostAuthorities).To(HaveLen(1))
+	Expect(set.ToolRegistries).To(HaveLen(1))
+	Expect(set.PolicySnapshots).To(HaveLen(2))
+	return set
+}
+
+// fresh returns a copy of obj ready to be created under name.
+func fresh[T client.Object](obj T, name string) T {
+	c := obj.DeepCopyObject().(T)
+	c.SetName(name)
+	c.SetNamespace(ns)
+	c.SetResourceVersion("")
+	c.SetUID("")
+	c.SetAnnotations(nil)
+	return c
+}
+
+// generation returns a copy of the PolicySnapshot spec as generation gen.
+func generation(ps *v1alpha1.PolicySnapshot, gen string, mod func(*v1alpha1.PolicySnapshotSpec)) *v1alpha1.PolicySnapshot {
+	c := fresh(ps, string(ps.Spec.SnapshotID)+"-"+gen)
+	c.Spec.SnapshotGeneration = v1alpha1.Generation(gen)
+	if mod != nil {
+		mod(&c.Spec)
+	}
+	return c
+}
+
+// status returns obj's publication status once its Ready condition has
+// the reason want.
+func status(obj client.Object, want string) *v1alpha1.PublicationStatus {
+	GinkgoHelper()
+	var st *v1alpha1.PublicationStatus
+	Eventually(func(g Gomega) {
+		g.Expect(admin.Get(ctx, client.ObjectKeyFromObject(obj), obj)).To(Succeed())
+		switch o := obj.(type) {
+		case *v1alpha1.HostAuthority:
+			st = &o.Status
+		case *v1alpha1.ToolRegistry:
+			st = &o.Status
+		case *v1alpha1.PolicySnapshot:
+			st = &o.Status
+		}
+		c := meta.FindStatusCondition(st.Conditions, v1alpha1.ConditionReady)
+		g.Expect(c).NotTo(BeNil())
+		g.Expect(c.Reason).To(Equal(want), "Ready: %s", c.Message)
+		g.Expect(c.ObservedGeneration).To(Equal(obj.GetGeneration()))
+		g.Expect(st.ObservedGeneration).To(Equal(obj.GetGeneration()))
+	}).WithTimeout(20 * time.Second).WithPolling(20 * time.Millisecond).Should(Succeed())
+	return st
+}
+
+func readyMessage(st *v1alpha1.PublicationStatus) string {
+	return meta.FindStatusCondition(st.Conditions, v1alpha1.ConditionReady).Message
+}
+
+// servedObjects lists the store's entries as kind/object@domain.
+func servedObjects() []string {
+	var out []string
+	for _, e := range served.Served() {
+		out = append(out, string(e.Kind)+"/"+e.Object+"@"+e.Domain)
+	}
+	return out
+}
+
+// expectRejected asserts err is an admission rejection of the given kind
+// (Invalid or Forbidden) whose message names every want and none of the
+// rejected values in never.
+func expectRejected(err error, is func(error) bool, want []string, never ...string) {
+	GinkgoHelper()
+	Expect(err).To(HaveOccurred(), "the object was admitted")
+	Expect(is(err)).To(BeTrue(), "unexpected rejection: %v", err)
+	for _, w := range want {
+		Expect(err.Error()).To(ContainSubstring(w))
+	}
+	for _, n := range never {
+		Expect(err.Error()).NotTo(ContainSubstring(n), "the rejection echoes a rejected value")
+	}
+}
+
+var _ = Describe("publication through the webhooks and controllers", Ordered, func() {
+	var (
+		set     *manifest.Set
+		haUID   string
+		digests map[string]string // object name → expected contentDigest
+	)
+
+	BeforeAll(func() {
+		set = samples()
+		// The expected digests come from the engine directly: a fresh
+		// domain, the samples published into it offline.
+		o := &set.HostAuthorities[0]
+		cfg, err := manifest.HostConfig(o)
+		Expect(err).NotTo(HaveOccurred())
+		h, err := host.New(cfg)
+		Expect(err).NotTo(HaveOccurred())
+		adminCaller, ok := manifest.AdministratorOf(o)
+		Expect(ok).To(BeTrue())
+		Expect(set.PublishInto(h, ns, authority, adminCaller)).To(Succeed())
+		digests = map[string]string{authority: h.Authority().Digest().String()}
+		for _, tr := range set.ToolRegistries {
+			r, err := h.Registry(string(tr.Spec.SnapshotID), string(tr.Spec.SnapshotGeneration))
+			Expect(err).NotTo(HaveOccurred())
+			digests[tr.Name] = r.Digest().String()
+		}
+		for _, ps := range set.PolicySnapshots {
+			p, err := h.Policy(string(ps.Spec.SnapshotID), string(ps.Spec.SnapshotGeneration))
+			Expect(err).NotTo(HaveOccurred())
+			digests[ps.Name] = p.Digest().String()
+		}
+	})
+
+	It("serve config/samples: every object Ready with its engine digest and in the store", func() {
+		// Created back to back, as kubectl apply -k does: the
+		// PolicySnapshots' admission waits for the new domain, and
+		// generation 2's finds generation 1 in the apiserver.
+		ha := fresh(&set.HostAuthorities[0], authority)
+		Expect(asAlice.Create(ctx, ha)).To(Succeed())
+		tr := fresh(&set.ToolRegistries[0], set.ToolRegistries[0].Name)
+		Expect(asAlice.Create(ctx, tr)).To(Succeed())
+		for i := range set.PolicySnapshots {
+			ps := fresh(&set.PolicySnapshots[i], set.PolicySnapshots[i].Name)
+			Expect(asAlice.Create(ctx, ps)).To(Succeed())
+		}
+		st := status(ha, v1alpha1.ReasonAccepted)
+		Expect(st.ContentDigest).To(Equal(digests[authority]))
+		Expect(st.PublishedBy).To(Equal(alice))
+		haUID = string(ha.UID)
+		for _, o := range []client.Object{tr, fresh(&set.PolicySnapshots[0], "payments-policy-1"), fresh(&set.PolicySnapshots[1], "payments-policy-2")} {
+			st := status(o, v1alpha1.ReasonAccepted)
+			Expect(st.ContentDigest).To(Equal(digests[o.GetName()]), o.GetName())
+			Expect(st.PublishedBy).To(Equal(alice))
+		}
+		Expect(servedObjects()).To(Equal([]string{
+			"PolicySnapshot/payments-policy-1@" + haUID,
+			"PolicySnapshot/payments-policy-2@" + haUID,
+			"ToolRegistry/primary-registry-1@" + haUID,
+		}))
+		p, ok := served.Policy(store.Key{Namespace: ns, Authority: authority, ID: "payments-policy", Generation: "2"})
+		Expect(ok).To(BeTrue())
+		Expect(p.Digest().String()).To(Equal(digests["payments-policy-2"]))
+
+		// The domain's signing key is a Secret owned by the HostAuthority.
+		var key corev1.Secret
+		Expect(admin.Get(ctx, client.ObjectKey{Namespace: ns, Name: controller.SigningKeySecretName(authority)}, &key)).To(Succeed())
+		Expect(key.Annotations[controller.SigningKeyUIDAnnotation]).To(Equal(haUID))
+		Expect(metav1.IsControlledBy(&key, ha)).To(BeTrue())
+	})
+
+	It("reject objects the engine rejects, with every violation at its path and no value echoed", func() {
+		tr := fresh(&set.ToolRegistries[0], "primary-registry-2")
+		tr.Spec.SnapshotGeneration = "2"
+		tr.Spec.Definitions[0].Schema.Root = apiextensionsv1.JSON{Raw: []byte(`{"kind":"object","fields":[],"secret-extra-key":1}`)}
+		tr.Spec.Definitions[1].Schema.Root = apiextensionsv1.JSON{Raw: []byte(`{"kind":"object","fields":{"secret-string-root":1}}`)}
+		expectRejected(asAlice.Create(ctx, tr), apierrors.IsInvalid,
+			[]string{"spec.definitions[0].schema.root", "spec.definitions[1].schema.root.fields"}, "secret-extra-key", "secret-string-root")
+
+		ha := fresh(&set.HostAuthorities[0], "treasury-host")
+		ha.Spec.AuthorityID = "treasury-host"
+		ha.Spec.Roles[0].Subjects = append(ha.Spec.Roles[0].Subjects, ha.Spec.Roles[0].Subjects[0])
+		expectRejected(asAlice.Create(ctx, ha), apierrors.IsInvalid, []string{"spec.roles[0].subjects[2]", "duplicate"})
+
+		// Two rules name a Resource outside the HostAuthority ceiling; both
+		// are reported, each at its path.
+		var want []string
+		ps := generation(&set.PolicySnapshots[1], "3", func(s *v1alpha1.PolicySnapshotSpec) {
+			last := &s.Policies[len(s.Policies)-1]
+			for j := range last.Rules {
+				if r := &last.Rules[j]; r.Scope != nil && len(want) < 2 {
+					r.Scope.Resources = append(r.Scope.Resources, "acct-secret-9999")
+					want = append(want, fmt.Sprintf("spec.policies[1].rules[%d].scope.resources[%d]", j, len(r.Scope.Resources)-1))
+				}
+			}
+		})
+		Expect(want).To(HaveLen(2))
+		expectRejected(asAlice.Create(ctx, ps), apierrors.IsInvalid, want, "acct-secret-9999")
+	})
+
+	It("reject spec updates and keep the publisher annotations", func() {
+		var ps v1alpha1.PolicySnapshot
+		Expect(admin.Get(ctx, client.ObjectKey{Namespace: ns, Name: "payments-policy-1"}, &ps)).To(Succeed())
+		edited := ps.DeepCopy()
+		edited.Spec.Policies[0].Lifecycle = v1alpha1.PolicyLifecycleRetired
+		expectRejected(asAlice.Update(ctx, edited), apierrors.IsInvalid, []string{"spec"})
+
+		before := ps.Annotations[publisher.Annotation]
+		ps.Annotations[publisher.Annotation] = `{"name":"mallory"}`
+		Expect(asMallor.Update(ctx, &ps)).To(Succeed())
+		Expect(ps.Annotations[publisher.Annotation]).To(Equal(before), "the mutating webhook keeps the recorded publisher")
+	})
+
+	It("reject a second object with the same identity and generation", func() {
+		dup := fresh(&set.PolicySnapshots[0], "payments-policy-1")
+		Expect(apierrors.IsAlreadyExists(asAlice.Create(ctx, dup))).To(BeTrue())
+	})
+
+	It("reject successors that drop, change or revive a prior policy version, and accept the exact successor", func() {
+		gen2 := &set.PolicySnapshots[1]
+		cases := map[string]func(*v1alpha1.PolicySnapshotSpec){
+			"drops a prior version": func(s *v1alpha1.PolicySnapshotSpec) { s.Policies = s.Policies[1:] },
+			"changes a prior version": func(s *v1alpha1.PolicySnapshotSpec) {
+				s.Policies[0].Rules[0].Reason = v1alpha1.PolicyReason("policyMatchedAllow")
+				if s.Policies[0].Rules[0].Reason == gen2.Spec.Policies[0].Rules[0].Reason {
+					s.Policies[0].Rules = s.Policies[0].Rules[1:]
+				}
+			},
+			"moves a lifecycle backwards": func(s *v1alpha1.PolicySnapshotSpec) { s.Policies[0].Lifecycle = v1alpha1.PolicyLifecycleActive },
+		}
+		for name, mod := range cases {
+			By(name)
+			expectRejected(asAlice.Create(ctx, generation(gen2, "3", mod)), apierrors.IsInvalid, []string{"spec."})
+		}
+		By("skips a generation")
+		expectRejected(asAlice.Create(ctx, generation(gen2, "4", nil)), apierrors.IsInvalid, []string{"spec.snapshotGeneration"})
+		By("the exact successor")
+		gen3 := generation(gen2, "3", nil)
+		Expect(asAlice.Create(ctx, gen3)).To(Succeed())
+		status(gen3, v1alpha1.ReasonAccepted)
+	})
+
+	It("reject a PolicySnapshot from a user without policyAdministrationAuthority", func() {
+		ps := generation(&set.PolicySnapshots[1], "4", nil)
+		expectRejected(asMallor.Create(ctx, ps), apierrors.IsForbidden, []string{"policyAdministrationAuthority"}, mallory)
+	})
+
+	It("never serve objects that reached etcd without the webhook", func() {
+		var mwc admissionregistrationv1.MutatingWebhookConfigurationList
+		var vwc admissionregistrationv1.ValidatingWebhookConfigurationList
+		Expect(admin.List(ctx, &mwc)).To(Succeed())
+		Expect(admin.List(ctx, &vwc)).To(Succeed())
+		Expect(mwc.Items).NotTo(BeEmpty())
+		Expect(vwc.Items).NotTo(BeEmpty())
+		for i := range mwc.Items {
+			Expect(admin.Delete(ctx, &mwc.Items[i])).To(Succeed())
+		}
+		for i := range vwc.Items {
+			Expect(admin.Delete(ctx, &vwc.Items[i])).To(Succeed())
+		}
+
+		// Created by mallory, who may not publish, while no webhook runs:
+		// the apiserver admits them once it has dropped the webhooks.
+		ps := generation(&set.PolicySnapshots[1], "4", nil)
+		bad := fresh(&set.ToolRegistries[0], "primary-registry-2")
+		bad.Spec.SnapshotGeneration = "2"
+		bad.Spec.Definitions[0].Schema.Root = apiextensionsv1.JSON{Raw: []byte(`{"kind":"object","fields":[],"secret-extra-key":1}`)}
+		for _, o := range []client.Object{ps, bad} {
+			Eventually(func(g Gomega) {
+				c := o.DeepCopyObject().(client.Object)
+				err := asMallor.Create(ctx, c)
+				g.Expect(err).NotTo(HaveOccurred())
+				if _, signed := c.GetAnnotations()[publisher.Annotation]; signed { // a webhook still ran
+					g.Expect(admin.Delete(ctx, c)).To(Succeed())
+					g.Expect(errors.New("a webhook still ran")).NotTo(HaveOccurred())
+				}
+			}).WithTimeout(20 * time.Second).Should(Succeed())
+		}
+		Expect(readyMessage(status(ps, v1alpha1.ReasonRejected))).To(ContainSubstring("publisher attestation"))
+		msg := readyMessage(status(bad, v1alpha1.ReasonRejected))
+		Expect(msg).To(ContainSubstring("spec.definitions[0].schema.root"))
+		Expect(msg).NotTo(ContainSubstring("secret-extra-key"))
+		Consistently(servedObjects).WithTimeout(time.Second).ShouldNot(ContainElements(
+			ContainSubstring("payments-policy-4"), ContainSubstring("primary-registry-2")))
+
+		for i := range mwc.Items {
+			c := fresh(&mwc.Items[i], mwc.Items[i].Name)
+			c.Namespace = ""
+			Expect(admin.Create(ctx, c)).To(Succeed())
+		}
+		for i := range vwc.Items {
+			c := fresh(&vwc.Items[i], vwc.Items[i].Name)
+			c.Namespace = ""
+			Expect(admin.Create(ctx, c)).To(Succeed())
+		}
+		Expect(admin.Delete(ctx, ps)).To(Succeed())
+		Expect(admin.Delete(ctx, bad)).To(Succeed())
+		// The webhooks are back: mallory is refused again.
+		Eventually(func() error {
+			return asMallor.Create(ctx, generation(&set.PolicySnapshots[1], "4", nil))
+		}).WithTimeout(20 * time.Second).Should(Satisfy(apierrors.IsForbidden))
+	})
+
+	It("withdraw a deleted PolicySnapshot from the store", func() {
+		gen3 := fresh(&set.PolicySnapshots[1], "payments-policy-3")
+		Expect(admin.Delete(ctx, gen3)).To(Succeed())
+		Eventually(servedObjects).Should(Equal([]string{
+			"PolicySnapshot/payments-policy-1@" + haUID,
+			"PolicySnapshot/payments-policy-2@" + haUID,
+			"ToolRegistry/primary-registry-1@" + haUID,
+		}))
+	})
+
+	It("serve nothing of a deleted HostAuthority, and start a new domain when it is recreated", func() {
+		ha := fresh(&set.HostAuthorities[0], authority)
+		Expect(admin.Delete(ctx, ha)).To(Succeed())
+		Eventually(servedObjects).Should(BeEmpty())
+		_, ok := served.Domain(ns, authority)
+		Expect(ok).To(BeFalse())
+		Eventually(func() string {
+			return readyMessage(status(fresh(&set.PolicySnapshots[0], "payments-policy-1"), v1alpha1.ReasonWaitingForDependency))
+		}).Should(ContainSubstring("hostAuthorityRef"))
+
+		again := fresh(&set.HostAuthorities[0], authority)
+		Expect(asAlice.Create(ctx, again)).To(Succeed())
+		status(again, v1alpha1.ReasonAccepted)
+		newUID := string(again.UID)
+		Expect(newUID).NotTo(Equal(haUID))
+		// The namespace's registry is served in the new domain; the old
+		// domain's policy generations, attested for the old domain, are not.
+		Eventually(servedObjects).Should(Equal([]string{"ToolRegistry/primary-registry-1@" + newUID}))
+		Expect(readyMessage(status(fresh(&set.PolicySnapshots[0], "payments-policy-1"), v1alpha1.ReasonRejected))).
+			To(ContainSubstring("publisher attestation"))
+		var key corev1.Secret
+		Eventually(func() string {
+			_ = admin.Get(ctx, client.ObjectKey{Namespace: ns, Name: controller.SigningKeySecretName(authority)}, &key)
+			return key.Annotations[controller.SigningKeyUIDAnnotation]
+		}).Should(Equal(newUID))
+		haUID = newUID
+	})
+
+	It("start a new domain when the signing key is rotated", func() {
+		// A generation attested with the current key is served ...
+		before := fresh(&set.PolicySnapshots[0], "rotation-policy-1")
+		before.Spec.SnapshotID = "rotation-policy"
+		Expect(asAlice.Create(ctx, before)).To(Succeed())
+		status(before, v1alpha1.ReasonAccepted)
+		old, ok := served.Domain(ns, authority)
+		Expect(ok).To(BeTrue())
+
+		// ... until the key Secret is deleted: a new key, a new domain
+		// under the same HostAuthority UID.
+		var key corev1.Secret
+		Expect(admin.Get(ctx, client.ObjectKey{Namespace: ns, Name: controller.SigningKeySecretName(authority)}, &key)).To(Succeed())
+		Expect(admin.Delete(ctx, &key)).To(Succeed())
+		Eventually(func() string {
+			d, _ := served.Domain(ns, authority)
+			return d.KeyID
+		}).WithTimeout(10 * time.Second).ShouldNot(Or(BeEmpty(), Equal(old.KeyID)))
+		now, _ := served.Domain(ns, authority)
+		Expect(now.UID).To(Equal(old.UID))
+		Expect(readyMessage(status(before, v1alpha1.ReasonRejected))).To(ContainSubstring("publisher attestation"))
+		Eventually(servedObjects).Should(Equal([]string{"ToolRegistry/primary-registry-1@" + haUID}))
+
+		// Publishing it again (delete, create) attests it in the new domain.
+		Expect(admin.Delete(ctx, before)).To(Succeed())
+		again := fresh(&set.PolicySnapshots[0], "rotation-policy-1")
+		again.Spec.SnapshotID = "rotation-policy"
+		Eventually(func() error { return asAlice.Create(ctx, again.DeepCopy()) }).Should(Succeed())
+		status(again, v1alpha1.ReasonAccepted)
+		Eventually(servedObjects).Should(ContainElement("PolicySnapshot/rotation-policy-1@" + haUID))
+	})
+
+	It("record Events and metrics", func() {
+		var evs eventsv1.EventList
+		Eventually(func(g Gomega) {
+			g.Expect(admin.List(ctx, &evs, client.InNamespace(ns))).To(Succeed())
+			var reasons []string
+			for _, e := range evs.Items {
+				reasons = append(reasons, e.Regarding.Kind+"/"+e.Reason+"/"+e.Type)
+			}
+			g.Expect(reasons).To(ContainElements(
+				"HostAuthority/Accepted/Normal", "PolicySnapshot/Accepted/Normal", "PolicySnapshot/Rejected/Warning",
+				"PolicySnapshot/WaitingForDependency/Normal", "ToolRegistry/Rejected/Warning"))
+		}).WithTimeout(10 * time.Second).Should(Succeed())
+		for _, e := range evs.Items {
+			Expect(e.Note).NotTo(ContainSubstring("secret-extra-key"), "an Event echoes a rejected value")
+		}
+
+		families, err := metrics.Registry.Gather()
+		Expect(err).NotTo(HaveOccurred())
+		values := map[string]float64{}
+		for _, f := range families {
+			for _, m := range f.GetMetric() {
+				name := f.GetName()
+				for _, l := range m.GetLabel() {
+					name += "," + l.GetName() + "=" + l.GetValue()
+				}
+				switch {
+				case m.Counter != nil:
+					values[name] = m.Counter.GetValue()
+				case m.Gauge != nil:
+					values[name] = m.Gauge.GetValue()
+				case m.Histogram != nil:
+					values[name] = float64(m.Histogram.GetSampleCount())
+				}
+			}
+		}
+		Expect(values).To(HaveKeyWithValue("toolgate_snapshots_served,kind=ToolRegistry", 1.0))
+		Expect(values).To(HaveKeyWithValue("toolgate_snapshots_served,kind=PolicySnapshot", 1.0)) // rotation-policy-1
+		Expect(values["toolgate_reconcile_total,kind=PolicySnapshot,result=accepted"]).To(BeNumerically(">", 0))
+		Expect(values["toolgate_reconcile_total,kind=PolicySnapshot,result=rejected"]).To(BeNumerically(">", 0))
+		Expect(values["toolgate_reconcile_duration_seconds,kind=HostAuthority"]).To(BeNumerically(">", 0))
+	})
+
+	It("fill a follower replica's store the same way, with no write by the follower", func() {
+		entries := func(s *store.Store) []string {
+			var out []string
+			for _, e := range s.Served() {
+				out = append(out, fmt.Sprintf("%s/%s@%s %s", e.Kind, e.Object, e.Domain, e.Digest))
+			}
+			return out
+		}
+		Eventually(func() []string { return entries(follower) }).Should(Equal(entries(served)))
+		lead, _ := served.Domain(ns, authority)
+		follow, ok := follower.Domain(ns, authority)
+		Expect(ok).To(BeTrue())
+		Expect(follow.KeyID).To(Equal(lead.KeyID), "both replicas read the one key the leader wrote")
+
+		var lists = []client.ObjectList{&v1alpha1.HostAuthorityList{}, &v1alpha1.ToolRegistryList{}, &v1alpha1.PolicySnapshotList{}, &corev1.SecretList{}}
+		for _, l := range lists {
+			Expect(admin.List(ctx, l, client.InNamespace(ns))).To(Succeed())
+			items, err := meta.ExtractList(l)
+			Expect(err).NotTo(HaveOccurred())
+			for _, it := range items {
+				o := it.(client.Object)
+				for _, mf := range o.GetManagedFields() {
+					Expect(mf.Manager).NotTo(HavePrefix(followerAgent), "the follower wrote %s", o.GetName())
+				}
+			}
+		}
+	})
+
+	It("measure reconcile-to-store latency of new PolicySnapshot generations", func() {
+		// For each new generation: total is from sending the create
+		// (admission webhooks, etcd, watch, reconcile) until the store
+		// serves it; afterCreate is from the create's response until then
+		// (0 when the reconcile won the race with the response).
+		const n = 40
+		base := fresh(&set.PolicySnapshots[0], "latency-policy-1")
+		base.Spec.SnapshotID = "latency-policy"
+		var total, afterCreate []time.Duration
+		for g := 1; g <= n; g++ {
+			ps := generation(base, fmt.Sprint(g), nil)
+			key := store.Key{Namespace: ns, Authority: authority, ID: "latency-policy", Generation: fmt.Sprint(g)}
+			t0 := time.Now()
+			Expect(asAlice.Create(ctx, ps)).To(Succeed())
+			t1 := time.Now()
+			for {
+				if _, ok := served.Policy(key); ok {
+					break
+				}
+				Expect(time.Since(t1)).To(BeNumerically("<", 20*time.Second), "generation %d never served", g)
+				time.Sleep(100 * time.Microsecond)
+			}
+			t2 := time.Now()
+			total, afterCreate = append(total, t2.Sub(t0)), append(afterCreate, t2.Sub(t1))
+		}
+		q := func(lat []time.Duration, p float64) time.Duration {
+			s := slices.Sorted(slices.Values(lat))
+			return s[int(p*float64(len(s)-1)+0.5)].Round(10 * time.Microsecond)
+		}
+		line := fmt.Sprintf("PolicySnapshot generation create-to-served latency (n=%d): p50 %v, p99 %v; after the create response: p50 %v, p99 %v",
+			n, q(total, 0.50), q(total, 0.99), q(afterCreate, 0.50), q(afterCreate, 0.99))
+		AddReportEntry("latency", line)
+		fmt.Fprintln(os.Stdout, line)
+		raw, _ := json.Marshal(map[string]any{"n": n, "total_p50_us": q(total, 0.5).Microseconds(), "total_p99_us": q(total, 0.99).Microseconds()})
+		GinkgoWriter.Println(string(raw))
+	})
+})
