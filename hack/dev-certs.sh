@@ -14,7 +14,7 @@ openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 30 \
 	-subj "/CN=toolgate-dev-ca" -keyout "$dir/ca.key" -out "$dir/ca.crt" 2>/dev/null
 openssl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes \
 	-subj "/CN=$svc.$ns.svc" -keyout "$dir/tls.key" -out "$dir/tls.csr" 2>/dev/null
-printf 'subjectAltName=DNS:%s.%s.svc,DNS:%s.%s.svc.cluster.local\n' "$svc" "$ns" "$svc" "$ns" >"$dir/san.ext"
+printf 'subjectAltName=DNS:%s.%s.svc,DNS:%s.%s.svc.cluster.local,DNS:toolgate-authz.%s.svc,DNS:toolgate-authz.%s.svc.cluster.local\n' "$svc" "$ns" "$svc" "$ns" "$ns" "$ns" >"$dir/san.ext"
 openssl x509 -req -in "$dir/tls.csr" -CA "$dir/ca.crt" -CAkey "$dir/ca.key" -CAcreateserial \
 	-days 30 -extfile "$dir/san.ext" -out "$dir/tls.crt" 2>/dev/null
 ca=$(base64 <"$dir/ca.crt" | tr -d '\n')

@@ -4,7 +4,10 @@ import (
 	"crypto/tls"
 	"flag"
 	"io"
+	"os"
 	"path/filepath"
+	"strings"
+	"time"
 
 	"k8s.io/apimachinery/pkg/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
@@ -37,6 +40,13 @@ func manager(args []string, stderr io.Writer) error {
 	leaderNS := fs.String("leader-election-namespace", "", "namespace of the leader-election Lease (default: the pod's namespace)")
 	certDir := fs.String("webhook-cert-dir", "/tmp/k8s-webhook-server/serving-certs", "directory holding the webhook serving certificate tls.crt and tls.key")
 	port := fs.Int("webhook-port", 9443, "port of the webhook server")
+	var so serviceOptions
+	fs.StringVar(&so.addr, "service-bind-address", ":8444", "address of the authorization service (TLS with the webhook's certificate; 0 disables it)")
+	fs.StringVar(&so.store, "consumption-store", "apiserver", "where Consumptions are recorded: apiserver (Consumption objects) or etcd")
+	fs.StringVar(&so.namespace, "consumption-namespace", os.Getenv("POD_NAMESPACE"), "namespace of the Consumption objects (apiserver store)")
+	etcdEndpoints := fs.String("etcd-endpoints", "", "comma-separated etcd endpoints (etcd store)")
+	fs.DurationVar(&so.tokenTTL, "token-cache-ttl", 10*time.Second, "how long a TokenReview answer is cached")
+	fs.BoolVar(&so.decisionLog, "decision-log", true, "write one decision-log line per request to stdout")
 	if err := fs.Parse(args); err != nil {
 		return usageError{err.Error()}
 	}
@@ -78,6 +88,12 @@ func manager(args []string, stderr io.Writer) error {
 		return err
 	}
 	if err := tgwebhook.Setup(mgr, s); err != nil {
+		return err
+	}
+	if *etcdEndpoints != "" {
+		so.etcd = strings.Split(*etcdEndpoints, ",")
+	}
+	if err := addService(mgr, s, watcher, so); err != nil {
 		return err
 	}
 	if err := mgr.AddHealthzCheck("healthz", healthz.Ping); err != nil {

@@ -17,7 +17,26 @@ type Domain struct {
 	instance        string // the Consumption store's domain key
 	host            *host.Host
 	key             *artifact.Key
+	served          func(Selection) bool // nil: everything the Host holds is served
 }
+
+// Selection names the exact snapshots one request decides on.
+type Selection struct {
+	RegistryID, RegistryGeneration string
+	PolicyID, PolicyGeneration     string
+}
+
+// WithServed returns d that decides only on selections served reports
+// true for: a store that withdraws a snapshot (its object was deleted)
+// stops serving it although the Host still holds it as a predecessor.
+func (d *Domain) WithServed(served func(Selection) bool) *Domain {
+	c := *d
+	c.served = served
+	return &c
+}
+
+// serves reports whether d decides on sel.
+func (d *Domain) serves(sel Selection) bool { return d.served == nil || d.served(sel) }
 
 // NewDomain serves h, the Host of the HostAuthority namespace/name, signing
 // with key. instance names the domain in the Consumption store (the
@@ -105,3 +124,7 @@ func publicKey(ds Domains) func(string) (ed25519.PublicKey, bool) {
 		return d.key.Public(), true
 	}
 }
+
+// KeyID returns the identity of the domain's signing key, as artifacts name
+// it.
+func (d *Domain) KeyID() string { return d.key.ID() }

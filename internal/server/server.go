@@ -170,6 +170,10 @@ func (s *Server) authorize(_ context.Context, q *call, r *http.Request) (int, an
 		return http.StatusNotFound, client.Error{Code: "notFound", Path: "hostAuthority",
 			Message: "this service serves no such HostAuthority (or it is not ready yet)"}
 	}
+	if !d.serves(Selection{req.Registry.SnapshotID, req.Registry.Generation, req.Policy.SnapshotID, req.Policy.SnapshotGeneration}) {
+		return http.StatusNotFound, client.Error{Code: "notFound", Path: "policy",
+			Message: "the selected registry or policy snapshot is not served in this domain"}
+	}
 	res, err := d.host.Authorize(HostRequest(req, q.caller, uint64(q.now.Unix())))
 	if err != nil {
 		return statusOf(err), apiError(err)
@@ -217,6 +221,11 @@ func (s *Server) check(q *call, r *http.Request) (*Domain, *authz.Authorization,
 	if err != nil {
 		e := apiError(fault.Within("artifact", err))
 		return nil, nil, nil, statusOf(err), &e
+	}
+	reg, pol := a.RegistrySnapshot(), a.PolicySnapshot()
+	if !d.serves(Selection{reg.ID().String(), reg.Generation().String(), pol.ID().String(), pol.Generation().String()}) {
+		return nil, nil, nil, http.StatusNotFound, &client.Error{Code: "notFound", Path: "artifact",
+			Message: "the authorization was issued on a snapshot this domain no longer serves"}
 	}
 	q.entry.AuthorizationID, q.entry.Binding = a.ID().String(), a.Binding().Digest().String()
 	q.entry.DecisionID, q.entry.Outcome = a.Decision().ID().String(), a.Decision().Outcome().String()

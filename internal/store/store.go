@@ -14,7 +14,9 @@ import (
 	"github.com/toolgate/toolgate/internal/engine/ident"
 	"github.com/toolgate/toolgate/internal/engine/policy"
 	"github.com/toolgate/toolgate/internal/engine/registry"
+	"github.com/toolgate/toolgate/internal/artifact"
 	"github.com/toolgate/toolgate/internal/host"
+	"github.com/toolgate/toolgate/internal/server"
 )
 
 // Kind names what a served entry is.
@@ -92,6 +94,7 @@ type domain struct {
 	info       DomainInfo
 	host       *host.Host
 	key        ed25519.PrivateKey
+	serving    *server.Domain // the authorization service's view
 	registries map[snapKey]served[*registry.Snapshot]
 	policies   map[snapKey]served[*policy.Snapshot]
 }
@@ -183,7 +186,17 @@ func (s *Store) EnsureDomain(spec DomainSpec) (info DomainInfo, replaced bool, e
 			return errUnchanged
 		}
 		delete(st.domains, ref)
-		h, err := host.New(spec.Config)
+		cfg := spec.Config
+		cfg.Instance = spec.UID // a recreated HostAuthority never rebuilds the old one's artifacts
+		h, err := host.New(cfg)
+		if err != nil {
+			return err
+		}
+		signer, err := artifact.NewKey(spec.Key.Seed())
+		if err != nil {
+			return err
+		}
+		serving, err := server.NewDomain(spec.Namespace, spec.Name, spec.UID, h, signer)
 		if err != nil {
 			return err
 		}
@@ -194,6 +207,7 @@ func (s *Store) EnsureDomain(spec DomainSpec) (info DomainInfo, replaced bool, e
 			},
 			host:       h,
 			key:        spec.Key,
+			serving:    serving.WithServed(s.servedIn(ref)),
 			registries: map[snapKey]served[*registry.Snapshot]{},
 			policies:   map[snapKey]served[*policy.Snapshot]{},
 		}

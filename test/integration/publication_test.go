@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"slices"
@@ -12,20 +13,25 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	authnv1 "k8s.io/api/authentication/v1"
 	corev1 "k8s.io/api/core/v1"
 	eventsv1 "k8s.io/api/events/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/metrics"
 
 	"github.com/toolgate/toolgate/api/v1alpha1"
+	tgclient "github.com/toolgate/toolgate/client"
+	"github.com/toolgate/toolgate/internal/consume/apistore"
 	"github.com/toolgate/toolgate/internal/controller"
 	"github.com/toolgate/toolgate/internal/host"
 	"github.com/toolgate/toolgate/internal/manifest"
 	"github.com/toolgate/toolgate/internal/publisher"
+	"github.com/toolgate/toolgate/internal/server"
 	"github.com/toolgate/toolgate/internal/store"
 )
 
@@ -184,6 +190,56 @@ var _ = Describe("publication through the webhooks and controllers", Ordered, fu
 		Expect(admin.Get(ctx, client.ObjectKey{Namespace: ns, Name: controller.SigningKeySecretName(authority)}, &key)).To(Succeed())
 		Expect(key.Annotations[controller.SigningKeyUIDAnnotation]).To(Equal(haUID))
 		Expect(metav1.IsControlledBy(&key, ha)).To(BeTrue())
+	})
+
+	It("authorize, validate and consume through the in-cluster service: TokenReview callers, the store's domains, Consumption objects", func() {
+		cs, err := kubernetes.NewForConfig(testEnv.Config)
+		Expect(err).NotTo(HaveOccurred())
+		token := func(sa string) string {
+			_, err := cs.CoreV1().ServiceAccounts(ns).Create(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: sa}}, metav1.CreateOptions{})
+			Expect(err).NotTo(HaveOccurred())
+			tr, err := cs.CoreV1().ServiceAccounts(ns).CreateToken(ctx, sa, &authnv1.TokenRequest{
+				Spec: authnv1.TokenRequestSpec{Audiences: []string{server.Audience}},
+			}, metav1.CreateOptions{})
+			Expect(err).NotTo(HaveOccurred())
+			return tr.Status.Token
+		}
+		agent, executor := token("payments-agent-runtime"), token("payments-executor")
+		srv, err := server.New(server.Config{
+			Domains: served, Auth: server.NewTokenReview(cs.AuthenticationV1().TokenReviews(), time.Minute),
+			Store: apistore.New(admin, ns, apistore.Options{}),
+		})
+		Expect(err).NotTo(HaveOccurred())
+		ts := httptest.NewServer(srv.Handler())
+		defer ts.Close()
+
+		var req tgclient.AuthorizeRequest
+		var exp tgclient.Expectations
+		for path, v := range map[string]any{"authorize-allow.json": &req, "expectations-allow.json": &exp} {
+			raw, err := os.ReadFile(filepath.Join(repoRoot, "examples", "api", path))
+			Expect(err).NotTo(HaveOccurred())
+			Expect(json.Unmarshal(raw, v)).To(Succeed())
+		}
+		res, err := tgclient.New(ts.URL, agent, nil).Authorize(ctx, req)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(res.Decision.Outcome).To(Equal("allow"))
+		Expect(res.Authorization).NotTo(BeNil())
+
+		ex := tgclient.New(ts.URL, executor, nil)
+		v := tgclient.ValidateRequest{Artifact: res.Authorization.Artifact, Expectations: exp}
+		_, err = tgclient.New(ts.URL, agent, nil).Consume(ctx, v)
+		Expect(err).To(HaveOccurred(), "the agent runtime is not an executor")
+		done, err := ex.Consume(ctx, v)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(done.Consumed).To(BeTrue())
+		_, err = ex.Consume(ctx, v)
+		Expect(err).To(MatchError(tgclient.ErrConsumed))
+
+		var records v1alpha1.ConsumptionList
+		Expect(admin.List(ctx, &records, client.InNamespace(ns))).To(Succeed())
+		Expect(records.Items).To(HaveLen(1))
+		Expect(string(records.Items[0].Spec.AuthorizationID)).To(Equal(res.Authorization.ID))
+		Expect(records.Items[0].Name).To(HavePrefix(haUID + "."))
 	})
 
 	It("reject objects the engine rejects, with every violation at its path and no value echoed", func() {

@@ -1,0 +1,123 @@
+package main
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"time"
+
+	clientv3 "go.etcd.io/etcd/client/v3"
+	"k8s.io/client-go/kubernetes"
+	"sigs.k8s.io/controller-runtime/pkg/certwatcher"
+	ctrlmanager "sigs.k8s.io/controller-runtime/pkg/manager"
+
+	"github.com/toolgate/toolgate/internal/consume"
+	"github.com/toolgate/toolgate/internal/consume/apistore"
+	"github.com/toolgate/toolgate/internal/consume/etcdstore"
+	"github.com/toolgate/toolgate/internal/server"
+	"github.com/toolgate/toolgate/internal/store"
+)
+
+// serviceOptions configure the in-cluster authorization service the
+// manager runs on every replica.
+type serviceOptions struct {
+	addr        string // "0" disables the service
+	store       string // apiserver or etcd
+	namespace   string // where Consumption objects live (apiserver store)
+	etcd        []string
+	tokenTTL    time.Duration
+	decisionLog bool // write decision-log lines to stdout
+}
+
+// addService adds the authorization service to mgr: TLS from watcher,
+// callers authenticated with TokenReview (audience toolgate), domains read
+// from the replica's own store s, Consumptions in the chosen store. It
+// serves on every replica (reads need no leader); the apiserver store's
+// garbage collector runs on the leader only.
+func addService(mgr ctrlmanager.Manager, s *store.Store, watcher *certwatcher.CertWatcher, o serviceOptions) error {
+	if o.addr == "0" {
+		return nil
+	}
+	cs, err := kubernetes.NewForConfig(mgr.GetConfig())
+	if err != nil {
+		return err
+	}
+	var cstore consume.Store
+	switch o.store {
+	case "apiserver":
+		if o.namespace == "" {
+			return errors.New("--consumption-namespace (or POD_NAMESPACE) names where Consumption objects live")
+		}
+		cstore = apistore.New(mgr.GetClient(), o.namespace, apistore.Options{})
+		if err := mgr.Add(apistore.NewCollector(mgr.GetClient(), o.namespace, apistore.CollectorOptions{})); err != nil {
+			return err
+		}
+	case "etcd":
+		if len(o.etcd) == 0 {
+			return errors.New("--consumption-store=etcd needs --etcd-endpoints")
+		}
+		es, err := etcdstore.Open(clientv3.Config{Endpoints: o.etcd, DialTimeout: 5 * time.Second}, etcdstore.Options{})
+		if err != nil {
+			return err
+		}
+		cstore = es
+	default:
+		return fmt.Errorf("--consumption-store is apiserver or etcd")
+	}
+	logOut := server.NewDecisionLog(os.Stdout, 8192, false)
+	if !o.decisionLog {
+		logOut = nil
+	}
+	srv, err := server.New(server.Config{
+		Domains: s, Auth: server.NewTokenReview(cs.AuthenticationV1().TokenReviews(), o.tokenTTL),
+		Store: cstore, Log: logOut,
+	})
+	if err != nil {
+		return err
+	}
+	return mgr.Add(serviceRunnable{srv: srv, addr: o.addr, watcher: watcher, store: cstore, log: logOut})
+}
+
+// serviceRunnable serves the API until the manager stops.
+type serviceRunnable struct {
+	srv     *server.Server
+	addr    string
+	watcher *certwatcher.CertWatcher
+	store   consume.Store
+	log     *server.DecisionLog
+}
+
+// NeedLeaderElection: every replica serves.
+func (serviceRunnable) NeedLeaderElection() bool { return false }
+
+func (r serviceRunnable) Start(ctx context.Context) error {
+	ln, err := net.Listen("tcp", r.addr)
+	if err != nil {
+		return err
+	}
+	hs := &http.Server{
+		Handler:           r.srv.Handler(),
+		ReadHeaderTimeout: 5 * time.Second,
+		ReadTimeout:       30 * time.Second,
+		WriteTimeout:      30 * time.Second,
+		IdleTimeout:       2 * time.Minute,
+		MaxHeaderBytes:    64 << 10,
+		TLSConfig:         &tls.Config{MinVersion: tls.VersionTLS12, GetCertificate: r.watcher.GetCertificate},
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- hs.ServeTLS(ln, "", "") }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	shutdown, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	err = hs.Shutdown(shutdown)
+	r.log.Close()
+	return errors.Join(err, r.store.Close())
+}

@@ -1,0 +1,47 @@
+package store
+
+import (
+	"github.com/toolgate/toolgate/internal/server"
+)
+
+var _ server.Domains = (*Store)(nil)
+
+// servedIn reports, at request time, whether a selection's exact snapshots
+// are served in the domain ref: a deleted object's snapshot is never
+// decided on, although the domain's Host may still hold it as a
+// predecessor.
+func (s *Store) servedIn(ref domainRef) func(server.Selection) bool {
+	return func(sel server.Selection) bool {
+		d, ok := s.load().domains[ref]
+		if !ok {
+			return false
+		}
+		_, reg := d.registries[snapKey{sel.RegistryID, sel.RegistryGeneration}]
+		_, pol := d.policies[snapKey{sel.PolicyID, sel.PolicyGeneration}]
+		return reg && pol
+	}
+}
+
+// ByName implements server.Domains: the domain served for the
+// HostAuthority namespace/name.
+func (s *Store) ByName(namespace, name string) (*server.Domain, bool) {
+	d, ok := s.load().domains[domainRef{namespace, name}]
+	if !ok {
+		return nil, false
+	}
+	return d.serving, true
+}
+
+// ByKey implements server.Domains: the domain whose signing key has the
+// artifact key identity keyID.
+func (s *Store) ByKey(keyID string) (*server.Domain, bool) {
+	for _, d := range s.load().domains {
+		if d.serving.KeyID() == keyID {
+			return d.serving, true
+		}
+	}
+	return nil, false
+}
+
+// Len implements server.Domains.
+func (s *Store) Len() int { return len(s.load().domains) }
