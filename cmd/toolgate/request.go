@@ -76,7 +76,7 @@ func selectSnapshot(snaps []*registry.Snapshot, id, gen string) (*registry.Snaps
 		}
 		// Two objects claiming one generation with different content make
 		// the selection ambiguous; fail closed instead of taking the first.
-		if found != nil && !registry.EqualSnapshots(found, s) {
+		if found != nil && !found.Equal(s) {
 			return nil, errors.New("several loaded registry snapshots have that identity and generation with different content")
 		}
 		found = s

@@ -221,7 +221,7 @@ func TestSection37HappyPathValidates(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Validate: %v", err)
 	}
-	if res.Contract() != vocab.AtomicSingleUseRequired || !authz.EqualBindings(res.Binding(), a.Binding()) {
+	if res.Contract() != vocab.AtomicSingleUseRequired || !res.Binding().Equal(a.Binding()) {
 		t.Fatal("successful Validation must carry the complete binding and the single-use contract")
 	}
 }

@@ -275,7 +275,7 @@ func (h *Host) PublishRegistry(d registry.Draft) (*registry.Snapshot, error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if held, ok := h.registries[k]; ok {
-		if !registry.EqualSnapshots(held, s) {
+		if !held.Equal(s) {
 			return nil, fault.At("generation", fault.Mismatch, "this registry snapshot generation is already published with other content")
 		}
 		return held, nil
@@ -316,7 +316,7 @@ func (h *Host) PublishPolicy(publisher Caller, d policy.SnapshotDraft) (*policy.
 	}
 	k := snapshotKey{s.ID().String(), s.Generation().String()}
 	if held, ok := h.policies[k]; ok {
-		if !policy.EqualSnapshots(held, s) {
+		if !held.Equal(s) {
 			return nil, fault.At("generation", fault.Mismatch, "this policy snapshot generation is already published with other content")
 		}
 		return held, nil

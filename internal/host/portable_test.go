@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"testing"
 
-	"github.com/toolgate/toolgate/internal/engine/authz"
 	"github.com/toolgate/toolgate/internal/engine/evidence"
 	"github.com/toolgate/toolgate/internal/engine/fault"
 	"github.com/toolgate/toolgate/internal/engine/lineage"
@@ -67,8 +66,8 @@ func TestRebuild_RoundTrip(t *testing.T) {
 			h, replica := newPaymentsHost(), newPaymentsHost()
 			res := issue(t, h, r)
 			same, err := h.Rebuild(res.Portable)
-			if err != nil || !authz.Equal(same, res.Authorization) {
-				t.Fatalf("rebuild in the issuing host: equal=%v, err=%v", err == nil && authz.Equal(same, res.Authorization), err)
+			if err != nil || !same.Equal(res.Authorization) {
+				t.Fatalf("rebuild in the issuing host: equal=%v, err=%v", err == nil && same.Equal(res.Authorization), err)
 			}
 			got, err := replica.Rebuild(res.Portable)
 			if err != nil {

@@ -115,7 +115,7 @@ func (a *Assessment) Digest() digest.Digest { return a.digest }
 
 // Equal reports exact continuity: the same retained domain and the same
 // complete content.
-func Equal(a, b *Assessment) bool {
+func (a *Assessment) Equal(b *Assessment) bool {
 	return a != nil && b != nil && a.domain.Same(b.domain) && a.digest.Equal(b.digest)
 }
 

@@ -234,15 +234,15 @@ func TestEqualIsSameDomainAndContent(t *testing.T) {
 			if err != nil {
 				t.Fatalf("New: %v", err)
 			}
-			if got := assessment.Equal(base, other); got != tc.wantEqual {
+			if got := base.Equal(other); got != tc.wantEqual {
 				t.Errorf("Equal = %v, want %v", got, tc.wantEqual)
 			}
-			if got := assessment.Equal(other, base); got != tc.wantEqual {
+			if got := other.Equal(base); got != tc.wantEqual {
 				t.Errorf("Equal is not symmetric")
 			}
 		})
 	}
-	if assessment.Equal(base, nil) || assessment.Equal(nil, base) || assessment.Equal(nil, nil) {
+	if base.Equal(nil) || (*assessment.Assessment)(nil).Equal(base) || (*assessment.Assessment)(nil).Equal(nil) {
 		t.Error("nil compares equal")
 	}
 }

@@ -65,7 +65,7 @@ func checkMember(h *HostAuthority, t epoch.Time, earlier []Attestation, a Attest
 	if !a.issuer.host.domain.Same(h.domain) {
 		return fault.At("issuer", fault.MixedDomain, "attestations from different host authority domains never compose")
 	}
-	if !Equal(a.issuer.host, h) {
+	if !a.issuer.host.Equal(h) {
 		return fault.At("issuer", fault.Mismatch,
 			"every issuer shares one exact entitlement ceiling: the host authority of the composition")
 	}
@@ -144,8 +144,8 @@ func (c Composition) Digest() digest.Digest { return c.digest }
 // IsZero reports whether c is the zero Composition.
 func (c Composition) IsZero() bool { return c.host == nil }
 
-// EqualCompositions reports the same domain and complete content.
-func EqualCompositions(a, b Composition) bool {
+// Equal reports the same domain and complete content.
+func (a Composition) Equal(b Composition) bool {
 	return !a.IsZero() && !b.IsZero() && a.host.domain.Same(b.host.domain) && a.digest.Equal(b.digest)
 }
 

@@ -187,11 +187,11 @@ func TestCompositionIsOrderedAndDeterministic(t *testing.T) {
 	}
 	slices.Reverse(atts)
 	r, err := authority.Compose(d.h, at(t, testutil.EvidenceTime), atts)
-	if err != nil || !authority.EqualCompositions(c, r) || !c.Digest().Equal(r.Digest()) {
+	if err != nil || !c.Equal(r) || !c.Digest().Equal(r.Digest()) {
 		t.Errorf("input order must not change the composition: %v", err)
 	}
 	later, _ := authority.Compose(d.h, at(t, testutil.EvidenceTime+1), atts)
-	if authority.EqualCompositions(c, later) {
+	if c.Equal(later) {
 		t.Error("the explicit time is part of the composition")
 	}
 	if c.Len() != 3 || c.Host() != d.h || !c.Domain().Same(d.b.Domain()) || c.At() != at(t, testutil.EvidenceTime) {
@@ -217,7 +217,7 @@ func TestCompositionIsOrderedAndDeterministic(t *testing.T) {
 		t.Error("Attestations must return a copy")
 	}
 	var zero authority.Composition
-	if !zero.Domain().IsZero() || zero.ExpiresAt() != (epoch.Time{}) || authority.EqualCompositions(zero, zero) {
+	if !zero.Domain().IsZero() || zero.ExpiresAt() != (epoch.Time{}) || zero.Equal(zero) {
 		t.Error("the zero composition has no domain and equals nothing")
 	}
 }

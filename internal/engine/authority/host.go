@@ -87,7 +87,7 @@ func (h *HostAuthority) Digest() digest.Digest { return h.digest }
 
 // Equal reports whether a and b are the same exact entitlement ceiling: the
 // same retained domain and the same complete content.
-func Equal(a, b *HostAuthority) bool {
+func (a *HostAuthority) Equal(b *HostAuthority) bool {
 	return a != nil && b != nil && a.domain.Same(b.domain) && a.digest.Equal(b.digest)
 }
 

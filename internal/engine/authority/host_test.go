@@ -149,7 +149,7 @@ func TestHostAuthorityNormalizesSetsDeterministically(t *testing.T) {
 	slices.Reverse(reversed.Capabilities)
 	slices.Reverse(reversed.Resources)
 	slices.Reverse(reversed.Roles)
-	if g := newHost(t, b, reversed); !authority.Equal(h, g) || !g.Digest().Equal(h.Digest()) {
+	if g := newHost(t, b, reversed); !h.Equal(g) || !g.Digest().Equal(h.Digest()) {
 		t.Error("input order must not change the host authority")
 	}
 	// Accessors return copies.
@@ -187,7 +187,7 @@ func TestHostAuthoritySameIdentityDifferentContentIsNotEqual(t *testing.T) {
 			d := hostDraft()
 			modify(&d)
 			h := newHost(t, b, d)
-			if authority.Equal(base, h) || h.Digest().Equal(base.Digest()) {
+			if base.Equal(h) || h.Digest().Equal(base.Digest()) {
 				t.Error("a content change must change the digest and break equality")
 			}
 		})
@@ -205,10 +205,10 @@ func TestIndependentBoundariesNeverMakeEqualAuthorities(t *testing.T) {
 	if !h1.Digest().Equal(h2.Digest()) {
 		t.Fatal("identical content must have identical content digests")
 	}
-	if authority.Equal(h1, h2) {
+	if h1.Equal(h2) {
 		t.Error("authorities of independently created boundaries must never be equal")
 	}
-	if !authority.Equal(h1, h1) || authority.Equal(h1, nil) || authority.Equal(nil, nil) {
+	if !h1.Equal(h1) || h1.Equal(nil) || (*authority.HostAuthority)(nil).Equal(nil) {
 		t.Error("Equal must be reflexive and reject nil")
 	}
 }

@@ -80,8 +80,8 @@ func (r *RoleAuthority) Domain() boundary.Domain {
 // digest, the role and the issuer.
 func (r *RoleAuthority) Digest() digest.Digest { return r.digest }
 
-// EqualRoleAuthorities reports the same domain and complete content.
-func EqualRoleAuthorities(a, b *RoleAuthority) bool {
+// Equal reports the same domain and complete content.
+func (a *RoleAuthority) Equal(b *RoleAuthority) bool {
 	return a != nil && b != nil && a.Domain().Same(b.Domain()) && a.digest.Equal(b.digest)
 }
 
@@ -220,8 +220,8 @@ func (a Attestation) Digest() digest.Digest { return a.digest }
 // IsZero reports whether a is the zero Attestation, made by no one.
 func (a Attestation) IsZero() bool { return a.issuer == nil }
 
-// EqualAttestations reports the same domain and complete content.
-func EqualAttestations(a, b Attestation) bool {
+// Equal reports the same domain and complete content.
+func (a Attestation) Equal(b Attestation) bool {
 	return !a.IsZero() && !b.IsZero() && a.Domain().Same(b.Domain()) && a.digest.Equal(b.digest)
 }
 

@@ -146,7 +146,7 @@ func (a *Authorization) Binding() *ConsumptionBinding { return a.binding }
 func (a *Authorization) Digest() digest.Digest { return a.binding.digest }
 
 // Equal reports complete structural equality.
-func Equal(a, b *Authorization) bool {
+func (a *Authorization) Equal(b *Authorization) bool {
 	return a != nil && b != nil && a.domain.Same(b.domain) && a.binding.digest.Equal(b.binding.digest)
 }
 
@@ -215,10 +215,10 @@ func derive(b boundary.Boundary, v bound) (*ConsumptionBinding, error) {
 // caller's outcome and scope are never trusted.
 func checkDecision(v bound) error {
 	d := v.decision
-	if !evalinput.Equal(d.Input(), v.input) {
+	if !d.Input().Equal(v.input) {
 		return fault.At("decision.input", fault.Mismatch, "the decision must be for this exact evaluation input")
 	}
-	if !policy.EqualSnapshots(d.Snapshot(), v.policy) {
+	if !d.Snapshot().Equal(v.policy) {
 		return fault.At("decision.snapshot", fault.Mismatch, "the decision must be for this exact policy snapshot")
 	}
 	if d.Selection() != v.selection {
@@ -229,7 +229,7 @@ func checkDecision(v bound) error {
 	if err != nil {
 		return fault.Within("decision", err)
 	}
-	if !policy.EqualDecisions(again, d) {
+	if !again.Equal(d) {
 		return fault.At("decision", fault.Mismatch, "re-evaluating the exact policy does not reproduce the decision")
 	}
 	return nil
@@ -239,7 +239,7 @@ func checkDecision(v bound) error {
 // Registry Snapshot and compares complete content.
 func checkRegistry(v bound) error {
 	req := v.input.Request()
-	if !registry.EqualSnapshots(v.registry, req.Snapshot()) {
+	if !v.registry.Equal(req.Snapshot()) {
 		return fault.At("registry", fault.Mismatch, "the registry snapshot must be the request's exact snapshot")
 	}
 	def := req.Definition()
@@ -247,7 +247,7 @@ func checkRegistry(v bound) error {
 	if err != nil {
 		return fault.Within("registry", err)
 	}
-	if !registry.EqualDefinitions(res.Definition(), def) {
+	if !res.Definition().Equal(def) {
 		return fault.At("registry", fault.Mismatch, "the resolved tool definition must equal the request's exactly")
 	}
 	return nil

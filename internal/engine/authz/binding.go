@@ -16,7 +16,7 @@ import (
 // Its digest covers the complete content of every bound value, so two
 // materially different Authorizations never share a binding even when their
 // descriptive identifiers are equal. Like every controlled value it also
-// retains its Host authority domain, which has no content: EqualBindings
+// retains its Host authority domain, which has no content: Equal
 // compares it, the digest cannot.
 type ConsumptionBinding struct {
 	domain boundary.Domain
@@ -139,8 +139,8 @@ func (c *ConsumptionBinding) Contract() vocab.ConsumptionContract {
 // handling to the Host facility).
 func (c *ConsumptionBinding) Digest() digest.Digest { return c.digest }
 
-// EqualBindings reports complete equality: the same Host authority domain
+// Equal reports complete equality: the same Host authority domain
 // and the same complete content.
-func EqualBindings(a, b *ConsumptionBinding) bool {
+func (a *ConsumptionBinding) Equal(b *ConsumptionBinding) bool {
 	return a != nil && b != nil && a.domain.Same(b.domain) && a.digest.Equal(b.digest)
 }

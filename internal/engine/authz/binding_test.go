@@ -65,7 +65,7 @@ func TestBinding_MateriallyDifferentAuthorizationsAreDistinct(t *testing.T) {
 	}
 	for i, x := range all {
 		for _, y := range all[i+1:] {
-			if authz.Equal(x.a, y.a) || authz.EqualBindings(x.a.Binding(), y.a.Binding()) ||
+			if x.a.Equal(y.a) || x.a.Binding().Equal(y.a.Binding()) ||
 				x.a.Binding().Digest().Equal(y.a.Binding().Digest()) {
 				t.Errorf("%q and %q share identifiers and have equal bindings", x.name, y.name)
 			}
@@ -89,10 +89,10 @@ func TestBinding_ReplayIdentityIsCorrelationOnly(t *testing.T) {
 	if a1.ReplayID() != a2.ReplayID() {
 		t.Fatal("the fixture must share the replay identity")
 	}
-	if authz.Equal(a1, a2) || authz.EqualBindings(a1.Binding(), a2.Binding()) {
+	if a1.Equal(a2) || a1.Binding().Equal(a2.Binding()) {
 		t.Error("equal replay identities made two Authorizations equal")
 	}
-	if authz.Equal(a1, a3) || authz.EqualBindings(a1.Binding(), a3.Binding()) {
+	if a1.Equal(a3) || a1.Binding().Equal(a3.Binding()) {
 		t.Error("the replay identity is not bound into the Authorization")
 	}
 	for range 2 {
@@ -121,7 +121,7 @@ func TestBinding_IssuanceIsDeterministic(t *testing.T) {
 	a1, a2 := w.issue(t), w.issue(t)
 	a3 := build(t, base(b)).issue(t)
 	for name, x := range map[string]*authz.Authorization{"reissued": a2, "rebuilt": a3} {
-		if !authz.Equal(a1, x) || !authz.EqualBindings(a1.Binding(), x.Binding()) || !a1.Digest().Equal(x.Digest()) {
+		if !a1.Equal(x) || !a1.Binding().Equal(x.Binding()) || !a1.Digest().Equal(x.Digest()) {
 			t.Errorf("%s: not equal to the first issuance", name)
 		}
 	}
@@ -138,19 +138,19 @@ func TestBinding_HostDomainIsPartOfEquality(t *testing.T) {
 	t.Parallel()
 	a := build(t, base(boundary.New("payments host"))).issue(t)
 	other := build(t, base(boundary.New("payments host"))).issue(t)
-	if authz.Equal(a, other) {
+	if a.Equal(other) {
 		t.Error("Authorizations of two Host domains are Equal")
 	}
-	if authz.EqualBindings(a.Binding(), other.Binding()) {
+	if a.Binding().Equal(other.Binding()) {
 		t.Error("Consumption Bindings of two Host domains are equal")
 	}
-	if !authz.EqualBindings(a.Binding(), a.Binding()) {
+	if !a.Binding().Equal(a.Binding()) {
 		t.Error("a binding is not equal to itself")
 	}
-	if authz.EqualBindings(&authz.ConsumptionBinding{}, &authz.ConsumptionBinding{}) {
+	if (&authz.ConsumptionBinding{}).Equal(&authz.ConsumptionBinding{}) {
 		t.Error("two zero-value bindings (no issuance at all) are equal")
 	}
-	if authz.EqualBindings(nil, a.Binding()) || authz.EqualBindings(a.Binding(), nil) {
+	if (*authz.ConsumptionBinding)(nil).Equal(a.Binding()) || a.Binding().Equal(nil) {
 		t.Error("a missing binding equals a present one")
 	}
 }
@@ -167,7 +167,7 @@ func TestBinding_ResultCarriesTheExactBinding(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Validate: %v", err)
 	}
-	if !authz.EqualBindings(r.Binding(), a.Binding()) || !r.Binding().Digest().Equal(a.Digest()) {
+	if !r.Binding().Equal(a.Binding()) || !r.Binding().Digest().Equal(a.Digest()) {
 		t.Error("the result's binding is not the artifact's binding")
 	}
 	want := resultSummary{

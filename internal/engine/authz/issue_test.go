@@ -339,7 +339,7 @@ func samePolicyIDsOtherContent(tb testing.TB, w *world) *policy.Snapshot {
 	if err != nil {
 		tb.Fatalf("policy.Publish: %v", err)
 	}
-	if p.ID() != w.pol.ID() || p.Generation() != w.pol.Generation() || policy.EqualSnapshots(p, w.pol) {
+	if p.ID() != w.pol.ID() || p.Generation() != w.pol.Generation() || p.Equal(w.pol) {
 		tb.Fatal("the substitute policy snapshot must share identity and generation and differ in content")
 	}
 	return p
@@ -354,7 +354,7 @@ func sameRegistryIDsOtherContent(tb testing.TB, w *world) *registry.Snapshot {
 	d.Definitions = slices.Clone(d.Definitions)
 	d.Definitions[0].Title = "A substituted display title"
 	r := testutil.Publish(tb, d)
-	if r.ID() != w.reg.ID() || r.Generation() != w.reg.Generation() || registry.EqualSnapshots(r, w.reg) {
+	if r.ID() != w.reg.ID() || r.Generation() != w.reg.Generation() || r.Equal(w.reg) {
 		tb.Fatal("the substitute registry snapshot must share identity and generation and differ in content")
 	}
 	return r

@@ -11,10 +11,8 @@ import (
 
 	"github.com/toolgate/toolgate/internal/engine/authz"
 	"github.com/toolgate/toolgate/internal/engine/boundary"
-	"github.com/toolgate/toolgate/internal/engine/evalinput"
 	"github.com/toolgate/toolgate/internal/engine/fault"
 	"github.com/toolgate/toolgate/internal/engine/lineage"
-	"github.com/toolgate/toolgate/internal/engine/policy"
 	"github.com/toolgate/toolgate/internal/engine/principal"
 	"github.com/toolgate/toolgate/internal/engine/registry"
 	"github.com/toolgate/toolgate/internal/testutil"
@@ -206,7 +204,7 @@ func TestValidate_SameIdentitySubstitution(t *testing.T) {
 			diffStrings(t, "identifiers of the substitute", tc.ids(w), tc.ids(alt))
 			diffStrings(t, "artifact identifiers of the substitute", artifactIDs(w), artifactIDs(alt))
 			a, altA := w.issue(t), alt.issue(t)
-			if authz.Equal(a, altA) || authz.EqualBindings(a.Binding(), altA.Binding()) {
+			if a.Equal(altA) || a.Binding().Equal(altA.Binding()) {
 				t.Fatal("the substitute's artifact is Equal to the original: the content difference is not bound")
 			}
 			rejected := 0
@@ -217,10 +215,10 @@ func TestValidate_SameIdentitySubstitution(t *testing.T) {
 				differ bool
 				apply  func(r *authz.IssueRequest)
 			}{
-				{"Input", !evalinput.Equal(w.in, alt.in), func(r *authz.IssueRequest) { r.Input = alt.in }},
-				{"Policy", !policy.EqualSnapshots(w.pol, alt.pol), func(r *authz.IssueRequest) { r.Policy = alt.pol }},
-				{"Registry", !registry.EqualSnapshots(w.reg, alt.reg), func(r *authz.IssueRequest) { r.Registry = alt.reg }},
-				{"Decision", !policy.EqualDecisions(w.dec, alt.dec), func(r *authz.IssueRequest) { r.Decision = alt.dec }},
+				{"Input", !w.in.Equal(alt.in), func(r *authz.IssueRequest) { r.Input = alt.in }},
+				{"Policy", !w.pol.Equal(alt.pol), func(r *authz.IssueRequest) { r.Policy = alt.pol }},
+				{"Registry", !w.reg.Equal(alt.reg), func(r *authz.IssueRequest) { r.Registry = alt.reg }},
+				{"Decision", !w.dec.Equal(alt.dec), func(r *authz.IssueRequest) { r.Decision = alt.dec }},
 			}
 			for _, sp := range issueSplices {
 				if !sp.differ {

@@ -127,7 +127,7 @@ func Validate(b boundary.Boundary, a *Authorization, ctx ValidationContext, at e
 	if err != nil {
 		return nil, err
 	}
-	if !EqualBindings(want, a.binding) {
+	if !want.Equal(a.binding) {
 		return nil, fault.At("binding", fault.Mismatch, "the complete consumption binding differs from the expected one")
 	}
 	if at.Before(a.binding.issuedAt) {
@@ -164,12 +164,12 @@ func compareExpectations(a *Authorization, ctx ValidationContext) error {
 	}{
 		{"authorizationID", ctx.AuthorizationID == bind.authorizationID.String()},
 		{"generation", ctx.Generation == bind.generation},
-		{"decision", policy.EqualDecisions(ctx.Decision, a.dec)},
-		{"input", evalinput.Equal(ctx.Input, a.input)},
-		{"request", request.Equal(ctx.Request, a.input.Request())},
-		{"definition", registry.EqualDefinitions(ctx.Definition, a.input.Request().Definition())},
-		{"registry", registry.EqualSnapshots(ctx.Registry, a.reg)},
-		{"policy", policy.EqualSnapshots(ctx.Policy, a.policy)},
+		{"decision", ctx.Decision.Equal(a.dec)},
+		{"input", ctx.Input.Equal(a.input)},
+		{"request", ctx.Request.Equal(a.input.Request())},
+		{"definition", ctx.Definition.Equal(a.input.Request().Definition())},
+		{"registry", ctx.Registry.Equal(a.reg)},
+		{"policy", ctx.Policy.Equal(a.policy)},
 		{"identity", ctx.Identity.Equal(bind.identity)},
 		{"capabilities", slices.Equal(ctx.Capabilities, bind.capabilities)},
 		{"resources", slices.Equal(ctx.Resources, bind.resources)},

@@ -15,7 +15,6 @@ import (
 	"github.com/toolgate/toolgate/internal/engine/evalinput"
 	"github.com/toolgate/toolgate/internal/engine/fault"
 	"github.com/toolgate/toolgate/internal/engine/ident"
-	"github.com/toolgate/toolgate/internal/engine/policy"
 	"github.com/toolgate/toolgate/internal/engine/principal"
 	"github.com/toolgate/toolgate/internal/engine/registry"
 	"github.com/toolgate/toolgate/internal/engine/request"
@@ -38,14 +37,14 @@ var ctxFields = []ctxField{
 	{"AuthorizationID", "authorizationID", fault.ErrMismatch, func(a, b authz.ValidationContext) bool { return a.AuthorizationID == b.AuthorizationID }},
 	{"Version", "version", fault.ErrUnsupported, func(a, b authz.ValidationContext) bool { return a.Version == b.Version }},
 	{"Generation", "generation", fault.ErrMismatch, func(a, b authz.ValidationContext) bool { return a.Generation == b.Generation }},
-	{"Decision", "decision", fault.ErrMismatch, func(a, b authz.ValidationContext) bool { return policy.EqualDecisions(a.Decision, b.Decision) }},
-	{"Input", "input", fault.ErrMismatch, func(a, b authz.ValidationContext) bool { return evalinput.Equal(a.Input, b.Input) }},
-	{"Request", "request", fault.ErrMismatch, func(a, b authz.ValidationContext) bool { return request.Equal(a.Request, b.Request) }},
+	{"Decision", "decision", fault.ErrMismatch, func(a, b authz.ValidationContext) bool { return a.Decision.Equal(b.Decision) }},
+	{"Input", "input", fault.ErrMismatch, func(a, b authz.ValidationContext) bool { return a.Input.Equal(b.Input) }},
+	{"Request", "request", fault.ErrMismatch, func(a, b authz.ValidationContext) bool { return a.Request.Equal(b.Request) }},
 	{"Definition", "definition", fault.ErrMismatch, func(a, b authz.ValidationContext) bool {
-		return registry.EqualDefinitions(a.Definition, b.Definition)
+		return a.Definition.Equal(b.Definition)
 	}},
-	{"Registry", "registry", fault.ErrMismatch, func(a, b authz.ValidationContext) bool { return registry.EqualSnapshots(a.Registry, b.Registry) }},
-	{"Policy", "policy", fault.ErrMismatch, func(a, b authz.ValidationContext) bool { return policy.EqualSnapshots(a.Policy, b.Policy) }},
+	{"Registry", "registry", fault.ErrMismatch, func(a, b authz.ValidationContext) bool { return a.Registry.Equal(b.Registry) }},
+	{"Policy", "policy", fault.ErrMismatch, func(a, b authz.ValidationContext) bool { return a.Policy.Equal(b.Policy) }},
 	{"Identity", "identity", fault.ErrMismatch, func(a, b authz.ValidationContext) bool { return a.Identity.Equal(b.Identity) }},
 	{"Capabilities", "capabilities", fault.ErrMismatch, func(a, b authz.ValidationContext) bool { return slices.Equal(a.Capabilities, b.Capabilities) }},
 	{"Resources", "resources", fault.ErrMismatch, func(a, b authz.ValidationContext) bool { return slices.Equal(a.Resources, b.Resources) }},
@@ -71,7 +70,7 @@ func expectationMutations(tb testing.TB, w *world) map[string]func(*authz.Valida
 	altRequest := w.otherAssessmentRequest(tb)
 	var altDefinition *registry.Definition
 	for i := range w.reg.Len() {
-		if d := w.reg.Definition(i); !registry.EqualDefinitions(d, w.req.Definition()) {
+		if d := w.reg.Definition(i); !d.Equal(w.req.Definition()) {
 			altDefinition = d
 			break
 		}
@@ -365,7 +364,7 @@ func TestValidate_Section30Checks(t *testing.T) {
 			switch {
 			case tc.wantErr != nil && res != nil:
 				t.Error("a failed Validation returned a result (partial success)")
-			case tc.wantErr == nil && (res == nil || !authz.EqualBindings(res.Binding(), a.Binding())):
+			case tc.wantErr == nil && (res == nil || !res.Binding().Equal(a.Binding())):
 				t.Error("a successful Validation must return the artifact's exact Consumption Binding")
 			}
 		})
@@ -501,7 +500,7 @@ func TestValidate_FailureTable(t *testing.T) {
 			if res != nil {
 				t.Error("a failed Validation returned a result")
 			}
-			if tc.wantErr != fault.ErrExpired && authz.Equal(substitute, original) {
+			if tc.wantErr != fault.ErrExpired && substitute.Equal(original) {
 				t.Error("the substitute is Equal to the original artifact")
 			}
 		})

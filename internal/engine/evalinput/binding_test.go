@@ -192,7 +192,7 @@ func TestNewAcceptsTheCompleteFixture(t *testing.T) {
 		"no delegation":    in.Delegation() == nil,
 		"provenance":       in.Provenance() == d.Provenance,
 		"influence":        in.Influence() == d.Influence,
-		"composition host": authority.Equal(in.Attestations().Host(), d.Host),
+		"composition host": in.Attestations().Host().Equal(d.Host),
 		"composition time": in.Attestations().At() == d.EvaluationTime,
 		"renewal":          in.RenewalGeneration() == d.ExpectedRenewal,
 		"version":          in.Version() == vocab.V1,

@@ -239,7 +239,7 @@ func TestNewRequiresIntentForThisRequest(t *testing.T) {
 			mutate: func(t *testing.T, f testutil.InputFixture, d *evalinput.Draft) {
 				var other *registry.Definition
 				for i := range f.Snapshot.Len() {
-					if def := f.Snapshot.Definition(i); !registry.EqualDefinitions(def, f.Request.Definition()) {
+					if def := f.Snapshot.Definition(i); !def.Equal(f.Request.Definition()) {
 						other = def
 					}
 				}

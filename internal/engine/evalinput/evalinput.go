@@ -15,7 +15,6 @@ package evalinput
 import (
 	"slices"
 
-	"github.com/toolgate/toolgate/internal/engine/assessment"
 	"github.com/toolgate/toolgate/internal/engine/authority"
 	"github.com/toolgate/toolgate/internal/engine/boundary"
 	"github.com/toolgate/toolgate/internal/engine/digest"
@@ -221,10 +220,10 @@ func (in *Input) bindIntentTarget(d Draft) error {
 
 func (in *Input) bindAssessment(d Draft) error {
 	a := d.Request.Assessment()
-	if !assessment.Equal(d.Provenance.Assessment(), a) {
+	if !d.Provenance.Assessment().Equal(a) {
 		return fault.At("provenance.assessment", fault.Mismatch, "provenance must bind the request's exact proposal assessment")
 	}
-	if !assessment.Equal(d.Influence.Assessment(), a) {
+	if !d.Influence.Assessment().Equal(a) {
 		return fault.At("influence.assessment", fault.Mismatch, "influence must bind the request's exact proposal assessment")
 	}
 	return nil

@@ -167,7 +167,7 @@ func (in *Input) ContextIssuedAt() epoch.Time { return in.sc.Validity().IssuedAt
 func (in *Input) RenewalGeneration() ident.Generation { return in.renewal }
 
 // Equal reports complete equality: the same domain and content.
-func Equal(a, b *Input) bool {
+func (a *Input) Equal(b *Input) bool {
 	return a != nil && b != nil && a.domain.Same(b.domain) && a.digest.Equal(b.digest)
 }
 

@@ -90,7 +90,7 @@ func TestInputExposesPolicyFacts(t *testing.T) {
 	// one of the bound values themselves.
 	bound := map[string]bool{
 		"Request": true, "Assessment": true, "Host": true, "Attestations": true, "SecurityContext": true,
-		"Intent": true, "Delegation": true, "Provenance": true, "Influence": true, "IntendedResources": true,
+		"Intent": true, "Delegation": true, "Provenance": true, "Influence": true, "IntendedResources": true, "Equal": true,
 	}
 	ft := reflect.TypeFor[*evalinput.Input]()
 	for i := range ft.NumMethod() {
@@ -342,14 +342,14 @@ func TestDigestCoversEveryBoundValue(t *testing.T) {
 			if changed := !in.Digest().Equal(base.Digest()); changed != tc.wantChange {
 				t.Errorf("digest changed = %t, want %t", changed, tc.wantChange)
 			}
-			if equal := evalinput.Equal(in, base); equal == tc.wantChange {
+			if equal := in.Equal(base); equal == tc.wantChange {
 				t.Errorf("Equal = %t, want %t", equal, !tc.wantChange)
 			}
 		})
 	}
 }
 
-// TestEqualIsCompleteContentInOneDomain checks evalinput.Equal: the same
+// TestEqualIsCompleteContentInOneDomain checks Input.Equal: the same
 // domain and the same complete content, whatever object identities carry
 // it (Section 13: independently created boundaries are never equivalent).
 func TestEqualIsCompleteContentInOneDomain(t *testing.T) {
@@ -383,10 +383,10 @@ func TestEqualIsCompleteContentInOneDomain(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			o := tc.other(t)
-			if got := evalinput.Equal(in, o); got != tc.wantEqual {
+			if got := in.Equal(o); got != tc.wantEqual {
 				t.Errorf("Equal(in, other) = %t, want %t", got, tc.wantEqual)
 			}
-			if got := evalinput.Equal(o, in); got != tc.wantEqual {
+			if got := o.Equal(in); got != tc.wantEqual {
 				t.Errorf("Equal(other, in) = %t, want %t", got, tc.wantEqual)
 			}
 			if o != nil {

@@ -112,8 +112,8 @@ func (c *SecurityContext) Domain() boundary.Domain { return c.attestation.Domain
 // Digest returns the digest of the complete value: content and attestation.
 func (c *SecurityContext) Digest() digest.Digest { return c.digest }
 
-// EqualSecurityContexts reports the same domain and complete content.
-func EqualSecurityContexts(a, b *SecurityContext) bool {
+// Equal reports the same domain and complete content.
+func (a *SecurityContext) Equal(b *SecurityContext) bool {
 	return a != nil && b != nil && a.Domain().Same(b.Domain()) && a.digest.Equal(b.digest)
 }
 
@@ -189,8 +189,8 @@ func (g *Delegation) Domain() boundary.Domain { return g.attestation.Domain() }
 // Digest returns the digest of the complete value: content and attestation.
 func (g *Delegation) Digest() digest.Digest { return g.digest }
 
-// EqualDelegations reports the same domain and complete content.
-func EqualDelegations(a, b *Delegation) bool {
+// Equal reports the same domain and complete content.
+func (a *Delegation) Equal(b *Delegation) bool {
 	return a != nil && b != nil && a.Domain().Same(b.Domain()) && a.digest.Equal(b.digest)
 }
 

@@ -178,7 +178,7 @@ func TestSecurityContextIsAttestedCompleteContent(t *testing.T) {
 	reordered := e.ContextDraft
 	reordered.Methods = []string{"knowledgeFactor", "possessionFactor"}
 	again, err := evidence.NewSecurityContext(e.Authn, "context-attestation", e.Validity, reordered)
-	if err != nil || !evidence.EqualSecurityContexts(c, again) || !again.Digest().Equal(c.Digest()) {
+	if err != nil || !c.Equal(again) || !again.Digest().Equal(c.Digest()) {
 		t.Errorf("method input order must not change the context: %v", err)
 	}
 }
@@ -224,12 +224,12 @@ func TestSecurityContextSameIdentityDifferentContentIsNotEqual(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if evidence.EqualSecurityContexts(e.SecurityContext, c) || c.Digest().Equal(e.SecurityContext.Digest()) {
+			if e.SecurityContext.Equal(c) || c.Digest().Equal(e.SecurityContext.Digest()) {
 				t.Error("a content difference must change the digest and break equality")
 			}
 		})
 	}
-	if evidence.EqualSecurityContexts(e.SecurityContext, nil) {
+	if e.SecurityContext.Equal(nil) {
 		t.Error("nil equals nothing")
 	}
 }
@@ -244,10 +244,10 @@ func TestEvidenceFromIndependentBoundariesIsNeverEqual(t *testing.T) {
 	if !e1.SecurityContext.Digest().Equal(e2.SecurityContext.Digest()) {
 		t.Fatal("identical content must have identical digests")
 	}
-	if evidence.EqualSecurityContexts(e1.SecurityContext, e2.SecurityContext) {
+	if e1.SecurityContext.Equal(e2.SecurityContext) {
 		t.Error("security contexts of independent boundaries must not be equal")
 	}
-	if evidence.EqualIntents(e1.Intent, e2.Intent) {
+	if e1.Intent.Equal(e2.Intent) {
 		t.Error("intents of independent boundaries must not be equal")
 	}
 }
@@ -302,12 +302,12 @@ func TestNewDelegationBindsIdentityAndSubject(t *testing.T) {
 		"validity": {d: base, v: later},
 	} {
 		o, err := evidence.NewDelegation(e.Delegation, "delegation-attestation", other.v, other.d)
-		if err != nil || evidence.EqualDelegations(g, o) || o.Digest().Equal(g.Digest()) {
+		if err != nil || g.Equal(o) || o.Digest().Equal(g.Digest()) {
 			t.Errorf("%s: a content difference must break equality (%v)", name, err)
 		}
 	}
 	same, _ := evidence.NewDelegation(e.Delegation, "delegation-attestation", e.Validity, base)
-	if !evidence.EqualDelegations(g, same) || evidence.EqualDelegations(g, nil) {
+	if !g.Equal(same) || g.Equal(nil) {
 		t.Error("identical delegations are equal; nil equals nothing")
 	}
 }

@@ -45,7 +45,7 @@ func BoundedTool(s *registry.Snapshot, d *registry.Definition) (Target, error) {
 		return Target{}, fault.At("definition", fault.Missing, "a bounded-tool target names an exact tool definition")
 	}
 	for i := range s.Len() {
-		if registry.EqualDefinitions(s.Definition(i), d) {
+		if s.Definition(i).Equal(d) {
 			return Target{kind: vocab.TargetBoundedTool, snapshot: s, definition: d}, nil
 		}
 	}
@@ -69,7 +69,7 @@ func (t Target) Definition() *registry.Definition { return t.definition }
 func (t Target) IsZero() bool { return t.kind == 0 }
 
 // Matches reports whether r is within the target: for exactRequest, r is
-// the complete structurally equal request (request.Equal); for boundedTool,
+// the complete structurally equal request (CanonicalRequest.Equal); for boundedTool,
 // r was resolved in a snapshot and to a definition whose complete content
 // equals the target's. Matches does not compare Host domains; Intent.Matches
 // does.
@@ -77,10 +77,10 @@ func (t Target) Matches(r *request.CanonicalRequest) bool {
 	//exhaustive:enforce
 	switch t.kind {
 	case vocab.TargetExactRequest:
-		return request.Equal(t.request, r)
+		return t.request.Equal(r)
 	case vocab.TargetBoundedTool:
-		return r != nil && registry.EqualSnapshots(t.snapshot, r.Snapshot()) &&
-			registry.EqualDefinitions(t.definition, r.Definition())
+		return r != nil && t.snapshot.Equal(r.Snapshot()) &&
+			t.definition.Equal(r.Definition())
 	default:
 		return false
 	}
@@ -249,8 +249,8 @@ func (in *Intent) Matches(r *request.CanonicalRequest) bool {
 	return r != nil && r.Assessment().Domain().Same(in.Domain()) && in.target.Matches(r)
 }
 
-// EqualIntents reports the same domain and complete content.
-func EqualIntents(a, b *Intent) bool {
+// Equal reports the same domain and complete content.
+func (a *Intent) Equal(b *Intent) bool {
 	return a != nil && b != nil && a.Domain().Same(b.Domain()) && a.digest.Equal(b.digest)
 }
 

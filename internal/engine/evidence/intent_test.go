@@ -340,7 +340,7 @@ func TestIntentExposesNormalizedBoundValues(t *testing.T) {
 	d.Capabilities = []string{"financial.transfer", "data.read"}
 	d.Resources = []string{"acct-2002", "acct-1001"}
 	again, err := evidence.NewIntent(e.Capture, "intent-attestation", e.Validity, evidence.ExactRequest(r), d)
-	if err != nil || !evidence.EqualIntents(in, again) {
+	if err != nil || !in.Equal(again) {
 		t.Errorf("ceiling input order must not change the intent: %v", err)
 	}
 }
@@ -389,12 +389,12 @@ func TestIntentSameIdentityDifferentContentIsNotEqual(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if evidence.EqualIntents(e.Intent, in) || in.Digest().Equal(e.Intent.Digest()) {
+			if e.Intent.Equal(in) || in.Digest().Equal(e.Intent.Digest()) {
 				t.Error("a content difference must change the digest and break equality")
 			}
 		})
 	}
-	if evidence.EqualIntents(e.Intent, nil) {
+	if e.Intent.Equal(nil) {
 		t.Error("nil equals nothing")
 	}
 }
@@ -421,7 +421,7 @@ func TestIntentBindsTheAgentSafeDigest(t *testing.T) {
 	if got, ok := a.Binding(); !ok || got.String() != "sha256:"+strings.Repeat("ab", 32) {
 		t.Errorf("Binding() = %v, %v", got, ok)
 	}
-	if evidence.EqualIntents(none, a) || evidence.EqualIntents(a, b) || a.Digest().Equal(b.Digest()) {
+	if none.Equal(a) || a.Equal(b) || a.Digest().Equal(b.Digest()) {
 		t.Error("intents differing only in their agent-safe binding must differ")
 	}
 }

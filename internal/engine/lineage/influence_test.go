@@ -221,7 +221,7 @@ func TestNewInfluenceBindsAndNormalizes(t *testing.T) {
 	e := newEnv(t)
 	in := baseInfluence(t, e)
 	v := must[*lineage.Influence](t)(in.build())
-	if !v.Domain().Same(e.b.Domain()) || !assessment.Equal(v.Assessment(), in.assessment) || !v.Identity().Equal(e.id) {
+	if !v.Domain().Same(e.b.Domain()) || !v.Assessment().Equal(in.assessment) || !v.Identity().Equal(e.id) {
 		t.Errorf("influence does not carry its domain, assessment and identity")
 	}
 	type col struct{ Boundary, Completeness, Evidence string }
@@ -300,7 +300,7 @@ func TestEmptyInfluence(t *testing.T) {
 	if _, ok := none.Attestation(); ok || !none.Validity().IsZero() {
 		t.Errorf("NoInfluence carries an attestation")
 	}
-	if !none.Domain().Same(e.b.Domain()) || !assessment.Equal(none.Assessment(), a) || !none.Identity().Equal(e.id) {
+	if !none.Domain().Same(e.b.Domain()) || !none.Assessment().Equal(a) || !none.Identity().Equal(e.id) {
 		t.Errorf("NoInfluence does not carry its domain, assessment and identity")
 	}
 	attested := must[*lineage.Influence](t)(lineage.NewInfluence(e.infl, "att", e.validity, a, e.id, nil, nil))

@@ -176,7 +176,7 @@ func TestNewProvenanceBindsAndNormalizes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !p.Domain().Same(e.b.Domain()) || !assessment.Equal(p.Assessment(), in.assessment) || !p.Identity().Equal(e.id) {
+	if !p.Domain().Same(e.b.Domain()) || !p.Assessment().Equal(in.assessment) || !p.Identity().Equal(e.id) {
 		t.Errorf("provenance does not carry its domain, assessment and identity")
 	}
 	if p.Coverage() != vocab.CoverageRepresented || p.Len() != 2 {
@@ -254,7 +254,7 @@ func TestUnknownProvenance(t *testing.T) {
 	if _, ok := p.Attestation(); ok || !p.Validity().IsZero() {
 		t.Errorf("unknown provenance carries an attestation or validity")
 	}
-	if !p.Domain().Same(e.b.Domain()) || !assessment.Equal(p.Assessment(), a) || !p.Identity().Equal(e.id) {
+	if !p.Domain().Same(e.b.Domain()) || !p.Assessment().Equal(a) || !p.Identity().Equal(e.id) {
 		t.Errorf("unknown provenance does not carry its domain, assessment and identity")
 	}
 	if q, _ := lineage.UnknownProvenance(a, e.id); !p.Equal(q) {

@@ -105,10 +105,10 @@ func (d *Decision) Domain() boundary.Domain { return d.domain }
 // obligations.
 func (d *Decision) Digest() digest.Digest { return d.digest }
 
-// EqualDecisions reports complete Decision equality: the same Host domain and
+// Equal reports complete Decision equality: the same Host domain and
 // the same complete content. Equal outcomes, or equal scopes with different
 // reasons, matches or obligations, are not equal Decisions.
-func EqualDecisions(a, b *Decision) bool {
+func (a *Decision) Equal(b *Decision) bool {
 	return a != nil && b != nil && a.domain.Same(b.domain) && a.digest.Equal(b.digest)
 }
 

@@ -301,7 +301,7 @@ func differential(t *testing.T, e env, seed uint64, inputs int, st *diffStats) {
 		if err != nil {
 			t.Fatalf("seed %d input %d: reference: %v", seed, i, err)
 		}
-		if diff := cmp.Diff(viewOf(want), viewOf(got)); diff != "" || !policy.EqualDecisions(want, got) {
+		if diff := cmp.Diff(viewOf(want), viewOf(got)); diff != "" || !want.Equal(got) {
 			t.Fatalf("seed %d input %d: compiled Decision differs from the reference (-reference +compiled):\n%s", seed, i, diff)
 		}
 		st.pairs++

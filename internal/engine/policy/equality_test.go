@@ -63,12 +63,12 @@ func TestSameIdentitySubstitution(t *testing.T) {
 			if a.ID() != b.ID() || a.Generation() != b.Generation() {
 				t.Fatalf("the substitute must keep the identity and generation")
 			}
-			if a.Digest().Equal(b.Digest()) || policy.EqualSnapshots(a, b) {
+			if a.Digest().Equal(b.Digest()) || a.Equal(b) {
 				t.Errorf("same-identity snapshots with different content are equal")
 			}
 			in := baseFacts(e.b)
 			da, db := evaluate(t, in, a), evaluate(t, in, b)
-			if policy.EqualDecisions(da, db) {
+			if da.Equal(db) {
 				t.Errorf("decisions from substituted snapshots are equal")
 			}
 		})
@@ -82,15 +82,15 @@ func TestSnapshotEquality(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
 	a, b := e.publish(t, substitutionBase()), e.publish(t, substitutionBase())
-	if !policy.EqualSnapshots(a, b) {
+	if !a.Equal(b) {
 		t.Errorf("republishing the same draft by the same publisher is not equal")
 	}
 	other := newEnv(t)
 	c := other.publish(t, substitutionBase())
-	if policy.EqualSnapshots(a, c) {
+	if a.Equal(c) {
 		t.Errorf("snapshots in different Host domains are equal")
 	}
-	if policy.EqualSnapshots(a, nil) || policy.EqualSnapshots(nil, nil) {
+	if a.Equal(nil) || (*policy.Snapshot)(nil).Equal(nil) {
 		t.Errorf("nil snapshots are equal")
 	}
 	if a.Policy(0).Digest() != b.Policy(0).Digest() || a.Policy(0).Rule(0).Digest() != b.Policy(0).Rule(0).Digest() {
@@ -116,7 +116,7 @@ func TestDecisionEquality(t *testing.T) {
 		return d
 	}
 	base := eval(in, s, selection(s, "payments", 1), "decision-1")
-	if !policy.EqualDecisions(base, eval(in, s, selection(s, "payments", 1), "decision-1")) {
+	if !base.Equal(eval(in, s, selection(s, "payments", 1), "decision-1")) {
 		t.Errorf("identical evaluations are not equal")
 	}
 	other := newEnv(t)
@@ -132,18 +132,18 @@ func TestDecisionEquality(t *testing.T) {
 		"the same content in another Host domain":              eval(otherIn, other.publish(t, draft), selection(s, "payments", 1), "decision-1"),
 	}
 	again := eval(in, e.publish(t, draft), selection(s, "payments", 1), "decision-1")
-	if !policy.EqualDecisions(base, again) {
+	if !base.Equal(again) {
 		t.Errorf("a decision over an equal republished snapshot is not equal")
 	}
 	for name, d := range cases {
 		if d.Outcome() != base.Outcome() {
 			t.Fatalf("%s: outcome %v differs; the test wants equal outcomes", name, d.Outcome())
 		}
-		if policy.EqualDecisions(base, d) || base.Digest().Equal(d.Digest()) && base.Domain().Same(d.Domain()) {
+		if base.Equal(d) || base.Digest().Equal(d.Digest()) && base.Domain().Same(d.Domain()) {
 			t.Errorf("%s: decisions are equal", name)
 		}
 	}
-	if policy.EqualDecisions(base, nil) {
+	if base.Equal(nil) {
 		t.Errorf("a nil decision is equal")
 	}
 }

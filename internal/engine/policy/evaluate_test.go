@@ -333,7 +333,7 @@ func TestEvaluationIsPure(t *testing.T) {
 	d.Obligations()[0] = policy.Obligation{}
 	d.Reasons()[0] = vocab.ReasonPolicyInvalid
 	again := evaluate(t, in, s)
-	if !policy.EqualDecisions(d, again) || d.Resources()[0] != res("acct-1") || d.Obligations()[0].Key() != "4" {
+	if !d.Equal(again) || d.Resources()[0] != res("acct-1") || d.Obligations()[0].Key() != "4" {
 		t.Errorf("mutating accessor results changed the Decision")
 	}
 }

@@ -47,10 +47,10 @@ func (s *Snapshot) Len() int { return len(s.defs) }
 // definitions remain inspectable here.
 func (s *Snapshot) Policy(i int) *Definition { return s.defs[i] }
 
-// EqualSnapshots reports complete equality: the same Host domain and the
+// Equal reports complete equality: the same Host domain and the
 // same complete content. Identity and generation equality alone is never
 // enough.
-func EqualSnapshots(a, b *Snapshot) bool {
+func (a *Snapshot) Equal(b *Snapshot) bool {
 	return a != nil && b != nil && a.domain.Same(b.domain) && a.digest.Equal(b.digest)
 }
 

@@ -96,10 +96,10 @@ func (d *Definition) Schema() schema.Schema { return d.schema }
 // the complete Schema.
 func (d *Definition) Digest() digest.Digest { return d.digest }
 
-// EqualDefinitions reports complete content equality. Identifier equality is
+// Equal reports complete content equality. Identifier equality is
 // not enough (Section 9): any difference in metadata or Schema content makes
 // two definitions different.
-func EqualDefinitions(a, b *Definition) bool {
+func (a *Definition) Equal(b *Definition) bool {
 	return a != nil && b != nil && a.digest.Equal(b.digest)
 }
 

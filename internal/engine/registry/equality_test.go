@@ -60,11 +60,11 @@ func TestEqualityIsCompleteContent(t *testing.T) {
 			if other.ID() != base.ID() || other.Generation() != base.Generation() || otherDef.ID() != baseDef.ID() {
 				t.Fatal("the variant must keep every identity")
 			}
-			if registry.EqualSnapshots(base, other) {
-				t.Error("EqualSnapshots = true for snapshots with different definition content")
+			if base.Equal(other) {
+				t.Error("Snapshot.Equal = true for snapshots with different definition content")
 			}
-			if registry.EqualDefinitions(baseDef, otherDef) {
-				t.Error("EqualDefinitions = true for definitions with different content")
+			if baseDef.Equal(otherDef) {
+				t.Error("Definition.Equal = true for definitions with different content")
 			}
 			if baseDef.Digest().Equal(otherDef.Digest()) || base.Digest().Equal(other.Digest()) {
 				t.Error("digests are equal for different content")
@@ -86,10 +86,10 @@ func TestEqualityAcceptsIdenticalContent(t *testing.T) {
 		if a == other {
 			t.Fatalf("%s: Publish returned a shared pointer", name)
 		}
-		if !registry.EqualSnapshots(a, other) || !a.Digest().Equal(other.Digest()) {
+		if !a.Equal(other) || !a.Digest().Equal(other.Digest()) {
 			t.Errorf("%s: not equal", name)
 		}
-		if !registry.EqualDefinitions(lookupPayments(t, a), lookupPayments(t, other)) {
+		if !lookupPayments(t, a).Equal(lookupPayments(t, other)) {
 			t.Errorf("%s: definitions not equal", name)
 		}
 	}
@@ -107,12 +107,12 @@ func TestEqualityDistinguishesSnapshotIdentityAndGeneration(t *testing.T) {
 	for name, d := range cases {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			if registry.EqualSnapshots(base, testutil.Publish(t, d)) {
-				t.Error("EqualSnapshots = true")
+			if base.Equal(testutil.Publish(t, d)) {
+				t.Error("Snapshot.Equal = true")
 			}
 		})
 	}
-	if registry.EqualSnapshots(base, nil) || registry.EqualSnapshots(nil, nil) || registry.EqualDefinitions(nil, nil) {
+	if base.Equal(nil) || (*registry.Snapshot)(nil).Equal(nil) || (*registry.Definition)(nil).Equal(nil) {
 		t.Error("nil compares equal")
 	}
 }

@@ -69,7 +69,7 @@ func TestSnapshotOrderIsSection50(t *testing.T) {
 
 // TestSnapshotIsIndependentOfInputOrder: every permutation of five
 // definitions publishes the same snapshot, in content (digest and
-// EqualSnapshots) and in order.
+// Snapshot.Equal) and in order.
 func TestSnapshotIsIndependentOfInputOrder(t *testing.T) {
 	t.Parallel()
 	defs := []registry.DefinitionDraft{
@@ -88,7 +88,7 @@ func TestSnapshotIsIndependentOfInputOrder(t *testing.T) {
 			in[i] = defs[j]
 		}
 		got := testutil.Publish(t, testutil.RegistryDraft(in...))
-		if !got.Digest().Equal(ref.Digest()) || !registry.EqualSnapshots(ref, got) {
+		if !got.Digest().Equal(ref.Digest()) || !ref.Equal(got) {
 			t.Errorf("permutation %v: digest %s, want %s", p, got.Digest(), ref.Digest())
 		}
 		if diff := cmp.Diff(rows(ref), rows(got)); diff != "" {

@@ -417,7 +417,7 @@ func TestDocRefEmptyInTheDraftMeansAbsent(t *testing.T) {
 	if present.DocRef().IsZero() || present.DocRef().String() != "a.b-v1" {
 		t.Errorf("DocRef = %q, want present a.b-v1", present.DocRef())
 	}
-	if registry.EqualDefinitions(absent, present) {
+	if absent.Equal(present) {
 		t.Error("an absent and a present docRef compare equal")
 	}
 }

@@ -122,9 +122,9 @@ func (s *Snapshot) Len() int { return len(s.defs) }
 // Definition returns definition i in Section 50 order.
 func (s *Snapshot) Definition(i int) *Definition { return s.defs[i] }
 
-// EqualSnapshots reports complete content equality: identity, generation and
+// Equal reports complete content equality: identity, generation and
 // every definition's complete content.
-func EqualSnapshots(a, b *Snapshot) bool {
+func (a *Snapshot) Equal(b *Snapshot) bool {
 	return a != nil && b != nil && a.digest.Equal(b.digest)
 }
 

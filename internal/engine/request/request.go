@@ -184,9 +184,9 @@ func (r *CanonicalRequest) Digest() digest.Digest { return r.digest }
 // equal only when every bound value is, including the Proposal Assessment and
 // its Host domain and the complete definition and snapshot content. Equal
 // canonical bytes are not sufficient.
-func Equal(a, b *CanonicalRequest) bool {
+func (a *CanonicalRequest) Equal(b *CanonicalRequest) bool {
 	return a != nil && b != nil &&
-		assessment.Equal(a.assessment, b.assessment) &&
+		a.assessment.Equal(b.assessment) &&
 		a.digest.Equal(b.digest) &&
 		bytes.Equal(a.bytes, b.bytes)
 }

@@ -11,7 +11,6 @@ import (
 	"github.com/toolgate/toolgate/internal/engine/boundary"
 	"github.com/toolgate/toolgate/internal/engine/canon"
 	"github.com/toolgate/toolgate/internal/engine/fault"
-	"github.com/toolgate/toolgate/internal/engine/registry"
 	"github.com/toolgate/toolgate/internal/engine/request"
 	"github.com/toolgate/toolgate/internal/engine/schema"
 	"github.com/toolgate/toolgate/internal/engine/value"
@@ -63,7 +62,7 @@ func TestNewBuildsTheCanonicalRequest(t *testing.T) {
 	if r.Snapshot() != snap {
 		t.Error("Snapshot() is not the selected snapshot")
 	}
-	if r.Definition().ID().String() != "payments-submit-1" || !registry.EqualDefinitions(r.Definition(), snap.Definition(2)) {
+	if r.Definition().ID().String() != "payments-submit-1" || !r.Definition().Equal(snap.Definition(2)) {
 		t.Errorf("Definition() = %s, want payments-submit-1 of the snapshot", r.Definition().ID())
 	}
 	if !schema.Equal(r.Schema(), r.Definition().Schema()) {
