@@ -77,20 +77,11 @@ func idSet(raw []string, limit int) ([]ident.ControlledID, error) {
 	if len(raw) > limit {
 		return nil, fault.New(fault.LimitExceeded, "too many identities for this collection (see Section 39)")
 	}
-	ids := make([]ident.ControlledID, 0, len(raw))
-	for i, s := range raw {
-		id, err := ident.ParseControlledID(s)
-		if err != nil {
-			return nil, fault.Within(fault.Index(i), err)
-		}
-		ids = append(ids, id)
+	ids, err := ident.ParseUnique(raw, ident.ParseControlledID, "identities in this collection are unique")
+	if err != nil {
+		return nil, err
 	}
 	slices.SortFunc(ids, ident.ControlledID.Compare)
-	for i := 1; i < len(ids); i++ {
-		if ids[i] == ids[i-1] {
-			return nil, fault.New(fault.Duplicate, "identities in this collection are unique")
-		}
-	}
 	return ids, nil
 }
 

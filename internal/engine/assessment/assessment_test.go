@@ -80,8 +80,8 @@ func TestNewValidatesEveryIdentity(t *testing.T) {
 		"a provenance identity follows the grammar": {
 			modify: func(d *assessment.Draft) { d.ProvenanceIDs = []string{"prov-a", "Prov_B"} }, wantErr: fault.ErrMalformed, wantPath: "provenanceIDs[1]",
 		},
-		"provenance identities are unique": {
-			modify: func(d *assessment.Draft) { d.ProvenanceIDs = []string{"prov-a", "prov-b", "prov-a"} }, wantErr: fault.ErrDuplicate, wantPath: "provenanceIDs",
+		"provenance identities are unique; the repeat is located": {
+			modify: func(d *assessment.Draft) { d.ProvenanceIDs = []string{"prov-a", "prov-b", "prov-a"} }, wantErr: fault.ErrDuplicate, wantPath: "provenanceIDs[2]",
 		},
 		"zero provenance identities are accepted": {
 			modify: func(d *assessment.Draft) { d.ProvenanceIDs = nil },
@@ -95,8 +95,8 @@ func TestNewValidatesEveryIdentity(t *testing.T) {
 		"an influence collection identity follows the grammar": {
 			modify: func(d *assessment.Draft) { d.InfluenceIDs = []string{""} }, wantErr: fault.ErrMalformed, wantPath: "influenceIDs[0]",
 		},
-		"influence collection identities are unique": {
-			modify: func(d *assessment.Draft) { d.InfluenceIDs = []string{"coll-1", "coll-1"} }, wantErr: fault.ErrDuplicate, wantPath: "influenceIDs",
+		"influence collection identities are unique; the repeat is located": {
+			modify: func(d *assessment.Draft) { d.InfluenceIDs = []string{"coll-1", "coll-1"} }, wantErr: fault.ErrDuplicate, wantPath: "influenceIDs[1]",
 		},
 		"zero influence collection identities are accepted": {
 			modify: func(d *assessment.Draft) { d.InfluenceIDs = nil },

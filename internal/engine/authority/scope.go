@@ -31,16 +31,9 @@ func ParseCapabilities(tokens []string) ([]vocab.Capability, error) {
 	if len(tokens) > MaxCapabilities {
 		return nil, fault.New(fault.LimitExceeded, "a capability set holds at most 8 capabilities")
 	}
-	caps := make([]vocab.Capability, 0, len(tokens))
-	for i, s := range tokens {
-		c, err := vocab.ParseCapability(s)
-		if err != nil {
-			return nil, fault.Within(fault.Index(i), err)
-		}
-		if slices.Contains(caps, c) {
-			return nil, fault.At(fault.Index(i), fault.Duplicate, "capabilities in a set are unique")
-		}
-		caps = append(caps, c)
+	caps, err := ident.ParseUnique(tokens, vocab.ParseCapability, "capabilities in a set are unique")
+	if err != nil {
+		return nil, err
 	}
 	slices.Sort(caps) // Capability constants follow token ASCII order
 	return caps, nil
@@ -53,16 +46,9 @@ func ParseResources(ids []string) ([]ident.Resource, error) {
 	if len(ids) > MaxResources {
 		return nil, fault.New(fault.LimitExceeded, "a resource set holds at most 16 resources")
 	}
-	res := make([]ident.Resource, 0, len(ids))
-	for i, s := range ids {
-		r, err := ident.ParseResource(s)
-		if err != nil {
-			return nil, fault.Within(fault.Index(i), err)
-		}
-		if slices.Contains(res, r) {
-			return nil, fault.At(fault.Index(i), fault.Duplicate, "resources in a set are unique")
-		}
-		res = append(res, r)
+	res, err := ident.ParseUnique(ids, ident.ParseResource, "resources in a set are unique")
+	if err != nil {
+		return nil, err
 	}
 	slices.SortFunc(res, ident.Resource.Compare)
 	return res, nil
@@ -76,16 +62,9 @@ func parseRoles(tokens []string) ([]vocab.Role, error) {
 	if len(tokens) > MaxRoles {
 		return nil, fault.New(fault.LimitExceeded, "a host authority declares at most the 6 closed roles")
 	}
-	roles := make([]vocab.Role, 0, len(tokens))
-	for i, s := range tokens {
-		r, err := vocab.ParseRole(s)
-		if err != nil {
-			return nil, fault.Within(fault.Index(i), err)
-		}
-		if slices.Contains(roles, r) {
-			return nil, fault.At(fault.Index(i), fault.Duplicate, "declared roles are unique")
-		}
-		roles = append(roles, r)
+	roles, err := ident.ParseUnique(tokens, vocab.ParseRole, "declared roles are unique")
+	if err != nil {
+		return nil, err
 	}
 	slices.Sort(roles) // Role constants follow Section 48 order
 	return roles, nil

@@ -70,16 +70,9 @@ func parseMethods(tokens []string) ([]vocab.AuthMethod, error) {
 	if len(tokens) > MaxMethods {
 		return nil, fault.New(fault.LimitExceeded, "a security context carries at most 8 authentication methods")
 	}
-	ms := make([]vocab.AuthMethod, 0, len(tokens))
-	for i, s := range tokens {
-		m, err := vocab.ParseAuthMethod(s)
-		if err != nil {
-			return nil, fault.Within(fault.Index(i), err)
-		}
-		if slices.Contains(ms, m) {
-			return nil, fault.At(fault.Index(i), fault.Duplicate, "authentication methods are unique")
-		}
-		ms = append(ms, m)
+	ms, err := ident.ParseUnique(tokens, vocab.ParseAuthMethod, "authentication methods are unique")
+	if err != nil {
+		return nil, err
 	}
 	slices.Sort(ms) // AuthMethod constants follow Section 48 order
 	return ms, nil

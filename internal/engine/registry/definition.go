@@ -184,16 +184,9 @@ func parseCapabilities(tokens []string) ([]vocab.Capability, error) {
 	if len(tokens) > MaxCapabilities {
 		return nil, fault.New(fault.LimitExceeded, "a tool definition declares at most 16 capabilities")
 	}
-	caps := make([]vocab.Capability, 0, len(tokens))
-	for i, t := range tokens {
-		c, err := vocab.ParseCapability(t)
-		if err != nil {
-			return nil, fault.Within(fault.Index(i), err)
-		}
-		if slices.Contains(caps, c) {
-			return nil, fault.At(fault.Index(i), fault.Duplicate, "capabilities are unique")
-		}
-		caps = append(caps, c)
+	caps, err := ident.ParseUnique(tokens, vocab.ParseCapability, "capabilities are unique")
+	if err != nil {
+		return nil, err
 	}
 	slices.Sort(caps) // Capability constants follow token ASCII order
 	return caps, nil
