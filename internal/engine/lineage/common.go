@@ -3,6 +3,7 @@ package lineage
 import (
 	"github.com/toolgate/toolgate/internal/engine/assessment"
 	"github.com/toolgate/toolgate/internal/engine/authority"
+	"github.com/toolgate/toolgate/internal/engine/boundary"
 	"github.com/toolgate/toolgate/internal/engine/digest"
 	"github.com/toolgate/toolgate/internal/engine/epoch"
 	"github.com/toolgate/toolgate/internal/engine/fault"
@@ -133,3 +134,48 @@ func completeDigest(label string, content digest.Digest, att authority.Attestati
 	}
 	return b.Sum()
 }
+
+// attested is what a Provenance set and an Influence set share: the Host
+// domain, the assessment and identity the set is bound to, the digest of
+// its content, and the attestation that vouches for that content (zero
+// when nothing was attested: unknown Provenance, no collected Influence).
+type attested struct {
+	domain      boundary.Domain
+	assessment  *assessment.Assessment
+	identity    principal.Identity
+	attestation authority.Attestation
+	content     digest.Digest
+	digest      digest.Digest
+}
+
+// Domain returns the Host authority domain (the assessment's).
+func (v *attested) Domain() boundary.Domain { return v.domain }
+
+// Assessment returns the Proposal Assessment the set was built for.
+func (v *attested) Assessment() *assessment.Assessment { return v.assessment }
+
+// Identity returns the identity binding the set was built for.
+func (v *attested) Identity() principal.Identity { return v.identity }
+
+// Attestation returns the attestation of the set's role; false when
+// nothing was attested.
+func (v *attested) Attestation() (authority.Attestation, bool) {
+	return v.attestation, !v.attestation.IsZero()
+}
+
+// Validity returns the attested validity window; the zero window when
+// nothing was attested.
+func (v *attested) Validity() epoch.Validity {
+	if v.attestation.IsZero() {
+		return epoch.Validity{}
+	}
+	return v.attestation.Validity()
+}
+
+// ContentDigest returns the digest the attestation's subject names: the
+// assessment digest, identity, validity and every member of the set.
+func (v *attested) ContentDigest() digest.Digest { return v.content }
+
+// Digest returns the digest of the complete value: the content digest and
+// the attestation. The domain has no content; Equal compares it separately.
+func (v *attested) Digest() digest.Digest { return v.digest }

@@ -5,7 +5,6 @@ import (
 
 	"github.com/toolgate/toolgate/internal/engine/assessment"
 	"github.com/toolgate/toolgate/internal/engine/authority"
-	"github.com/toolgate/toolgate/internal/engine/boundary"
 	"github.com/toolgate/toolgate/internal/engine/digest"
 	"github.com/toolgate/toolgate/internal/engine/epoch"
 	"github.com/toolgate/toolgate/internal/engine/fault"
@@ -69,15 +68,10 @@ func (n Node) Parents() []ident.ControlledID { return slices.Clone(n.parents) }
 // Influence is a controlled, immutable Influence set bound to one Proposal
 // Assessment, identity and Host authority domain.
 type Influence struct {
-	domain      boundary.Domain
-	assessment  *assessment.Assessment
-	identity    principal.Identity
+	attested
 	collections []Collection // boundary ASCII order
 	nodes       []Node       // identity ASCII order
 	edges       int
-	attestation authority.Attestation
-	content     digest.Digest
-	digest      digest.Digest
 }
 
 // NewInfluence validates an Influence graph for assessment a and identity
@@ -126,9 +120,7 @@ func NewInfluence(c *authority.RoleAuthority, attestationID string, validity epo
 		return nil, err
 	}
 	v := &Influence{
-		domain:      a.Domain(),
-		assessment:  a,
-		identity:    id,
+		attested:    attested{domain: a.Domain(), assessment: a, identity: id},
 		collections: cols,
 		nodes:       g.nodes,
 		edges:       edges,
@@ -153,7 +145,7 @@ func NoInfluence(a *assessment.Assessment, id principal.Identity) (*Influence, e
 		return nil, fault.At("collections", fault.Mismatch,
 			"the assessment expects influence collections; no influence cannot replace them")
 	}
-	v := &Influence{domain: a.Domain(), assessment: a, identity: id}
+	v := &Influence{attested: attested{domain: a.Domain(), assessment: a, identity: id}}
 	v.content = v.contentDigest(epoch.Validity{})
 	v.digest = completeDigest(influenceLabel, v.content, authority.Attestation{})
 	return v, nil
@@ -200,15 +192,6 @@ func parseCollections(drafts []CollectionDraft, expected []ident.ControlledID) (
 	return cols, nil
 }
 
-// Domain returns the Host authority domain (the assessment's).
-func (v *Influence) Domain() boundary.Domain { return v.domain }
-
-// Assessment returns the Proposal Assessment the set was built for.
-func (v *Influence) Assessment() *assessment.Assessment { return v.assessment }
-
-// Identity returns the identity binding the set was built for.
-func (v *Influence) Identity() principal.Identity { return v.identity }
-
 // Collections returns a copy of the collection boundaries in ASCII order.
 func (v *Influence) Collections() []Collection { return slices.Clone(v.collections) }
 
@@ -238,29 +221,6 @@ func (v *Influence) Len() int { return len(v.nodes) }
 
 // Edges returns the number of parent edges.
 func (v *Influence) Edges() int { return v.edges }
-
-// Attestation returns the influenceCollector attestation; false for
-// NoInfluence.
-func (v *Influence) Attestation() (authority.Attestation, bool) {
-	return v.attestation, !v.attestation.IsZero()
-}
-
-// Validity returns the attested validity window; the zero window for
-// NoInfluence.
-func (v *Influence) Validity() epoch.Validity {
-	if v.attestation.IsZero() {
-		return epoch.Validity{}
-	}
-	return v.attestation.Validity()
-}
-
-// ContentDigest returns the digest the attestation's subject names: the
-// assessment digest, identity, validity, every collection and every node.
-func (v *Influence) ContentDigest() digest.Digest { return v.content }
-
-// Digest returns the digest of the complete value: the content digest and
-// the attestation. The domain has no content; Equal compares it separately.
-func (v *Influence) Digest() digest.Digest { return v.digest }
 
 // Equal reports exact continuity: the same retained Host domain and the same
 // complete content, attestation included.

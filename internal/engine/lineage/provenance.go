@@ -5,7 +5,6 @@ import (
 
 	"github.com/toolgate/toolgate/internal/engine/assessment"
 	"github.com/toolgate/toolgate/internal/engine/authority"
-	"github.com/toolgate/toolgate/internal/engine/boundary"
 	"github.com/toolgate/toolgate/internal/engine/digest"
 	"github.com/toolgate/toolgate/internal/engine/epoch"
 	"github.com/toolgate/toolgate/internal/engine/fault"
@@ -95,14 +94,9 @@ func Classify(s vocab.ProvenanceSource, v vocab.Verification, ts []vocab.Transfo
 // Provenance is a controlled, immutable Provenance set bound to one Proposal
 // Assessment, identity and Host authority domain.
 type Provenance struct {
-	domain      boundary.Domain
-	assessment  *assessment.Assessment
-	identity    principal.Identity
-	coverage    vocab.ProvenanceCoverage
-	records     []Record // ASCII order of identity
-	attestation authority.Attestation
-	content     digest.Digest
-	digest      digest.Digest
+	attested
+	coverage vocab.ProvenanceCoverage
+	records  []Record // ASCII order of identity
 }
 
 // NewProvenance validates records as represented Provenance for assessment
@@ -150,11 +144,9 @@ func NewProvenance(p *authority.RoleAuthority, attestationID string, validity ep
 		return nil, err
 	}
 	v := &Provenance{
-		domain:     a.Domain(),
-		assessment: a,
-		identity:   id,
-		coverage:   vocab.CoverageRepresented,
-		records:    out,
+		attested: attested{domain: a.Domain(), assessment: a, identity: id},
+		coverage: vocab.CoverageRepresented,
+		records:  out,
 	}
 	v.content = v.contentDigest(validity)
 	v.attestation, err = p.Attest(attestationID, vocab.FactProvenance, validity, v.content)
@@ -176,7 +168,7 @@ func UnknownProvenance(a *assessment.Assessment, id principal.Identity) (*Proven
 		return nil, fault.At("records", fault.Mismatch,
 			"the assessment expects provenance records; unknown coverage cannot replace them")
 	}
-	v := &Provenance{domain: a.Domain(), assessment: a, identity: id, coverage: vocab.CoverageUnknown}
+	v := &Provenance{attested: attested{domain: a.Domain(), assessment: a, identity: id}, coverage: vocab.CoverageUnknown}
 	v.content = v.contentDigest(epoch.Validity{})
 	v.digest = completeDigest(provenanceLabel, v.content, authority.Attestation{})
 	return v, nil
@@ -233,15 +225,6 @@ func (v *Provenance) contentDigest(validity epoch.Validity) digest.Digest {
 	return b.Sum()
 }
 
-// Domain returns the Host authority domain (the assessment's).
-func (v *Provenance) Domain() boundary.Domain { return v.domain }
-
-// Assessment returns the Proposal Assessment the set was built for.
-func (v *Provenance) Assessment() *assessment.Assessment { return v.assessment }
-
-// Identity returns the identity binding the set was built for.
-func (v *Provenance) Identity() principal.Identity { return v.identity }
-
 // Coverage returns represented for an attested set, unknown otherwise.
 func (v *Provenance) Coverage() vocab.ProvenanceCoverage { return v.coverage }
 
@@ -260,29 +243,6 @@ func (v *Provenance) Record(id ident.ControlledID) (Record, bool) {
 	}
 	return v.records[i], true
 }
-
-// Attestation returns the provenanceAuthority attestation; false when
-// coverage is unknown.
-func (v *Provenance) Attestation() (authority.Attestation, bool) {
-	return v.attestation, !v.attestation.IsZero()
-}
-
-// Validity returns the attested validity window; the zero window when
-// coverage is unknown.
-func (v *Provenance) Validity() epoch.Validity {
-	if v.attestation.IsZero() {
-		return epoch.Validity{}
-	}
-	return v.attestation.Validity()
-}
-
-// ContentDigest returns the digest the attestation's subject names: the
-// assessment digest, identity, validity, coverage and every record.
-func (v *Provenance) ContentDigest() digest.Digest { return v.content }
-
-// Digest returns the digest of the complete value: the content digest and
-// the attestation. The domain has no content; Equal compares it separately.
-func (v *Provenance) Digest() digest.Digest { return v.digest }
 
 // Equal reports exact continuity: the same retained Host domain and the same
 // complete content, attestation included. Equal record identities with any
