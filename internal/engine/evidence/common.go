@@ -2,6 +2,7 @@ package evidence
 
 import (
 	"github.com/toolgate/toolgate/internal/engine/authority"
+	"github.com/toolgate/toolgate/internal/engine/boundary"
 	"github.com/toolgate/toolgate/internal/engine/digest"
 	"github.com/toolgate/toolgate/internal/engine/epoch"
 	"github.com/toolgate/toolgate/internal/engine/fault"
@@ -38,3 +39,23 @@ func writeOptional(b *digest.Builder, s string) {
 	}
 	b.String(s)
 }
+
+// attested is what every piece of evidence shares: the attestation that
+// vouches for its content and the digest of its complete value.
+type attested struct {
+	attestation authority.Attestation
+	digest      digest.Digest
+}
+
+// Validity returns the attested validity window.
+func (a *attested) Validity() epoch.Validity { return a.attestation.Validity() }
+
+// Attestation returns the attestation of the evidence's role authority.
+func (a *attested) Attestation() authority.Attestation { return a.attestation }
+
+// Domain returns the Host authority domain of the attesting role authority.
+func (a *attested) Domain() boundary.Domain { return a.attestation.Domain() }
+
+// Digest returns the digest of the complete evidence: its content and its
+// attestation.
+func (a *attested) Digest() digest.Digest { return a.digest }

@@ -4,7 +4,6 @@ import (
 	"slices"
 
 	"github.com/toolgate/toolgate/internal/engine/authority"
-	"github.com/toolgate/toolgate/internal/engine/boundary"
 	"github.com/toolgate/toolgate/internal/engine/digest"
 	"github.com/toolgate/toolgate/internal/engine/epoch"
 	"github.com/toolgate/toolgate/internal/engine/fault"
@@ -29,12 +28,11 @@ type SecurityContextDraft struct {
 // Assurance is an unordered classification; labels establish no identity
 // continuity.
 type SecurityContext struct {
-	id          ident.ControlledID
-	identity    principal.Identity
-	assurance   vocab.Assurance
-	methods     []vocab.AuthMethod // unique, Section 48 order
-	attestation authority.Attestation
-	digest      digest.Digest
+	id        ident.ControlledID
+	identity  principal.Identity
+	assurance vocab.Assurance
+	methods   []vocab.AuthMethod // unique, Section 48 order
+	attested
 }
 
 // NewSecurityContext validates d and has authn, which must hold
@@ -93,18 +91,6 @@ func (c *SecurityContext) Assurance() vocab.Assurance { return c.assurance }
 // Methods returns a copy of the authentication methods, in Section 48 order.
 func (c *SecurityContext) Methods() []vocab.AuthMethod { return slices.Clone(c.methods) }
 
-// Validity returns the validity window (the attestation's).
-func (c *SecurityContext) Validity() epoch.Validity { return c.attestation.Validity() }
-
-// Attestation returns the authenticationAuthority attestation of the context.
-func (c *SecurityContext) Attestation() authority.Attestation { return c.attestation }
-
-// Domain returns the Host authority domain.
-func (c *SecurityContext) Domain() boundary.Domain { return c.attestation.Domain() }
-
-// Digest returns the digest of the complete value: content and attestation.
-func (c *SecurityContext) Digest() digest.Digest { return c.digest }
-
 // Equal reports the same domain and complete content.
 func (a *SecurityContext) Equal(b *SecurityContext) bool {
 	return a != nil && b != nil && a.Domain().Same(b.Domain()) && a.digest.Equal(b.digest)
@@ -137,10 +123,9 @@ type DelegationDraft struct {
 // Delegation is controlled evidence, attested by delegationAuthority, that a
 // subject acts under one delegation identity.
 type Delegation struct {
-	id          ident.ControlledID
-	subject     ident.ControlledID
-	attestation authority.Attestation
-	digest      digest.Digest
+	id      ident.ControlledID
+	subject ident.ControlledID
+	attested
 }
 
 // NewDelegation validates d and has deleg, which must hold
@@ -169,18 +154,6 @@ func (g *Delegation) ID() ident.ControlledID { return g.id }
 
 // Subject returns the subject acting under the delegation.
 func (g *Delegation) Subject() ident.ControlledID { return g.subject }
-
-// Validity returns the validity window (the attestation's).
-func (g *Delegation) Validity() epoch.Validity { return g.attestation.Validity() }
-
-// Attestation returns the delegationAuthority attestation.
-func (g *Delegation) Attestation() authority.Attestation { return g.attestation }
-
-// Domain returns the Host authority domain.
-func (g *Delegation) Domain() boundary.Domain { return g.attestation.Domain() }
-
-// Digest returns the digest of the complete value: content and attestation.
-func (g *Delegation) Digest() digest.Digest { return g.digest }
 
 // Equal reports the same domain and complete content.
 func (a *Delegation) Equal(b *Delegation) bool {

@@ -4,7 +4,6 @@ import (
 	"slices"
 
 	"github.com/toolgate/toolgate/internal/engine/authority"
-	"github.com/toolgate/toolgate/internal/engine/boundary"
 	"github.com/toolgate/toolgate/internal/engine/digest"
 	"github.com/toolgate/toolgate/internal/engine/epoch"
 	"github.com/toolgate/toolgate/internal/engine/fault"
@@ -116,16 +115,15 @@ type IntentDraft struct {
 // Intent is authenticated Intent evidence (Section 15). It is never derived
 // from model text; its display text is descriptive only.
 type Intent struct {
-	id          ident.ControlledID
-	identity    principal.Identity
-	target      Target
-	caps        []vocab.Capability // unique, ASCII order
-	resources   []ident.Resource   // unique, ASCII order
-	renewal     ident.Generation
-	display     ident.Text
-	binding     digest.Digest // zero when no agent-safe binding is bound
-	attestation authority.Attestation
-	digest      digest.Digest
+	id        ident.ControlledID
+	identity  principal.Identity
+	target    Target
+	caps      []vocab.Capability // unique, ASCII order
+	resources []ident.Resource   // unique, ASCII order
+	renewal   ident.Generation
+	display   ident.Text
+	binding   digest.Digest // zero when no agent-safe binding is bound
+	attested
 }
 
 // NewIntent validates d against target and has capture, which must hold
@@ -229,18 +227,6 @@ func (in *Intent) Renewal() ident.Generation { return in.renewal }
 
 // Display returns the non-authoritative display text; IsZero when absent.
 func (in *Intent) Display() ident.Text { return in.display }
-
-// Validity returns the validity window (the attestation's).
-func (in *Intent) Validity() epoch.Validity { return in.attestation.Validity() }
-
-// Attestation returns the intentCaptureAuthority attestation.
-func (in *Intent) Attestation() authority.Attestation { return in.attestation }
-
-// Domain returns the Host authority domain.
-func (in *Intent) Domain() boundary.Domain { return in.attestation.Domain() }
-
-// Digest returns the digest of the complete value: content and attestation.
-func (in *Intent) Digest() digest.Digest { return in.digest }
 
 // Matches reports whether the Intent applies to r: r belongs to the
 // Intent's Host domain and is within its target (Target.Matches). A
