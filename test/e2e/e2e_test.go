@@ -219,8 +219,11 @@ var _ = Describe("two toolgate manager processes", Ordered, func() {
 	})
 
 	It("keep a consumed artifact consumed across a restart of process 2", func() {
+		old := procs[1].cmd.Process.Pid
 		procs[1].stop(true)
+		Expect(procs[1].running()).To(BeFalse())
 		procs[1].start()
+		Expect(procs[1].cmd.Process.Pid).NotTo(Equal(old))
 		procs[1].waitUp(true)
 		for i := range procs {
 			_, err := as(i, executor).Consume(ctx, tgclient.ValidateRequest{Artifact: artifact, Expectations: expectations})
