@@ -1,0 +1,286 @@
+package e2e_test
+
+import (
+	"bytes"
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/kubernetes"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
+
+	"github.com/toolgate/toolgate/api/v1alpha1"
+)
+
+// requireEnv makes missing binaries a failure instead of a skip (make
+// test-envtest sets it).
+const requireEnv = "TOOLGATE_REQUIRE_ENVTEST"
+
+const (
+	ns         = "payments"        // the samples' namespace, where Consumptions live
+	systemNS   = "toolgate-system" // the managers' namespace: the leader-election Lease
+	adminGroup = "payments-policy-admins"
+)
+
+var (
+	testEnv   *envtest.Environment
+	scheme    = runtime.NewScheme()
+	admin     client.Client
+	clientset *kubernetes.Clientset
+	ctx       context.Context
+	cancel    context.CancelFunc
+	repoRoot  = filepath.Join("..", "..")
+	workDir   string
+	binary    string // the built toolgate binary
+	adminKC   string // an administrator's kubeconfig, used by the managers
+	// httpsClient trusts only the envtest CA that signed the serving
+	// certificate in LocalServingCertDir (no InsecureSkipVerify).
+	httpsClient *http.Client
+	procs       [2]*managerProc
+)
+
+func TestE2E(t *testing.T) {
+	RegisterFailHandler(Fail)
+	RunSpecs(t, "toolgate binary end to end on a real kube-apiserver")
+}
+
+func haveBinaries(dir string) bool {
+	if dir == "" {
+		return false
+	}
+	for _, b := range []string{"kube-apiserver", "etcd"} {
+		if fi, err := os.Stat(filepath.Join(dir, b)); err != nil || fi.IsDir() {
+			return false
+		}
+	}
+	return true
+}
+
+// syncBuffer is a process's combined stdout and stderr.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// managerProc is one `toolgate manager` process. Its output accumulates
+// across restarts.
+type managerProc struct {
+	name        string
+	webhookPort int
+	probePort   int
+	servicePort int
+	out         *syncBuffer
+	cmd         *exec.Cmd
+	done        chan struct{}
+}
+
+func (p *managerProc) url() string { return fmt.Sprintf("https://127.0.0.1:%d", p.servicePort) }
+
+func (p *managerProc) start() {
+	GinkgoHelper()
+	wo := &testEnv.WebhookInstallOptions
+	cmd := exec.Command(binary, "manager",
+		"--leader-elect", "--leader-election-namespace="+systemNS,
+		"--metrics-bind-address=0",
+		fmt.Sprintf("--health-probe-bind-address=127.0.0.1:%d", p.probePort),
+		"--webhook-cert-dir="+wo.LocalServingCertDir,
+		fmt.Sprintf("--webhook-port=%d", p.webhookPort),
+		fmt.Sprintf("--service-bind-address=127.0.0.1:%d", p.servicePort),
+		"--consumption-store=apiserver", "--consumption-namespace="+ns,
+	)
+	cmd.Env = append(os.Environ(), "KUBECONFIG="+adminKC, "POD_NAMESPACE="+systemNS)
+	cmd.Stdout, cmd.Stderr = p.out, p.out
+	fmt.Fprintf(p.out, "=== e2e: starting %s\n", p.name)
+	Expect(cmd.Start()).To(Succeed())
+	p.cmd, p.done = cmd, make(chan struct{})
+	go func(done chan struct{}) {
+		_ = cmd.Wait()
+		close(done)
+	}(p.done)
+}
+
+func (p *managerProc) running() bool {
+	select {
+	case <-p.done:
+		return false
+	default:
+		return true
+	}
+}
+
+// stop ends the process: SIGTERM, SIGKILL after 10s; kill skips SIGTERM.
+func (p *managerProc) stop(kill bool) {
+	if p == nil || p.cmd == nil || !p.running() {
+		return
+	}
+	if !kill {
+		_ = p.cmd.Process.Signal(syscall.SIGTERM)
+		select {
+		case <-p.done:
+			return
+		case <-time.After(10 * time.Second):
+		}
+	}
+	_ = p.cmd.Process.Kill()
+	<-p.done
+}
+
+// get returns the status of a GET over HTTPS, or an error.
+func get(url string) (int, error) {
+	resp, err := httpsClient.Get(url)
+	if err != nil {
+		return 0, err
+	}
+	_ = resp.Body.Close()
+	return resp.StatusCode, nil
+}
+
+// waitUp waits until the manager's probe says ready (webhook server
+// started) and the service answers /healthz; with domains, also until the
+// service's /readyz (domains loaded, Consumption store answering) is 200.
+func (p *managerProc) waitUp(domains bool) {
+	GinkgoHelper()
+	Eventually(func(g Gomega) {
+		g.Expect(p.running()).To(BeTrue(), "%s exited:\n%s", p.name, p.out.String())
+		resp, err := http.Get(fmt.Sprintf("http://127.0.0.1:%d/readyz", p.probePort))
+		g.Expect(err).NotTo(HaveOccurred())
+		_ = resp.Body.Close()
+		g.Expect(resp.StatusCode).To(Equal(http.StatusOK), "probe /readyz")
+		path := "/healthz"
+		if domains {
+			path = "/readyz"
+		}
+		code, err := get(p.url() + path)
+		g.Expect(err).NotTo(HaveOccurred())
+		g.Expect(code).To(Equal(http.StatusOK), "service "+path)
+	}).WithTimeout(60*time.Second).WithPolling(200*time.Millisecond).Should(Succeed(), "%s did not come up", p.name)
+}
+
+func freePort() int {
+	GinkgoHelper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	Expect(err).NotTo(HaveOccurred())
+	defer ln.Close()
+	return ln.Addr().(*net.TCPAddr).Port
+}
+
+// userConfig returns a rest.Config and a kubeconfig file of a cluster
+// administrator name with the extra groups.
+func userConfig(name string, groups ...string) (*rest.Config, string) {
+	GinkgoHelper()
+	u, err := testEnv.AddUser(envtest.User{Name: name, Groups: append([]string{"system:masters"}, groups...)}, &rest.Config{})
+	Expect(err).NotTo(HaveOccurred())
+	kc, err := u.KubeConfig()
+	Expect(err).NotTo(HaveOccurred())
+	path := filepath.Join(workDir, name+".kubeconfig")
+	Expect(os.WriteFile(path, kc, 0o600)).To(Succeed())
+	return u.Config(), path
+}
+
+var _ = BeforeSuite(func() {
+	if !haveBinaries(os.Getenv("KUBEBUILDER_ASSETS")) {
+		if os.Getenv(requireEnv) != "" {
+			Fail(requireEnv + " is set but KUBEBUILDER_ASSETS does not name a directory with kube-apiserver and etcd (run make test-envtest)")
+		}
+		Skip("envtest binaries absent: set KUBEBUILDER_ASSETS to a directory with kube-apiserver and etcd, or run make test-envtest")
+	}
+	ctx, cancel = context.WithCancel(context.Background())
+	Expect(clientgoscheme.AddToScheme(scheme)).To(Succeed())
+	Expect(v1alpha1.AddToScheme(scheme)).To(Succeed())
+	workDir = GinkgoT().TempDir()
+
+	By("building the toolgate binary")
+	binary = filepath.Join(workDir, "toolgate")
+	build := exec.Command("go", "build", "-o", binary, "./cmd/toolgate")
+	build.Dir = repoRoot
+	out, err := build.CombinedOutput()
+	Expect(err).NotTo(HaveOccurred(), "go build: %s", out)
+
+	By("starting the apiserver with the CRDs and webhook configurations")
+	testEnv = &envtest.Environment{
+		CRDDirectoryPaths:     []string{filepath.Join(repoRoot, "config", "crd", "bases")},
+		ErrorIfCRDPathMissing: true,
+		WebhookInstallOptions: envtest.WebhookInstallOptions{Paths: []string{filepath.Join(repoRoot, "config", "webhook")}},
+	}
+	cfg, err := testEnv.Start()
+	Expect(err).NotTo(HaveOccurred())
+	admin, err = client.New(cfg, client.Options{Scheme: scheme})
+	Expect(err).NotTo(HaveOccurred())
+	clientset, err = kubernetes.NewForConfig(cfg)
+	Expect(err).NotTo(HaveOccurred())
+	_, adminKC = userConfig("toolgate-manager")
+	Expect(admin.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: systemNS}})).To(Succeed())
+
+	pool := x509.NewCertPool()
+	Expect(pool.AppendCertsFromPEM(testEnv.WebhookInstallOptions.LocalServingCAData)).To(BeTrue())
+	httpsClient = &http.Client{
+		Timeout:   30 * time.Second,
+		Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}, MaxIdleConnsPerHost: 64},
+	}
+
+	By("starting two manager processes")
+	// Only process 1 binds the port the apiserver's webhook configurations
+	// name; process 2 serves its webhooks on a port nobody calls.
+	procs[0] = &managerProc{name: "manager-1", webhookPort: testEnv.WebhookInstallOptions.LocalServingPort}
+	procs[1] = &managerProc{name: "manager-2", webhookPort: freePort()}
+	for _, p := range procs {
+		p.probePort, p.servicePort, p.out = freePort(), freePort(), &syncBuffer{}
+		p.start()
+	}
+	for _, p := range procs {
+		p.waitUp(false)
+	}
+})
+
+var _ = AfterSuite(func() {
+	for _, p := range procs {
+		p.stop(false)
+	}
+	if cancel != nil {
+		cancel()
+	}
+	if testEnv != nil {
+		Expect(testEnv.Stop()).To(Succeed())
+	}
+})
+
+// On a failure, show what the processes wrote.
+var _ = AfterEach(func() {
+	if CurrentSpecReport().Failed() {
+		for _, p := range procs {
+			if p != nil {
+				GinkgoWriter.Printf("----- %s output -----\n%s\n", p.name, p.out.String())
+			}
+		}
+	}
+})
