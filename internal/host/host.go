@@ -102,12 +102,11 @@ type snapshotKey struct{ id, generation string }
 // every problem located at its Config path. Two Hosts created from equal
 // Configs are distinct domains: nothing one issues validates in the other.
 func New(cfg Config) (*Host, error) {
+	var errs fault.Errors
 	limits, err := cfg.Limits.orDefault()
-	if err != nil {
-		return nil, fault.Within("limits", err)
-	}
+	errs.Add("limits", err)
 	if cfg.MaxLifetime == 0 || cfg.MaxLifetime > authz.MaxLifetime {
-		return nil, fault.At("maxLifetime", fault.OutOfRange, "the maximum authorization lifetime is 1–3600 seconds")
+		errs.Add("", fault.At("maxLifetime", fault.OutOfRange, "the maximum authorization lifetime is 1–3600 seconds"))
 	}
 	h := &Host{
 		boundary:   boundary.New(cfg.Description),
@@ -123,31 +122,32 @@ func New(cfg Config) (*Host, error) {
 	declared := make([]string, 0, len(cfg.Roles))
 	for i, rb := range cfg.Roles {
 		p := "roles" + fault.Index(i)
+		if len(rb.Subjects) == 0 {
+			errs.Add("", fault.At(p+".subjects", fault.Missing, "a role binding names at least one subject"))
+		}
+		errs.Add(p+".subjects", checkSubjects(rb.Subjects))
 		role, err := vocab.ParseRole(rb.Role)
 		if err != nil {
-			return nil, fault.Within(p+".role", err)
+			errs.Add(p+".role", err)
+			continue
 		}
 		if _, dup := h.bindings[role]; dup {
-			return nil, fault.At(p+".role", fault.Duplicate, "each role is bound once; list all its subjects in one binding")
-		}
-		if len(rb.Subjects) == 0 {
-			return nil, fault.At(p+".subjects", fault.Missing, "a role binding names at least one subject")
-		}
-		if err := checkSubjects(rb.Subjects); err != nil {
-			return nil, fault.Within(p+".subjects", err)
+			errs.Add("", fault.At(p+".role", fault.Duplicate, "each role is bound once; list all its subjects in one binding"))
+			continue
 		}
 		h.bindings[role] = slices.Clone(rb.Subjects)
 		declared = append(declared, rb.Role)
 	}
-	if err := checkSubjects(cfg.Executors); err != nil {
-		return nil, fault.Within("executors", err)
-	}
+	errs.Add("executors", checkSubjects(cfg.Executors))
 	h.executors = slices.Clone(cfg.Executors)
 	h.authority, err = authority.NewHostAuthority(h.boundary, authority.HostAuthorityDraft{
 		ID: cfg.AuthorityID, Capabilities: cfg.Capabilities, Resources: cfg.Resources, Roles: declared,
 	})
-	if err != nil {
-		return nil, renameAuthorityFault(err)
+	for _, e := range fault.All(err) {
+		errs.Add("", renameAuthorityFault(e))
+	}
+	if err := errs.Err(); err != nil {
+		return nil, err
 	}
 	for role := range h.bindings {
 		ra, err := authority.Grant(h.boundary, h.authority, role, issuerID(role))

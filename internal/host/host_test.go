@@ -316,3 +316,23 @@ func TestAuthorize_ArgumentErrorsNameTheArgumentPath(t *testing.T) {
 		})
 	}
 }
+
+// TestNew_ReportsEveryViolation: a configuration with several problems is
+// rejected with all of them, each at its path, in one answer.
+func TestNew_ReportsEveryViolation(t *testing.T) {
+	t.Parallel()
+	c := paymentsConfig()
+	c.MaxLifetime = 0
+	c.AuthorityID = "Payments Host"
+	c.Roles[1].Role = "root"
+	c.Executors = []host.Subject{{Kind: "Robot", Name: "x"}}
+	_, err := host.New(c)
+	var got []string
+	for _, f := range fault.All(err) {
+		got = append(got, f.Path+" "+f.Code.String())
+	}
+	want := []string{"maxLifetime outOfRange", "roles[1].role unknownToken", "executors[0].kind unknownToken", "authorityID malformed"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("faults (-want +got):\n%s", diff)
+	}
+}
