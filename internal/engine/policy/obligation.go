@@ -87,18 +87,24 @@ func newObligations(ds []ObligationDraft) ([]Obligation, error) {
 	if len(ds) == 0 {
 		return nil, nil
 	}
-	out := make([]Obligation, len(ds))
+	// Every obligation is checked, so that publication reports every
+	// violation at its path.
+	var errs fault.Errors
+	out := make([]Obligation, 0, len(ds))
 	for i, d := range ds {
 		o, err := newObligation(d)
 		if err != nil {
-			return nil, fault.Within("obligations"+fault.Index(i), err)
+			errs.Add("obligations"+fault.Index(i), err)
+			continue
 		}
-		for j := range i {
-			if out[j].key == o.key {
-				return nil, fault.At("obligations"+fault.Index(i), fault.Duplicate, "obligations of a rule are unique")
-			}
+		if slices.ContainsFunc(out, func(x Obligation) bool { return x.key == o.key }) {
+			errs.Add("", fault.At("obligations"+fault.Index(i), fault.Duplicate, "obligations of a rule are unique"))
+			continue
 		}
-		out[i] = o
+		out = append(out, o)
+	}
+	if err := errs.Err(); err != nil {
+		return nil, err
 	}
 	slices.SortFunc(out, compareObligations)
 	return out, nil
