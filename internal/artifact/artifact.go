@@ -112,18 +112,3 @@ func Open(envelope string, lookup func(keyID string) (ed25519.PublicKey, bool)) 
 	}
 	return record, nil
 }
-
-// KeyIDOf returns the key identity an envelope's header names, without
-// verifying anything.
-func KeyIDOf(envelope string) (string, bool) {
-	head, _, ok := strings.Cut(envelope, ".")
-	if !ok {
-		return "", false
-	}
-	header, err := enc.DecodeString(head)
-	if err != nil {
-		return "", false
-	}
-	_, id, ok := bytes.Cut(header, []byte(" "))
-	return string(id), ok
-}

@@ -1,7 +1,6 @@
 package server
 
 import (
-	"crypto/ed25519"
 	"fmt"
 	"sync/atomic"
 
@@ -112,17 +111,6 @@ func (s *StaticDomains) Len() int {
 		return len(set.byName)
 	}
 	return 0
-}
-
-// publicKey finds the verification key of keyID among ds.
-func publicKey(ds Domains) func(string) (ed25519.PublicKey, bool) {
-	return func(id string) (ed25519.PublicKey, bool) {
-		d, ok := ds.ByKey(id)
-		if !ok {
-			return nil, false
-		}
-		return d.key.Public(), true
-	}
 }
 
 // KeyID returns the identity of the domain's signing key, as artifacts name

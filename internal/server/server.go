@@ -9,6 +9,7 @@ package server
 
 import (
 	"context"
+	"crypto/ed25519"
 	"encoding/json"
 	"errors"
 	"net/http"
@@ -210,12 +211,18 @@ func (s *Server) check(q *call, r *http.Request) (*Domain, *authz.Authorization,
 		e := apiError(err)
 		return nil, nil, nil, status, &e
 	}
-	record, err := artifact.Open(req.Artifact, publicKey(s.domains))
+	var d *Domain // the domain whose key the envelope names
+	record, err := artifact.Open(req.Artifact, func(keyID string) (ed25519.PublicKey, bool) {
+		found, ok := s.domains.ByKey(keyID)
+		if !ok {
+			return nil, false
+		}
+		d = found
+		return found.key.Public(), true
+	})
 	if err != nil {
 		return nil, nil, nil, http.StatusUnprocessableEntity, &client.Error{Code: "artifact", Path: "artifact", Message: err.Error()}
 	}
-	keyID := keyIDOf(req.Artifact)
-	d, _ := s.domains.ByKey(keyID) // Open found it
 	q.entry.Namespace, q.entry.HostAuthority = d.namespace, d.name
 	a, err := d.host.Rebuild(record)
 	if err != nil {
@@ -277,13 +284,6 @@ func (s *Server) consume(ctx context.Context, q *call, r *http.Request) (int, an
 		q.entry.Result = "unavailable"
 		return http.StatusServiceUnavailable, client.Error{Code: "unavailable", Message: "the consumption store cannot answer; nothing was consumed"}
 	}
-}
-
-// keyIDOf returns the key identity an envelope's header names; only
-// called after artifact.Open accepted the envelope.
-func keyIDOf(envelope string) string {
-	id, _ := artifact.KeyIDOf(envelope)
-	return id
 }
 
 // apiError is the API form of err: its code and path, and a message that
