@@ -7,8 +7,6 @@ package auth_test
 import (
 	"context"
 	"net/http"
-	"os"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -22,9 +20,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
 	"github.com/toolgate/toolgate/internal/server"
+	"github.com/toolgate/toolgate/internal/testutil"
 )
-
-const requireEnv = "TOOLGATE_REQUIRE_ENVTEST"
 
 var (
 	testEnv *envtest.Environment
@@ -39,13 +36,7 @@ func TestAuth(t *testing.T) {
 }
 
 var _ = BeforeSuite(func() {
-	dir := os.Getenv("KUBEBUILDER_ASSETS")
-	if _, err := os.Stat(filepath.Join(dir, "kube-apiserver")); dir == "" || err != nil {
-		if os.Getenv(requireEnv) != "" {
-			Fail(requireEnv + " is set but KUBEBUILDER_ASSETS has no kube-apiserver (run make test-envtest)")
-		}
-		Skip("envtest binaries absent: run make test-envtest")
-	}
+	testutil.EnvtestGate(Fail, Skip)
 	ctx, cancel = context.WithCancel(context.Background())
 	testEnv = &envtest.Environment{}
 	cfg, err := testEnv.Start()

@@ -15,11 +15,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
 	"github.com/toolgate/toolgate/api/v1alpha1"
+	"github.com/toolgate/toolgate/internal/testutil"
 )
-
-// requireEnv makes missing binaries a failure instead of a skip (make
-// test-envtest sets it).
-const requireEnv = "TOOLGATE_REQUIRE_ENVTEST"
 
 var (
 	testEnv    *envtest.Environment
@@ -35,26 +32,8 @@ func TestCRDs(t *testing.T) {
 	RunSpecs(t, "toolgate CRDs on a real kube-apiserver")
 }
 
-// haveBinaries reports whether dir holds the envtest control plane.
-func haveBinaries(dir string) bool {
-	if dir == "" {
-		return false
-	}
-	for _, b := range []string{"kube-apiserver", "etcd"} {
-		if fi, err := os.Stat(filepath.Join(dir, b)); err != nil || fi.IsDir() {
-			return false
-		}
-	}
-	return true
-}
-
 var _ = BeforeSuite(func() {
-	if !haveBinaries(os.Getenv("KUBEBUILDER_ASSETS")) {
-		if os.Getenv(requireEnv) != "" {
-			Fail(requireEnv + " is set but KUBEBUILDER_ASSETS does not name a directory with kube-apiserver and etcd (run make test-envtest)")
-		}
-		Skip("envtest binaries absent: set KUBEBUILDER_ASSETS to a directory with kube-apiserver and etcd, or run make test-envtest (builds them once per machine)")
-	}
+	testutil.EnvtestGate(Fail, Skip)
 	ctx, cancel = context.WithCancel(context.Background())
 	testEnv = &envtest.Environment{
 		CRDDirectoryPaths:     []string{filepath.Join(repoRoot, "config", "crd", "bases")},

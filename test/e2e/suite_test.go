@@ -28,11 +28,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
 	"github.com/toolgate/toolgate/api/v1alpha1"
+	"github.com/toolgate/toolgate/internal/testutil"
 )
-
-// requireEnv makes missing binaries a failure instead of a skip (make
-// test-envtest sets it).
-const requireEnv = "TOOLGATE_REQUIRE_ENVTEST"
 
 const (
 	ns         = "payments"        // the samples' namespace, where Consumptions live
@@ -60,18 +57,6 @@ var (
 func TestE2E(t *testing.T) {
 	RegisterFailHandler(Fail)
 	RunSpecs(t, "toolgate binary end to end on a real kube-apiserver")
-}
-
-func haveBinaries(dir string) bool {
-	if dir == "" {
-		return false
-	}
-	for _, b := range []string{"kube-apiserver", "etcd"} {
-		if fi, err := os.Stat(filepath.Join(dir, b)); err != nil || fi.IsDir() {
-			return false
-		}
-	}
-	return true
 }
 
 // syncBuffer is a process's combined stdout and stderr.
@@ -208,12 +193,7 @@ func userConfig(name string, groups ...string) (*rest.Config, string) {
 }
 
 var _ = BeforeSuite(func() {
-	if !haveBinaries(os.Getenv("KUBEBUILDER_ASSETS")) {
-		if os.Getenv(requireEnv) != "" {
-			Fail(requireEnv + " is set but KUBEBUILDER_ASSETS does not name a directory with kube-apiserver and etcd (run make test-envtest)")
-		}
-		Skip("envtest binaries absent: set KUBEBUILDER_ASSETS to a directory with kube-apiserver and etcd, or run make test-envtest")
-	}
+	testutil.EnvtestGate(Fail, Skip)
 	ctx, cancel = context.WithCancel(context.Background())
 	Expect(clientgoscheme.AddToScheme(scheme)).To(Succeed())
 	Expect(v1alpha1.AddToScheme(scheme)).To(Succeed())

@@ -5,7 +5,6 @@ import (
 	"crypto/tls"
 	"fmt"
 	"net"
-	"os"
 	"path/filepath"
 	"testing"
 	"time"
@@ -30,12 +29,9 @@ import (
 	"github.com/toolgate/toolgate/api/v1alpha1"
 	"github.com/toolgate/toolgate/internal/controller"
 	"github.com/toolgate/toolgate/internal/store"
+	"github.com/toolgate/toolgate/internal/testutil"
 	tgwebhook "github.com/toolgate/toolgate/internal/webhook"
 )
-
-// requireEnv makes missing binaries a failure instead of a skip (make
-// test-envtest sets it).
-const requireEnv = "TOOLGATE_REQUIRE_ENVTEST"
 
 // The users of the suite. All are cluster administrators (system:masters),
 // so RBAC never decides; only toolgate's webhooks do. alice is in the
@@ -66,25 +62,8 @@ func TestIntegration(t *testing.T) {
 	RunSpecs(t, "toolgate controllers and webhooks on a real kube-apiserver")
 }
 
-func haveBinaries(dir string) bool {
-	if dir == "" {
-		return false
-	}
-	for _, b := range []string{"kube-apiserver", "etcd"} {
-		if fi, err := os.Stat(filepath.Join(dir, b)); err != nil || fi.IsDir() {
-			return false
-		}
-	}
-	return true
-}
-
 var _ = BeforeSuite(func() {
-	if !haveBinaries(os.Getenv("KUBEBUILDER_ASSETS")) {
-		if os.Getenv(requireEnv) != "" {
-			Fail(requireEnv + " is set but KUBEBUILDER_ASSETS does not name a directory with kube-apiserver and etcd (run make test-envtest)")
-		}
-		Skip("envtest binaries absent: set KUBEBUILDER_ASSETS to a directory with kube-apiserver and etcd, or run make test-envtest")
-	}
+	testutil.EnvtestGate(Fail, Skip)
 	logf.SetLogger(zap.New(zap.WriteTo(GinkgoWriter), zap.UseDevMode(true)))
 	ctx, cancel = context.WithCancel(context.Background())
 	Expect(clientgoscheme.AddToScheme(scheme)).To(Succeed())

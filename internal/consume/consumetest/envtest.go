@@ -1,32 +1,17 @@
 package consumetest
 
 import (
-	"os"
-	"path/filepath"
 	"testing"
+
+	"github.com/toolgate/toolgate/internal/testutil"
 )
 
 // RequireEnvtest names the environment variable that turns missing envtest
 // binaries from a skip into a failure (make test-envtest sets it).
-const RequireEnvtest = "TOOLGATE_REQUIRE_ENVTEST"
+const RequireEnvtest = testutil.RequireEnvtest
 
-// EnvtestAssets returns the directory KUBEBUILDER_ASSETS names when it
-// holds the etcd and kube-apiserver binaries (hack/envtest/build.sh builds
-// them). Otherwise it returns "" and why, and whether RequireEnvtest is set
-// (the caller must then fail, not skip).
-func EnvtestAssets() (dir, missing string, required bool) {
-	required = os.Getenv(RequireEnvtest) != ""
-	dir = os.Getenv("KUBEBUILDER_ASSETS")
-	if dir == "" {
-		return "", "KUBEBUILDER_ASSETS is unset: run make test-envtest (builds etcd and kube-apiserver once per machine) or set it to $(hack/envtest/build.sh | tail -n 1)", required
-	}
-	for _, b := range []string{"etcd", "kube-apiserver"} {
-		if fi, err := os.Stat(filepath.Join(dir, b)); err != nil || fi.IsDir() {
-			return "", "KUBEBUILDER_ASSETS does not hold " + b + ": run make envtest-bins", required
-		}
-	}
-	return dir, "", required
-}
+// EnvtestAssets is testutil.EnvtestAssets.
+func EnvtestAssets() (dir, missing string, required bool) { return testutil.EnvtestAssets() }
 
 // Assets returns the envtest binary directory, or skips tb with a clear
 // message when it is absent, or fails tb when RequireEnvtest is set.
