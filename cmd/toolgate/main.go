@@ -56,7 +56,7 @@ func verbs() []verb {
 			func(a []string, _ io.Reader, out io.Writer) error { return testPolicies(a, out) }},
 		{"manager", "[--leader-elect] [--webhook-cert-dir DIR] [--metrics-bind-address ADDR] [--metrics-secure]",
 			"run the controllers and admission webhooks (in a cluster)",
-			func(a []string, _ io.Reader, _ io.Writer) error { return manager(a, os.Stderr) }},
+			func(a []string, _ io.Reader, _ io.Writer) error { return manager(a) }},
 		{"version", "", "print the build version",
 			func(a []string, _ io.Reader, out io.Writer) error { return version(a, out) }},
 	}

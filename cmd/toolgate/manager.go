@@ -3,7 +3,6 @@ package main
 import (
 	"crypto/tls"
 	"flag"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -30,9 +29,8 @@ import (
 // admission webhooks, serving TLS from --webhook-cert-dir (tls.crt, tls.key)
 // through controller-runtime's certificate watcher, so a renewed certificate
 // (cert-manager) is picked up without a restart.
-func manager(args []string, stderr io.Writer) error {
+func manager(args []string) error {
 	fs := flag.NewFlagSet("manager", flag.ContinueOnError)
-	fs.SetOutput(stderr)
 	metricsAddr := fs.String("metrics-bind-address", ":8443", "address of the metrics endpoint (0 disables it)")
 	metricsSecure := fs.Bool("metrics-secure", true, "serve metrics over HTTPS, only to callers the apiserver authenticates and authorizes for GET /metrics")
 	probeAddr := fs.String("health-probe-bind-address", ":8081", "address of the health probes")
@@ -47,8 +45,10 @@ func manager(args []string, stderr io.Writer) error {
 	etcdEndpoints := fs.String("etcd-endpoints", "", "comma-separated etcd endpoints (etcd store)")
 	fs.DurationVar(&so.tokenTTL, "token-cache-ttl", 10*time.Second, "how long a TokenReview answer is cached")
 	fs.BoolVar(&so.decisionLog, "decision-log", true, "write one decision-log line per request to stdout")
-	if err := fs.Parse(args); err != nil {
-		return usageError{err.Error()}
+	if rest, err := parseFlags(fs, args); err != nil {
+		return err
+	} else if len(rest) != 0 {
+		return usageError{"manager takes no positional arguments"}
 	}
 	ctrl.SetLogger(zap.New())
 

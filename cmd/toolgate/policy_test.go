@@ -88,8 +88,9 @@ func generation(t *testing.T, pol string, gen int) string {
 	return out + v2
 }
 
-// TestPolicyValidateRejects: each rejection exits 1 with one line naming the
-// object and the engine's reason.
+// TestPolicyValidateRejects: each rejection exits 1 with one line per invalid
+// object naming the object and the engine's reason; an object that depends
+// on an invalid one is reported too.
 func TestPolicyValidateRejects(t *testing.T) {
 	t.Parallel()
 	host, pol := sampleDocs(t)
@@ -102,6 +103,7 @@ func TestPolicyValidateRejects(t *testing.T) {
 		docs     []string
 		args     []string
 		wantText string
+		also     string // a second invalid object's line, when there is one
 	}{
 		"a missing hostAuthorityRef target rejects": {
 			docs:     []string{host, edit(t, pol, "    name: payments-host\n", "    name: other-host\n")},
@@ -117,15 +119,20 @@ func TestPolicyValidateRejects(t *testing.T) {
 		},
 		"a generation gap is not a successor": {
 			docs:     []string{host, pol, generation(t, pol, 3)},
-			wantText: "PolicySnapshot payments/payments-policy-3: spec.snapshotGeneration: mismatch: a successor uses exactly the next generation",
+			wantText: "PolicySnapshot payments/payments-policy-3: spec.snapshotGeneration: notFound: the previous generation of this policy snapshot must be published first",
 		},
-		"a duplicated generation is not a successor": {
+		"a second object cannot claim a published generation": {
 			docs:     []string{host, pol, edit(t, pol, "name: payments-policy-1\n", "name: payments-policy-1b\n")},
-			wantText: "PolicySnapshot payments/payments-policy-1b: spec.snapshotGeneration: mismatch",
+			wantText: "PolicySnapshot payments/payments-policy-1b: metadata.name: mismatch: a PolicySnapshot is named <spec.snapshotID>-<spec.snapshotGeneration>",
 		},
 		"a chain must start at generation 1": {
 			docs:     []string{host, generation(t, pol, 2)},
-			wantText: "PolicySnapshot payments/payments-policy-2: spec.snapshotGeneration: mismatch: initial publication uses generation 1",
+			wantText: "PolicySnapshot payments/payments-policy-2: spec.snapshotGeneration: notFound: the previous generation of this policy snapshot must be published first",
+		},
+		"a HostAuthority not named by its authorityID rejects": {
+			docs:     []string{edit(t, host, "  name: payments-host\n", "  name: payments-host-x\n"), pol},
+			wantText: "HostAuthority payments/payments-host-x: metadata.name: mismatch",
+			also:     "PolicySnapshot payments/payments-policy-1: spec.hostAuthorityRef.name: notFound",
 		},
 		"a successor that changes a retained policy version rejects": {
 			docs:     []string{host, pol, edit(t, generation(t, pol, 2), "seconds: \"60\"", "seconds: \"30\"")},
@@ -138,6 +145,7 @@ func TestPolicyValidateRejects(t *testing.T) {
 		"an invalid HostAuthority rejects": {
 			docs:     []string{edit(t, host, `maxAuthorizationLifetimeSeconds: "300"`, `maxAuthorizationLifetimeSeconds: "7200"`), pol},
 			wantText: "HostAuthority payments/payments-host: spec.maxAuthorizationLifetimeSeconds: outOfRange",
+			also:     "PolicySnapshot payments/payments-policy-1: spec.hostAuthorityRef.name: notFound",
 		},
 	}
 	for name, tc := range cases {
@@ -150,7 +158,15 @@ func TestPolicyValidateRejects(t *testing.T) {
 				}
 			}
 			r := runCLI("", append(append([]string{"policy", "validate"}, tc.args...), dir)...)
-			oneLine(t, r, 1, tc.wantText)
+			if tc.also == "" {
+				oneLine(t, r, 1, tc.wantText)
+			} else {
+				lines := strings.Split(strings.TrimSuffix(r.stderr, "\n"), "\n")
+				if r.code != 1 || r.stdout != "" || len(lines) != 2 ||
+					!strings.Contains(lines[0], tc.wantText) || !strings.Contains(lines[1], tc.also) {
+					t.Errorf("exit %d, stdout %q, stderr %q; want exit 1 and the lines %q, %q", r.code, r.stdout, r.stderr, tc.wantText, tc.also)
+				}
+			}
 			if strings.Contains(r.stderr, "9999") {
 				t.Errorf("stderr echoes the rejected value: %q", r.stderr)
 			}

@@ -6,8 +6,7 @@ import (
 	"slices"
 
 	"github.com/toolgate/toolgate/api/v1alpha1"
-	"github.com/toolgate/toolgate/internal/engine/fault"
-	"github.com/toolgate/toolgate/internal/engine/ident"
+	"github.com/toolgate/toolgate/internal/engine/policy"
 	"github.com/toolgate/toolgate/internal/host"
 )
 
@@ -69,30 +68,19 @@ func (s *Set) PublishInto(h *host.Host, namespace, name string, publisher host.C
 			return fmt.Errorf("ToolRegistry %s/%s: %w", o.Namespace, o.Name, err)
 		}
 	}
-	type gen struct {
-		n uint64
-		o *v1alpha1.PolicySnapshot
-	}
-	var chain []gen
-	for j := range s.PolicySnapshots {
-		o := &s.PolicySnapshots[j]
+	for _, o := range s.PoliciesInGenerationOrder() {
 		if o.Namespace != namespace || string(o.Spec.HostAuthorityRef.Name) != name {
 			continue
 		}
-		g, err := ident.ParseGeneration(string(o.Spec.SnapshotGeneration))
-		if err != nil {
-			return fmt.Errorf("PolicySnapshot %s/%s: %w", o.Namespace, o.Name, fault.Within("spec.snapshotGeneration", err))
-		}
-		chain = append(chain, gen{g.Uint64(), o})
-	}
-	slices.SortStableFunc(chain, func(a, b gen) int { return cmp.Compare(a.n, b.n) })
-	for _, g := range chain {
-		d, err := PolicyDraft(g.o.Spec)
+		err := CheckPolicyName(o)
 		if err == nil {
-			_, err = h.PublishPolicy(publisher, d)
+			var d policy.SnapshotDraft
+			if d, err = PolicyDraft(o.Spec); err == nil {
+				_, err = h.PublishPolicy(publisher, d)
+			}
 		}
 		if err != nil {
-			return fmt.Errorf("PolicySnapshot %s/%s: %w", g.o.Namespace, g.o.Name, err)
+			return fmt.Errorf("PolicySnapshot %s/%s: %w", o.Namespace, o.Name, err)
 		}
 	}
 	return nil

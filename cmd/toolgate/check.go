@@ -1,0 +1,120 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/toolgate/toolgate/api/v1alpha1"
+	"github.com/toolgate/toolgate/internal/engine/fault"
+	"github.com/toolgate/toolgate/internal/engine/policy"
+	"github.com/toolgate/toolgate/internal/engine/registry"
+	"github.com/toolgate/toolgate/internal/host"
+	"github.com/toolgate/toolgate/internal/manifest"
+)
+
+// checked is every object of a manifest set published offline as the
+// admission webhook and the controllers would: each HostAuthority becomes
+// its own Host (one fresh domain per object, as the service creates per
+// object UID), each ToolRegistry publishes, and each PolicySnapshot
+// publishes in its HostAuthority's Host, in generation order, on behalf of
+// the domain's policy administrator. Nothing stops at the first problem.
+type checked struct {
+	objects    int
+	hosts      []checkedHost
+	registries []*registry.Snapshot
+	policies   []*policy.Snapshot
+	// problems holds one error per invalid object, each carrying every
+	// fault of that object with its file and line where known.
+	problems []error
+}
+
+type checkedHost struct {
+	obj  *v1alpha1.HostAuthority
+	host *host.Host
+}
+
+// metaObject is what a problem report needs of any manifest object.
+type metaObject interface {
+	GetNamespace() string
+	GetName() string
+}
+
+func check(set *manifest.Set) *checked {
+	c := &checked{}
+	report := func(kind string, o metaObject, err error) {
+		c.problems = append(c.problems, located(set, &objectError{kind: kind, namespace: o.GetNamespace(), name: o.GetName(), err: err}))
+	}
+	for i := range set.HostAuthorities {
+		o := &set.HostAuthorities[i]
+		c.objects++
+		err := manifest.CheckHostAuthorityName(o)
+		var cfg host.Config
+		if err == nil {
+			cfg, err = manifest.HostConfig(o)
+		}
+		var h *host.Host
+		if err == nil {
+			h, err = host.New(cfg)
+			err = fault.Within("spec", err)
+		}
+		if err != nil {
+			report("HostAuthority", o, err)
+			continue
+		}
+		c.hosts = append(c.hosts, checkedHost{obj: o, host: h})
+	}
+	for i := range set.ToolRegistries {
+		o := &set.ToolRegistries[i]
+		c.objects++
+		d, err := manifest.RegistryDraft(o.Spec)
+		var s *registry.Snapshot
+		if err == nil {
+			s, err = registry.Publish(d)
+		}
+		if err != nil {
+			report("ToolRegistry", o, manifest.SpecFault(err))
+			continue
+		}
+		c.registries = append(c.registries, s)
+	}
+	for _, o := range set.PoliciesInGenerationOrder() {
+		c.objects++
+		if err := manifest.CheckPolicyName(o); err != nil {
+			report("PolicySnapshot", o, err)
+			continue
+		}
+		h := c.host(o.Namespace, string(o.Spec.HostAuthorityRef.Name))
+		if h == nil {
+			report("PolicySnapshot", o, fault.At("spec.hostAuthorityRef.name", fault.NotFound,
+				"no valid HostAuthority of that name in the snapshot's namespace"))
+			continue
+		}
+		admin, ok := manifest.AdministratorOf(h.obj)
+		if !ok {
+			report("PolicySnapshot", o, fmt.Errorf("HostAuthority %s binds no subject to policyAdministrationAuthority, so no publisher may publish in its domain",
+				objName(h.obj.Namespace, h.obj.Name)))
+			continue
+		}
+		d, err := manifest.PolicyDraft(o.Spec)
+		var s *policy.Snapshot
+		if err == nil {
+			s, err = h.host.PublishPolicy(admin, d)
+		}
+		if err != nil {
+			report("PolicySnapshot", o, manifest.SpecFault(err))
+			continue
+		}
+		c.policies = append(c.policies, s)
+	}
+	return c
+}
+
+func (c *checked) host(namespace, name string) *checkedHost {
+	for i := range c.hosts {
+		if o := c.hosts[i].obj; o.Namespace == namespace && o.Name == name {
+			return &c.hosts[i]
+		}
+	}
+	return nil
+}
+
+func objName(namespace, name string) string { return namespace + "/" + name }
