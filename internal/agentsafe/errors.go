@@ -1,6 +1,10 @@
 package agentsafe
 
-import "strconv"
+import (
+	"strconv"
+
+	"github.com/toolgate/toolgate/internal/jsonerr"
+)
 
 // Code is the closed set of reasons Parse and Canonical reject. The zero
 // Code is invalid and never returned.
@@ -42,6 +46,17 @@ var codeInfo = [...]struct{ token, sentence string }{
 
 func (c Code) known() bool { return c >= CodeSyntax && c <= CodeUnsupportedValue }
 
+// Sentence returns the fixed human text of c; false outside the closed set.
+func (c Code) Sentence() (string, bool) {
+	if !c.known() {
+		return "", false
+	}
+	return codeInfo[c].sentence, true
+}
+
+// Codec returns "agentsafe", the prefix of every message.
+func (Code) Codec() string { return "agentsafe" }
+
 // String returns the stable lowerCamel token of c, or "Code(N)" for a value
 // outside the closed set.
 func (c Code) String() string {
@@ -51,35 +66,11 @@ func (c Code) String() string {
 	return codeInfo[c].token
 }
 
-// Error is every rejection this package returns.
-//
-// Offset is the byte offset in the Parse input where the problem was
-// detected, or -1 when the error does not come from JSON text (Canonical on
-// a programmatic Value, or the canonical size limit).
-type Error struct {
-	Code   Code
-	Offset int64
-}
-
-// Error returns "agentsafe: <reason>[ at byte N]". It never quotes input, so
-// it is safe to log and to print as a CLI one-liner.
-func (e *Error) Error() string {
-	s := "agentsafe: unknown error"
-	if e.Code.known() {
-		s = "agentsafe: " + codeInfo[e.Code].sentence
-	}
-	if e.Offset >= 0 {
-		s += " at byte " + strconv.FormatInt(e.Offset, 10)
-	}
-	return s
-}
-
-// Is reports whether target is an *Error with the same Code, so
-// errors.Is(err, agentsafe.ErrTooDeep) works whatever the offset.
-func (e *Error) Is(target error) bool {
-	t, ok := target.(*Error)
-	return ok && t.Code == e.Code
-}
+// Error is every rejection this package returns. Offset is the byte offset
+// in the Parse input where the problem was detected, or -1 when the error
+// does not come from JSON text (Canonical on a programmatic Value, or the
+// canonical size limit).
+type Error = jsonerr.Error[Code]
 
 // Sentinels for errors.Is, one per Code. The Code is the one identifier of a
 // reason: each sentinel is derived from its Code (errNoOffset) and matches by
@@ -99,8 +90,8 @@ var (
 	ErrUnsupportedValue = errNoOffset(CodeUnsupportedValue)
 )
 
-func errAt(c Code, off int) *Error { return &Error{Code: c, Offset: int64(off)} }
+func errAt(c Code, off int) *Error { return jsonerr.At(c, off) }
 
 // errNoOffset builds an error with no input position; it also derives the
 // sentinels.
-func errNoOffset(c Code) *Error { return &Error{Code: c, Offset: -1} }
+func errNoOffset(c Code) *Error { return jsonerr.Sentinel(c) }

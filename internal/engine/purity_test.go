@@ -17,12 +17,13 @@ import (
 )
 
 // The engine is pure (docs/architecture.md, spec Section 7.7): standard library only,
-// plus the engine's own packages and the pure jsonexact decoder, and none of
+// plus the engine's own packages, the pure jsonexact decoder and its error shape (jsonerr), and none of
 // the standard packages that reach the outside world or a clock.
 var (
 	allowedModulePrefixes = []string{
 		"github.com/toolgate/toolgate/internal/engine",
 		"github.com/toolgate/toolgate/internal/jsonexact",
+		"github.com/toolgate/toolgate/internal/jsonerr",
 	}
 	forbiddenStd = []string{
 		"os", "os/exec", "os/signal", "net", "net/http", "net/netip", "net/url", "syscall",
@@ -31,13 +32,13 @@ var (
 	}
 )
 
-// TestEnginePurity parses every non-test Go file under internal/engine and
-// internal/jsonexact and rejects imports outside the allow-list, and any use
+// TestEnginePurity parses every non-test Go file under internal/engine,
+// internal/jsonexact and internal/jsonerr and rejects imports outside the allow-list, and any use
 // of time.Now even through an alias.
 func TestEnginePurity(t *testing.T) {
 	t.Parallel()
 	root := testutil.RepoRoot(t)
-	for _, dir := range []string{"internal/engine", "internal/jsonexact"} {
+	for _, dir := range []string{"internal/engine", "internal/jsonexact", "internal/jsonerr"} {
 		err := filepath.WalkDir(filepath.Join(root, dir), func(path string, d os.DirEntry, err error) error {
 			if err != nil || d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
 				return err

@@ -1,6 +1,10 @@
 package jsonexact
 
-import "strconv"
+import (
+	"strconv"
+
+	"github.com/toolgate/toolgate/internal/jsonerr"
+)
 
 // Code is the closed set of reasons Decode and the Value accessors reject.
 // The zero Code is invalid and never returned.
@@ -46,6 +50,17 @@ var codeInfo = [...]struct{ token, sentence string }{
 
 func (c Code) known() bool { return c >= CodeSyntax && c <= CodeWrongKind }
 
+// Sentence returns the fixed human text of c; false outside the closed set.
+func (c Code) Sentence() (string, bool) {
+	if !c.known() {
+		return "", false
+	}
+	return codeInfo[c].sentence, true
+}
+
+// Codec returns "jsonexact", the prefix of every message.
+func (Code) Codec() string { return "jsonexact" }
+
 // String returns the stable lowerCamel token of c, or "Code(N)" for a value
 // outside the closed set.
 func (c Code) String() string {
@@ -55,39 +70,10 @@ func (c Code) String() string {
 	return codeInfo[c].token
 }
 
-// Error is every rejection this package returns.
-//
-// Offset is the byte offset in the input where the problem was detected. It
-// is -1 for errors from Value accessors, which have no input position.
-type Error struct {
-	Code   Code
-	Offset int64
-}
-
-// Error returns "jsonexact: <sentence> at offset N". It never includes input
-// bytes, member names or values, so it is safe to log for untrusted input.
-func (e *Error) Error() string {
-	if e == nil {
-		return "jsonexact: <nil>"
-	}
-	msg := "jsonexact: "
-	if e.Code.known() {
-		msg += codeInfo[e.Code].sentence
-	} else {
-		msg += "unknown error " + e.Code.String()
-	}
-	if e.Offset >= 0 {
-		msg += " at offset " + strconv.FormatInt(e.Offset, 10)
-	}
-	return msg
-}
-
-// Is reports whether target is an *Error with the same Code, ignoring the
-// offset, so errors.Is(err, ErrDuplicateKey) matches any duplicate-key error.
-func (e *Error) Is(target error) bool {
-	t, ok := target.(*Error)
-	return ok && e != nil && t != nil && e.Code == t.Code
-}
+// Error is every rejection this package returns. Offset is the byte offset
+// in the input where the problem was detected, or -1 for errors from Value
+// accessors, which have no input position.
+type Error = jsonerr.Error[Code]
 
 // Sentinels for errors.Is, one per Code. The Code is the one identifier of a
 // reason: each sentinel is derived from its Code (sentinel) and matches by
@@ -111,8 +97,6 @@ var (
 	ErrWrongKind     = sentinel(CodeWrongKind)
 )
 
-// sentinel derives the errors.Is target of c: no offset, matched by Code.
-func sentinel(c Code) *Error { return &Error{Code: c, Offset: -1} }
+func sentinel(c Code) *Error { return jsonerr.Sentinel(c) }
 
-// errAt builds a fresh positioned error.
-func errAt(c Code, off int) *Error { return &Error{Code: c, Offset: int64(off)} }
+func errAt(c Code, off int) *Error { return jsonerr.At(c, off) }

@@ -209,11 +209,11 @@ func TestErrorMessage(t *testing.T) {
 		err  *jsonexact.Error
 		want string
 	}{
-		"positioned error":     {err: &jsonexact.Error{Code: jsonexact.CodeDuplicateKey, Offset: 7}, want: "jsonexact: duplicate object member name at offset 7"},
-		"offset zero is shown": {err: &jsonexact.Error{Code: jsonexact.CodeEmpty}, want: "jsonexact: empty input at offset 0"},
+		"positioned error":     {err: &jsonexact.Error{Code: jsonexact.CodeDuplicateKey, Offset: 7}, want: "jsonexact: duplicate object member name at byte 7"},
+		"offset zero is shown": {err: &jsonexact.Error{Code: jsonexact.CodeEmpty}, want: "jsonexact: empty input at byte 0"},
 		"accessor error":       {err: &jsonexact.Error{Code: jsonexact.CodeWrongKind, Offset: -1}, want: "jsonexact: value is not of the requested kind"},
 		"sentinel":             {err: jsonexact.ErrTooDeep, want: "jsonexact: nesting exceeds the depth limit"},
-		"unknown code":         {err: &jsonexact.Error{Code: 99, Offset: 1}, want: "jsonexact: unknown error Code(99) at offset 1"},
+		"unknown code":         {err: &jsonexact.Error{Code: 99, Offset: 1}, want: "jsonexact: unknown error Code(99) at byte 1"},
 		"nil error":            {err: nil, want: "jsonexact: <nil>"},
 	}
 	for name, tc := range tests {
