@@ -1,10 +1,6 @@
 package agentsafe
 
-import (
-	"strconv"
-
-	"github.com/toolgate/toolgate/internal/jsonerr"
-)
+import "github.com/toolgate/toolgate/internal/jsonerr"
 
 // Code is the closed set of reasons Parse and Canonical reject. The zero
 // Code is invalid and never returned.
@@ -29,42 +25,30 @@ const (
 
 // codeInfo holds the stable token and the human sentence of each Code.
 // Sentences are fixed text: an error must never echo input content.
-var codeInfo = [...]struct{ token, sentence string }{
-	CodeSyntax:           {"syntax", "invalid JSON syntax"},
-	CodeInvalidUTF8:      {"invalidUTF8", "text is not valid UTF-8"},
-	CodeDuplicateKey:     {"duplicateKey", "object has a duplicate key"},
-	CodeForbiddenKey:     {"forbiddenKey", "object has a forbidden key (__proto__, constructor or prototype)"},
-	CodeNonFiniteNumber:  {"nonFiniteNumber", "number is not finite"},
-	CodeTooDeep:          {"tooDeep", "nesting is deeper than 20 levels"},
-	CodeTooManyEntries:   {"tooManyEntries", "more than 5000 array elements and object members in total"},
-	CodeArrayTooLong:     {"arrayTooLong", "array has more than 1000 elements"},
-	CodeTooLarge:         {"tooLarge", "canonical JSON is larger than 102400 bytes"},
-	CodeTrailingData:     {"trailingData", "unexpected data after the JSON value"},
-	CodeEmpty:            {"empty", "no JSON value in the input"},
-	CodeUnsupportedValue: {"unsupportedValue", "value is not a JSON value (zero Value)"},
+var codeInfo = [...]jsonerr.Text{
+	CodeSyntax:           {Token: "syntax", Sentence: "invalid JSON syntax"},
+	CodeInvalidUTF8:      {Token: "invalidUTF8", Sentence: "text is not valid UTF-8"},
+	CodeDuplicateKey:     {Token: "duplicateKey", Sentence: "object has a duplicate key"},
+	CodeForbiddenKey:     {Token: "forbiddenKey", Sentence: "object has a forbidden key (__proto__, constructor or prototype)"},
+	CodeNonFiniteNumber:  {Token: "nonFiniteNumber", Sentence: "number is not finite"},
+	CodeTooDeep:          {Token: "tooDeep", Sentence: "nesting is deeper than 20 levels"},
+	CodeTooManyEntries:   {Token: "tooManyEntries", Sentence: "more than 5000 array elements and object members in total"},
+	CodeArrayTooLong:     {Token: "arrayTooLong", Sentence: "array has more than 1000 elements"},
+	CodeTooLarge:         {Token: "tooLarge", Sentence: "canonical JSON is larger than 102400 bytes"},
+	CodeTrailingData:     {Token: "trailingData", Sentence: "unexpected data after the JSON value"},
+	CodeEmpty:            {Token: "empty", Sentence: "no JSON value in the input"},
+	CodeUnsupportedValue: {Token: "unsupportedValue", Sentence: "value is not a JSON value (zero Value)"},
 }
-
-func (c Code) known() bool { return c >= CodeSyntax && c <= CodeUnsupportedValue }
 
 // Sentence returns the fixed human text of c; false outside the closed set.
-func (c Code) Sentence() (string, bool) {
-	if !c.known() {
-		return "", false
-	}
-	return codeInfo[c].sentence, true
-}
+func (c Code) Sentence() (string, bool) { return jsonerr.Sentence(codeInfo[:], uint8(c)) }
 
 // Codec returns "agentsafe", the prefix of every message.
 func (Code) Codec() string { return "agentsafe" }
 
 // String returns the stable lowerCamel token of c, or "Code(N)" for a value
 // outside the closed set.
-func (c Code) String() string {
-	if !c.known() {
-		return "Code(" + strconv.Itoa(int(c)) + ")"
-	}
-	return codeInfo[c].token
-}
+func (c Code) String() string { return jsonerr.Token(codeInfo[:], uint8(c)) }
 
 // Error is every rejection this package returns. Offset is the byte offset
 // in the Parse input where the problem was detected, or -1 when the error

@@ -61,3 +61,31 @@ func At[R Reason](c R, off int) *Error[R] { return &Error[R]{Code: c, Offset: in
 // Sentinel returns the errors.Is target of c: no offset, matched by Code
 // alone, so a codec's ErrX and CodeX never disagree.
 func Sentinel[R Reason](c R) *Error[R] { return &Error[R]{Code: c, Offset: -1} }
+
+// Text is the stable token and the fixed sentence of one reason. A codec
+// keeps a table of them indexed by its Code; index 0, the zero Code, is
+// empty and never a reason.
+type Text struct{ Token, Sentence string }
+
+// Token returns the token of reason c in table, or "Code(N)" when c is
+// outside it: the String method of a codec's Code.
+func Token(table []Text, c uint8) string {
+	if t, ok := lookup(table, c); ok {
+		return t.Token
+	}
+	return "Code(" + strconv.Itoa(int(c)) + ")"
+}
+
+// Sentence returns the sentence of reason c in table; false when c is
+// outside it: the Sentence method of a codec's Code.
+func Sentence(table []Text, c uint8) (string, bool) {
+	t, ok := lookup(table, c)
+	return t.Sentence, ok
+}
+
+func lookup(table []Text, c uint8) (Text, bool) {
+	if c == 0 || int(c) >= len(table) {
+		return Text{}, false
+	}
+	return table[c], true
+}

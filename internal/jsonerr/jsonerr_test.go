@@ -68,3 +68,19 @@ func TestIsMatchesByCodeAndCodecOnly(t *testing.T) {
 		t.Errorf("errors.As = %v, want the rejection at byte 42", e)
 	}
 }
+
+func TestTableLookupRejectsOutsideTheSet(t *testing.T) {
+	t.Parallel()
+	table := []jsonerr.Text{1: {Token: "syntax", Sentence: "invalid JSON syntax"}}
+	if got := jsonerr.Token(table, 1); got != "syntax" {
+		t.Errorf("Token(1) = %q, want syntax", got)
+	}
+	for _, c := range []uint8{0, 2, 255} {
+		if got, want := jsonerr.Token(table, c), "Code("+strconv.Itoa(int(c))+")"; got != want {
+			t.Errorf("Token(%d) = %q, want %q", c, got, want)
+		}
+		if s, ok := jsonerr.Sentence(table, c); ok || s != "" {
+			t.Errorf("Sentence(%d) = %q, %v; want no sentence", c, s, ok)
+		}
+	}
+}

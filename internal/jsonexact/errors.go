@@ -1,10 +1,6 @@
 package jsonexact
 
-import (
-	"strconv"
-
-	"github.com/toolgate/toolgate/internal/jsonerr"
-)
+import "github.com/toolgate/toolgate/internal/jsonerr"
 
 // Code is the closed set of reasons Decode and the Value accessors reject.
 // The zero Code is invalid and never returned.
@@ -31,44 +27,32 @@ const (
 
 // codeInfo holds the stable token and the human sentence of each Code.
 // Sentences are fixed text: an error must never echo input bytes.
-var codeInfo = [...]struct{ token, sentence string }{
-	CodeSyntax:        {"syntax", "invalid JSON syntax"},
-	CodeDuplicateKey:  {"duplicateKey", "duplicate object member name"},
-	CodeFraction:      {"fraction", "number with a fraction part is not accepted"},
-	CodeExponent:      {"exponent", "number with an exponent is not accepted"},
-	CodeNull:          {"null", "null is not accepted"},
-	CodeOutOfRange:    {"outOfRange", "integer out of range"},
-	CodeNegativeZero:  {"negativeZero", "negative zero is not accepted"},
-	CodeInvalidUTF8:   {"invalidUTF8", "invalid UTF-8"},
-	CodeInvalidEscape: {"invalidEscape", "invalid string escape"},
-	CodeTrailingData:  {"trailingData", "unexpected data after the JSON value"},
-	CodeTooDeep:       {"tooDeep", "nesting exceeds the depth limit"},
-	CodeTooLarge:      {"tooLarge", "input exceeds the size limit"},
-	CodeEmpty:         {"empty", "empty input"},
-	CodeWrongKind:     {"wrongKind", "value is not of the requested kind"},
+var codeInfo = [...]jsonerr.Text{
+	CodeSyntax:        {Token: "syntax", Sentence: "invalid JSON syntax"},
+	CodeDuplicateKey:  {Token: "duplicateKey", Sentence: "duplicate object member name"},
+	CodeFraction:      {Token: "fraction", Sentence: "number with a fraction part is not accepted"},
+	CodeExponent:      {Token: "exponent", Sentence: "number with an exponent is not accepted"},
+	CodeNull:          {Token: "null", Sentence: "null is not accepted"},
+	CodeOutOfRange:    {Token: "outOfRange", Sentence: "integer out of range"},
+	CodeNegativeZero:  {Token: "negativeZero", Sentence: "negative zero is not accepted"},
+	CodeInvalidUTF8:   {Token: "invalidUTF8", Sentence: "invalid UTF-8"},
+	CodeInvalidEscape: {Token: "invalidEscape", Sentence: "invalid string escape"},
+	CodeTrailingData:  {Token: "trailingData", Sentence: "unexpected data after the JSON value"},
+	CodeTooDeep:       {Token: "tooDeep", Sentence: "nesting exceeds the depth limit"},
+	CodeTooLarge:      {Token: "tooLarge", Sentence: "input exceeds the size limit"},
+	CodeEmpty:         {Token: "empty", Sentence: "empty input"},
+	CodeWrongKind:     {Token: "wrongKind", Sentence: "value is not of the requested kind"},
 }
-
-func (c Code) known() bool { return c >= CodeSyntax && c <= CodeWrongKind }
 
 // Sentence returns the fixed human text of c; false outside the closed set.
-func (c Code) Sentence() (string, bool) {
-	if !c.known() {
-		return "", false
-	}
-	return codeInfo[c].sentence, true
-}
+func (c Code) Sentence() (string, bool) { return jsonerr.Sentence(codeInfo[:], uint8(c)) }
 
 // Codec returns "jsonexact", the prefix of every message.
 func (Code) Codec() string { return "jsonexact" }
 
 // String returns the stable lowerCamel token of c, or "Code(N)" for a value
 // outside the closed set.
-func (c Code) String() string {
-	if !c.known() {
-		return "Code(" + strconv.Itoa(int(c)) + ")"
-	}
-	return codeInfo[c].token
-}
+func (c Code) String() string { return jsonerr.Token(codeInfo[:], uint8(c)) }
 
 // Error is every rejection this package returns. Offset is the byte offset
 // in the input where the problem was detected, or -1 for errors from Value
