@@ -302,10 +302,10 @@ func (h *Host) PublishPolicy(publisher Caller, d policy.SnapshotDraft) (*policy.
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	var s *policy.Snapshot
-	if gen.Uint64() == 1 {
+	if p, ok := gen.Previous(); !ok {
 		s, err = policy.Publish(admin, d)
 	} else {
-		prev, ok := h.policies[snapshotKey{d.ID, ident.Generation.String(prevGeneration(gen))}]
+		prev, ok := h.policies[snapshotKey{d.ID, p.String()}]
 		if !ok {
 			return nil, fault.At("generation", fault.NotFound, "the previous generation of this policy snapshot must be published first")
 		}
@@ -323,11 +323,6 @@ func (h *Host) PublishPolicy(publisher Caller, d policy.SnapshotDraft) (*policy.
 	}
 	h.policies[k] = s
 	return s, nil
-}
-
-func prevGeneration(g ident.Generation) ident.Generation {
-	p, _ := ident.NewGeneration(g.Uint64() - 1) // g > 1
-	return p
 }
 
 // Registry returns the held Registry Snapshot with exactly this identity

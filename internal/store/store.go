@@ -163,6 +163,39 @@ func (d *domain) clone() *domain {
 	return &c
 }
 
+// editDomains replaces each domain of namespace by edit's result; edit
+// returns nil to keep a domain unchanged. Domains are copy-on-write: edit
+// must return a clone, never modify d.
+func (st *state) editDomains(namespace string, edit func(d *domain) *domain) {
+	for ref, d := range st.domains {
+		if ref.ns != namespace {
+			continue
+		}
+		if e := edit(d); e != nil {
+			st.domains[ref] = e
+		}
+	}
+}
+
+// withoutObject returns a copy of m without the snapshots served for the
+// object, and whether there were any (m itself, unchanged, when not).
+func withoutObject[T any](m map[snapKey]served[T], object string) (map[snapKey]served[T], bool) {
+	var out map[snapKey]served[T]
+	for k, e := range m {
+		if e.object != object {
+			continue
+		}
+		if out == nil {
+			out = maps.Clone(m)
+		}
+		delete(out, k)
+	}
+	if out == nil {
+		return m, false
+	}
+	return out, true
+}
+
 func keyID(pub ed25519.PublicKey) string {
 	sum := sha256.Sum256(pub)
 	return hex.EncodeToString(sum[:])
@@ -292,18 +325,15 @@ func (s *Store) RemoveRegistry(namespace, object string) {
 			delete(objs, object)
 			st.registries[namespace] = objs
 		}
-		for ref, d := range st.domains {
-			if ref.ns != namespace {
-				continue
+		st.editDomains(namespace, func(d *domain) *domain {
+			regs, ok := withoutObject(d.registries, object)
+			if !ok {
+				return nil
 			}
-			for k, e := range d.registries {
-				if e.object == object {
-					d = d.clone()
-					delete(d.registries, k)
-					st.domains[ref] = d
-				}
-			}
-		}
+			c := d.clone()
+			c.registries = regs
+			return c
+		})
 		return nil
 	})
 }
@@ -333,9 +363,8 @@ func (s *Store) PutPolicy(namespace, authority, domainUID, object string, publis
 			digest = e.digest // already served: a deleted predecessor does not withdraw it
 			return errUnchanged
 		}
-		if gen.Uint64() > 1 {
-			prev := snapKey{d.ID, prevGeneration(gen).String()}
-			if _, ok := dom.policies[prev]; !ok {
+		if p, ok := gen.Previous(); ok {
+			if _, ok := dom.policies[snapKey{d.ID, p.String()}]; !ok {
 				return ErrNoPredecessor
 			}
 		}
@@ -355,40 +384,18 @@ func (s *Store) PutPolicy(namespace, authority, domainUID, object string, publis
 	return digest, err
 }
 
-// prevGeneration returns g−1 for g > 1.
-func prevGeneration(g ident.Generation) ident.Generation {
-	p, _ := ident.ParseGeneration(uitoa(g.Uint64() - 1))
-	return p
-}
-
-func uitoa(n uint64) string {
-	var b [20]byte
-	i := len(b)
-	for {
-		i--
-		b[i] = byte('0' + n%10)
-		n /= 10
-		if n == 0 {
-			return string(b[i:])
-		}
-	}
-}
-
 // RemovePolicy stops serving the PolicySnapshot object namespace/object.
 func (s *Store) RemovePolicy(namespace, object string) {
 	_ = s.update(func(st *state) error {
-		for ref, d := range st.domains {
-			if ref.ns != namespace {
-				continue
+		st.editDomains(namespace, func(d *domain) *domain {
+			pols, ok := withoutObject(d.policies, object)
+			if !ok {
+				return nil
 			}
-			for k, e := range d.policies {
-				if e.object == object {
-					d = d.clone()
-					delete(d.policies, k)
-					st.domains[ref] = d
-				}
-			}
-		}
+			c := d.clone()
+			c.policies = pols
+			return c
+		})
 		return nil
 	})
 }

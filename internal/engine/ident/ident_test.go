@@ -217,3 +217,30 @@ func TestErrorsNeverEchoTheRejectedValue(t *testing.T) {
 		}
 	}
 }
+
+// TestGenerationPreviousStopsAtOne: a successor names exactly the generation
+// before it; generation 1 and the invalid zero value have none.
+func TestGenerationPreviousStopsAtOne(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		in       string
+		want     string
+		wantNone bool
+	}{
+		{in: "1", wantNone: true},
+		{in: "2", want: "1"},
+		{in: "18446744073709551615", want: "18446744073709551614"},
+	} {
+		g, err := ident.ParseGeneration(tc.in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, ok := g.Previous()
+		if ok == tc.wantNone || (ok && p.String() != tc.want) {
+			t.Errorf("Previous(%s) = %s, %v; want %q (none: %v)", tc.in, p, ok, tc.want, tc.wantNone)
+		}
+	}
+	if _, ok := (ident.Generation{}).Previous(); ok {
+		t.Error("the zero Generation has a previous generation")
+	}
+}

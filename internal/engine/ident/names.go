@@ -102,6 +102,15 @@ func (g Generation) Uint64() uint64 { return g.v }
 // IsZero reports whether g is the invalid zero value.
 func (g Generation) IsZero() bool { return g.v == 0 }
 
+// Previous returns the generation before g; false for generation 1 (and
+// the zero value), which has none.
+func (g Generation) Previous() (Generation, bool) {
+	if g.v <= 1 {
+		return Generation{}, false
+	}
+	return Generation{v: g.v - 1}, true
+}
+
 // String returns canonical decimal text.
 func (g Generation) String() string { return uitoa(g.v) }
 
