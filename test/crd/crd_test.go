@@ -24,6 +24,7 @@ import (
 
 	"github.com/toolgate/toolgate/api/v1alpha1"
 	"github.com/toolgate/toolgate/internal/manifest"
+	"github.com/toolgate/toolgate/internal/testutil"
 )
 
 const ns = "payments" // the samples' namespace
@@ -65,26 +66,13 @@ func sampleObjects() []*unstructured.Unstructured {
 // samples returns the typed sample objects as the CLI reads them.
 func samples() *manifest.Set {
 	GinkgoHelper()
-	set, err := manifest.LoadPaths(samplesDir)
+	set, err := testutil.Samples(repoRoot)
 	Expect(err).NotTo(HaveOccurred())
-	Expect(set.ToolRegistries).To(HaveLen(1))
-	Expect(set.HostAuthorities).To(HaveLen(1))
-	Expect(set.PolicySnapshots).To(HaveLen(2))
 	return set
 }
 
 // fresh returns a copy of obj ready to be created under name.
-func fresh[T client.Object](obj T, name string) T {
-	c := obj.DeepCopyObject().(T)
-	c.SetName(name)
-	c.SetNamespace(ns)
-	c.SetResourceVersion("")
-	c.SetUID("")
-	c.SetCreationTimestamp(metav1.Time{})
-	c.SetManagedFields(nil)
-	c.SetGeneration(0)
-	return c
-}
+func fresh[T client.Object](obj T, name string) T { return testutil.Fresh(obj, ns, name) }
 
 // expectInvalid asserts the apiserver rejected the request as Invalid
 // (HTTP 422) and that the rejection names want (a field path or a rule

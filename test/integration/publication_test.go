@@ -33,6 +33,7 @@ import (
 	"github.com/toolgate/toolgate/internal/publisher"
 	"github.com/toolgate/toolgate/internal/server"
 	"github.com/toolgate/toolgate/internal/store"
+	"github.com/toolgate/toolgate/internal/testutil"
 )
 
 const (
@@ -42,24 +43,13 @@ const (
 
 func samples() *manifest.Set {
 	GinkgoHelper()
-	set, err := manifest.LoadPaths(filepath.Join(repoRoot, "config", "samples"))
+	set, err := testutil.Samples(repoRoot)
 	Expect(err).NotTo(HaveOccurred())
-	Expect(set.HostAuthorities).To(HaveLen(1))
-	Expect(set.ToolRegistries).To(HaveLen(1))
-	Expect(set.PolicySnapshots).To(HaveLen(2))
 	return set
 }
 
 // fresh returns a copy of obj ready to be created under name.
-func fresh[T client.Object](obj T, name string) T {
-	c := obj.DeepCopyObject().(T)
-	c.SetName(name)
-	c.SetNamespace(ns)
-	c.SetResourceVersion("")
-	c.SetUID("")
-	c.SetAnnotations(nil)
-	return c
-}
+func fresh[T client.Object](obj T, name string) T { return testutil.Fresh(obj, ns, name) }
 
 // generation returns a copy of the PolicySnapshot spec as generation gen.
 func generation(ps *v1alpha1.PolicySnapshot, gen string, mod func(*v1alpha1.PolicySnapshotSpec)) *v1alpha1.PolicySnapshot {

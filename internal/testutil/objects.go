@@ -1,0 +1,45 @@
+package testutil
+
+import (
+	"fmt"
+	"path/filepath"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/toolgate/toolgate/internal/manifest"
+)
+
+// Samples reads the shipped config/samples below the repository root as
+// the CLI reads them, and checks that they are the set the suites build on:
+// one HostAuthority, one ToolRegistry and two PolicySnapshot generations.
+// It returns an error rather than failing a testing.TB, so Ginkgo suites
+// can use it with Expect.
+func Samples(repoRoot string) (*manifest.Set, error) {
+	set, err := manifest.LoadPaths(filepath.Join(repoRoot, "config", "samples"))
+	if err != nil {
+		return nil, err
+	}
+	if len(set.HostAuthorities) != 1 || len(set.ToolRegistries) != 1 || len(set.PolicySnapshots) != 2 {
+		return nil, fmt.Errorf("the samples hold %d HostAuthorities, %d ToolRegistries and %d PolicySnapshots, want 1, 1 and 2",
+			len(set.HostAuthorities), len(set.ToolRegistries), len(set.PolicySnapshots))
+	}
+	return set, nil
+}
+
+// Fresh returns a copy of obj ready to be created as namespace/name: none
+// of the metadata the apiserver sets (resource version, UID, creation time,
+// managed fields, generation) and no annotations (the publisher annotations
+// are the mutating webhook's to write).
+func Fresh[T client.Object](obj T, namespace, name string) T {
+	c := obj.DeepCopyObject().(T)
+	c.SetName(name)
+	c.SetNamespace(namespace)
+	c.SetResourceVersion("")
+	c.SetUID("")
+	c.SetCreationTimestamp(metav1.Time{})
+	c.SetManagedFields(nil)
+	c.SetGeneration(0)
+	c.SetAnnotations(nil)
+	return c
+}
