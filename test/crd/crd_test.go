@@ -24,7 +24,7 @@ import (
 
 	"github.com/toolgate/toolgate/api/v1alpha1"
 	"github.com/toolgate/toolgate/internal/manifest"
-	"github.com/toolgate/toolgate/internal/testutil"
+	"github.com/toolgate/toolgate/internal/testutil/kubefixture"
 )
 
 const ns = "payments" // the samples' namespace
@@ -66,13 +66,13 @@ func sampleObjects() []*unstructured.Unstructured {
 // samples returns the typed sample objects as the CLI reads them.
 func samples() *manifest.Set {
 	GinkgoHelper()
-	set, err := testutil.Samples(repoRoot)
+	set, err := kubefixture.Samples(repoRoot)
 	Expect(err).NotTo(HaveOccurred())
 	return set
 }
 
 // fresh returns a copy of obj ready to be created under name.
-func fresh[T client.Object](obj T, name string) T { return testutil.Fresh(obj, ns, name) }
+func fresh[T client.Object](obj T, name string) T { return kubefixture.Fresh(obj, ns, name) }
 
 // expectInvalid asserts the apiserver rejected the request as Invalid
 // (HTTP 422) and that the rejection names want (a field path or a rule

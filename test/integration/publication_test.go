@@ -33,7 +33,7 @@ import (
 	"github.com/toolgate/toolgate/internal/publisher"
 	"github.com/toolgate/toolgate/internal/server"
 	"github.com/toolgate/toolgate/internal/store"
-	"github.com/toolgate/toolgate/internal/testutil"
+	"github.com/toolgate/toolgate/internal/testutil/kubefixture"
 )
 
 const (
@@ -43,13 +43,13 @@ const (
 
 func samples() *manifest.Set {
 	GinkgoHelper()
-	set, err := testutil.Samples(repoRoot)
+	set, err := kubefixture.Samples(repoRoot)
 	Expect(err).NotTo(HaveOccurred())
 	return set
 }
 
 // fresh returns a copy of obj ready to be created under name.
-func fresh[T client.Object](obj T, name string) T { return testutil.Fresh(obj, ns, name) }
+func fresh[T client.Object](obj T, name string) T { return kubefixture.Fresh(obj, ns, name) }
 
 // generation returns a copy of the PolicySnapshot spec as generation gen.
 func generation(ps *v1alpha1.PolicySnapshot, gen string, mod func(*v1alpha1.PolicySnapshotSpec)) *v1alpha1.PolicySnapshot {

@@ -1,4 +1,10 @@
-package testutil
+// Package kubefixture holds the fixtures of the suites that run on a real
+// kube-apiserver (test/crd, test/integration): the shipped samples as typed
+// objects and fresh copies ready to create. Like internal/testutil, whose
+// part it is, it is for tests only. It is a package of its own because it
+// imports internal/manifest, which internal/testutil's in-package users
+// (internal/agentsafe among them) must not reach.
+package kubefixture
 
 import (
 	"fmt"
