@@ -1,6 +1,7 @@
 package policy
 
 import (
+	"errors"
 	"slices"
 	"strings"
 
@@ -120,13 +121,24 @@ func (k *compiler) compound(kind vocab.ConditionKind, name string, ds []Conditio
 	case len(ds) > MaxChildren:
 		return nil, fault.At(name, fault.LimitExceeded, "compound conditions have 1–16 children")
 	}
+	// Every child is checked, so that all the violations of a tree are
+	// reported at once; a bound exceeded stops the walk, because every node
+	// after it would exceed it too.
 	children := make([]*Condition, len(ds))
+	var errs fault.Errors
 	for i := range ds {
 		ch, err := k.condition(&ds[i], depth+1)
 		if err != nil {
-			return nil, fault.Within(name+fault.Index(i), err)
+			errs.Add(name+fault.Index(i), err)
+			if errors.Is(err, fault.ErrLimitExceeded) {
+				break
+			}
+			continue
 		}
 		children[i] = ch
+	}
+	if err := errs.Err(); err != nil {
+		return nil, err
 	}
 	// Children are semantically unordered; normalize by key and reject
 	// duplicates, reporting the later child in draft order.

@@ -1,6 +1,7 @@
 package policy
 
 import (
+	"errors"
 	"slices"
 
 	"github.com/toolgate/toolgate/internal/engine/authority"
@@ -134,7 +135,7 @@ func build(admin *authority.RoleAuthority, c ceiling, id ident.PolicyID, gen ide
 		def, err := k.definition(&ds[i])
 		if err != nil {
 			errs.Add("policies"+fault.Index(i), err)
-			if fault.CodeOf(err) == fault.LimitExceeded {
+			if errors.Is(err, fault.ErrLimitExceeded) {
 				return nil, nil, errs.Err() // a bound stops the walk
 			}
 			continue
@@ -186,7 +187,7 @@ func (k *compiler) definition(d *DefinitionDraft) (*Definition, error) {
 		r, err := k.rule(&d.Rules[i])
 		if err != nil {
 			errs.Add("rules"+fault.Index(i), err)
-			if fault.CodeOf(err) == fault.LimitExceeded {
+			if errors.Is(err, fault.ErrLimitExceeded) {
 				return nil, errs.Err() // a bound stops the walk
 			}
 			continue
@@ -223,7 +224,7 @@ func (k *compiler) rule(d *RuleDraft) (*Rule, error) {
 	cond, err := k.condition(&d.Condition, 1)
 	if err != nil {
 		errs.Add("condition", err)
-		if fault.CodeOf(err) == fault.LimitExceeded {
+		if errors.Is(err, fault.ErrLimitExceeded) {
 			return nil, errs.Err()
 		}
 	}

@@ -64,6 +64,45 @@ func TestPublicationReportsEveryViolation(t *testing.T) {
 				"policies[0].rules[0].scope.resources[1] malformed",
 			},
 		},
+		"every faulty node of one condition tree": {
+			draft: func() policy.SnapshotDraft {
+				d := history()
+				d.Policies[0].Rules[0].Condition = policy.ConditionDraft{All: []policy.ConditionDraft{
+					{Predicate: &policy.PredicateDraft{Name: "sideEffectIs", Value: "financial"}},
+					{Predicate: &policy.PredicateDraft{Name: "noSuchPredicate"}},
+					{Any: []policy.ConditionDraft{
+						{Predicate: &policy.PredicateDraft{Name: "sideEffectIs", Value: "astral"}},
+						{},
+					}},
+				}}
+				return d
+			}(),
+			want: []string{
+				"policies[0].rules[0].condition.all[1].predicate.name unknownToken",
+				"policies[0].rules[0].condition.all[2].any[0].predicate.value unknownToken",
+				"policies[0].rules[0].condition.all[2].any[1] missing",
+			},
+		},
+		"a bound exceeded in a tree stops its walk after the faults before it": {
+			draft: func() policy.SnapshotDraft {
+				d := history()
+				leaf := policy.ConditionDraft{Predicate: &policy.PredicateDraft{Name: "sideEffectIs", Value: "financial"}}
+				deep := leaf
+				for range policy.MaxDepth {
+					deep = policy.ConditionDraft{All: []policy.ConditionDraft{deep}}
+				}
+				d.Policies[0].Rules[0].Condition = policy.ConditionDraft{Any: []policy.ConditionDraft{
+					{Predicate: &policy.PredicateDraft{Name: "noSuchPredicate"}},
+					deep,
+					{Predicate: &policy.PredicateDraft{Name: "noSuchPredicate"}},
+				}}
+				return d
+			}(),
+			want: []string{
+				"policies[0].rules[0].condition.any[0].predicate.name unknownToken",
+				"policies[0].rules[0].condition.any[1].all[0].all[0].all[0].all[0].all[0].all[0].all[0] limitExceeded",
+			},
+		},
 		"a successor that drops one version and changes and revives others": {
 			successor: true,
 			draft: next(func(d *policy.SnapshotDraft) {
