@@ -520,6 +520,13 @@ var _ = Describe("two toolgate manager processes", Ordered, func() {
 				Expect(res.Decision.MatchedRules).NotTo(ContainElement(ContainSubstring(rule)))
 			}
 		}
+		By("a selection is exact: generation 2 holds no policy version 3")
+		for _, p := range allProcs() {
+			res, err := asP(p, agent).Authorize(ctx, selecting("2", "3"))
+			Expect(err).NotTo(HaveOccurred())
+			Expect(res.Decision.Outcome).To(Equal("deny"), p.name)
+			Expect(res.Decision.Reasons).To(ConsistOf("policyUnknown"), p.name)
+		}
 		By("no process restarted")
 		for _, p := range allProcs() {
 			Expect(p.running()).To(BeTrue(), p.name)
