@@ -362,7 +362,7 @@ var _ = Describe("two toolgate manager processes", Ordered, func() {
 			v := tgclient.ValidateRequest{Artifact: res.Authorization.Artifact, Expectations: exp}
 
 			ok, consumed := consumeRace(pair[:], executor, v, 64)
-			Expect(ok).To(HaveLen(1), "successful consumes")
+			Expect(len(ok)).To(Equal(1), "successful consumes")
 			Expect(consumed).To(Equal(63), "conflicts")
 			By("one record, in this pair's store only")
 			Expect(apiserverRecords(exp.AuthorizationID)).To(Equal(inAPIServer), "Consumption objects")
@@ -413,7 +413,7 @@ var _ = Describe("two toolgate manager processes", Ordered, func() {
 			p.waitUp(true)
 		}
 		ok, consumed := consumeRace(etcdProcs[:], executor, v, 8)
-		Expect(ok).To(HaveLen(1), "successful consumes: the outage consumed nothing")
+		Expect(len(ok)).To(Equal(1), "successful consumes: the outage consumed nothing")
 		Expect(consumed).To(Equal(7))
 		Expect(etcdRecords(ok[0].Binding)).To(Equal(1))
 	})
