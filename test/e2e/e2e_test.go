@@ -74,8 +74,8 @@ func expectStatus(err error, status int) {
 }
 
 // consumeRace consumes v n times at once, call i at ps[i%len(ps)], and
-// returns the successful responses; any error other than ErrConsumed
-// fails, so len(ok) + the conflicts is always n.
+// returns the successes (the client's nil: a 200 saying consumed) and the
+// conflicts (ErrConsumed: a 409); any other answer fails.
 func consumeRace(ps []*managerProc, token string, v tgclient.ValidateRequest, n int) (ok []*tgclient.ValidateResponse, consumed int) {
 	GinkgoHelper()
 	res, errs := consumeAll(ps, token, v, n)

@@ -212,7 +212,10 @@ func (e *etcdProc) start() {
 	}).WithTimeout(30*time.Second).WithPolling(100*time.Millisecond).Should(Succeed(), "etcd did not come up")
 }
 
-// kill ends etcd with SIGKILL: a crashed store, not one shutting down.
+// kill ends etcd with SIGKILL: a crashed store, not one shutting down. Not
+// SIGSTOP: a stopped etcd still holds the requests in its sockets and may
+// commit a timed-out consume once continued, so "nothing was consumed"
+// could not be shown.
 func (e *etcdProc) kill() {
 	if e == nil || e.cmd == nil {
 		return
