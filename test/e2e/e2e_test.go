@@ -266,7 +266,7 @@ func renamed(suffix string) (tgclient.AuthorizeRequest, tgclient.Expectations) {
 	return req, exp
 }
 
-var _ = Describe("two toolgate manager processes", Ordered, func() {
+var _ = Describe("toolgate manager processes", Ordered, func() {
 	var (
 		agent, executor string
 		aliceKC         string // the policy administrator's kubeconfig
