@@ -24,6 +24,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
 
@@ -217,19 +218,23 @@ func denyPaymentsTo(account string) v1alpha1.PolicyRule {
 	}
 }
 
-// kubectlApply applies objs with kubectl under the kubeconfig kc.
-func kubectlApply(kc string, objs ...client.Object) {
+// applyAs applies obj as the user of cfg and kubeconfig kc: with kubectl,
+// or where kubectl is not on PATH (as in the samples spec) with a client.
+func applyAs(cfg *rest.Config, kc string, obj client.Object) {
 	GinkgoHelper()
-	var docs []string
-	for _, o := range objs {
-		y, err := yaml.Marshal(o)
+	if _, err := exec.LookPath("kubectl"); err != nil {
+		By("kubectl is not on PATH: creating " + obj.GetName() + " with a client")
+		c, err := client.New(cfg, client.Options{Scheme: scheme})
 		Expect(err).NotTo(HaveOccurred())
-		docs = append(docs, string(y))
+		Expect(c.Create(ctx, obj.DeepCopyObject().(client.Object))).To(Succeed())
+		return
 	}
-	file := filepath.Join(workDir, "apply-"+nonce()+".yaml")
-	Expect(os.WriteFile(file, []byte(strings.Join(docs, "---\n")), 0o600)).To(Succeed())
+	y, err := yaml.Marshal(obj)
+	Expect(err).NotTo(HaveOccurred())
+	file := filepath.Join(workDir, obj.GetName()+".yaml")
+	Expect(os.WriteFile(file, y, 0o600)).To(Succeed())
 	out, err := exec.CommandContext(ctx, "kubectl", "--kubeconfig", kc, "apply", "-f", file).CombinedOutput()
-	Expect(err).NotTo(HaveOccurred(), "kubectl apply: %s", out)
+	Expect(err).NotTo(HaveOccurred(), "kubectl apply -f %s: %s", obj.GetName(), out)
 }
 
 // expectReady waits until ps's Ready condition is True for its generation.
@@ -269,13 +274,14 @@ func renamed(suffix string) (tgclient.AuthorizeRequest, tgclient.Expectations) {
 var _ = Describe("toolgate manager processes", Ordered, func() {
 	var (
 		agent, executor string
-		aliceKC         string // the policy administrator's kubeconfig
+		aliceCfg        *rest.Config // the policy administrator, as a client
+		aliceKC         string       // and as a kubeconfig file
 		gen3            *v1alpha1.PolicySnapshot
 	)
 
 	It("publish the samples applied by a policy administrator with kubectl: every object Ready", func() {
 		cfg, kc := userConfig("alice", adminGroup)
-		aliceKC = kc
+		aliceCfg, aliceKC = cfg, kc
 		if _, err := exec.LookPath("kubectl"); err == nil {
 			out, err := exec.CommandContext(ctx, "kubectl", "--kubeconfig", kc, "apply", "-k", filepath.Join(repoRoot, "config", "samples")).CombinedOutput()
 			Expect(err).NotTo(HaveOccurred(), "kubectl apply -k config/samples: %s", out)
@@ -515,7 +521,7 @@ var _ = Describe("toolgate manager processes", Ordered, func() {
 		}
 
 		By("alice applies generation 3 with kubectl")
-		kubectlApply(aliceKC, gen3)
+		applyAs(aliceCfg, aliceKC, gen3)
 		expectReady(gen3)
 
 		By("every process decides with generation 3 when it is selected")
@@ -579,7 +585,7 @@ var _ = Describe("toolgate manager processes", Ordered, func() {
 		By("a new generation is applied and gets Ready, written by the new leader")
 		Expect(gen3).NotTo(BeNil())
 		gen4 := successor(gen3, "4", denyPaymentsTo("acct-3003"))
-		kubectlApply(aliceKC, gen4)
+		applyAs(aliceCfg, aliceKC, gen4)
 		expectReady(gen4)
 		Expect(leaseHolder()).To(Equal(newHolder), "leadership moved again")
 		Expect(leaders()).To(ConsistOf(newLeader))
