@@ -165,7 +165,7 @@ func leaseHolder() string {
 func leaders() []*managerProc {
 	var ls []*managerProc
 	for _, p := range allProcs() {
-		if p.running() && strings.Contains(p.life(), "Successfully acquired lease") {
+		if p.running() && strings.Contains(p.life(), acquiredLease) {
 			ls = append(ls, p)
 		}
 	}
@@ -577,7 +577,7 @@ var _ = Describe("toolgate manager processes", Ordered, func() {
 
 		// The killed process comes back as a follower before anything is
 		// applied: admission needs manager-1 (the webhook configurations
-		// name its port, failurePolicy Fail), which may be the one killed.
+		// name its port, failurePolicy Fail), the first leader.
 		By("restarting " + killed.name + " as a follower")
 		killed.start()
 		killed.waitUp(true)

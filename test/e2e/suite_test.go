@@ -36,6 +36,9 @@ const (
 	systemNS   = "toolgate-system" // the managers' namespace: the leader-election Lease
 	adminGroup = "payments-policy-admins"
 	leaseName  = "toolgate-manager.stk.toolgate.dev" // the managers' --leader-election-id
+	// acquiredLease is what controller-runtime logs when a process becomes
+	// leader.
+	acquiredLease = "Successfully acquired lease"
 )
 
 var (
@@ -332,9 +335,14 @@ var _ = BeforeSuite(func() {
 	procs[1] = &managerProc{name: "manager-2", store: api, webhookPort: freePort()}
 	etcdProcs[0] = &managerProc{name: "manager-etcd-1", store: etcd, webhookPort: freePort()}
 	etcdProcs[1] = &managerProc{name: "manager-etcd-2", store: etcd, webhookPort: freePort()}
-	for _, p := range allProcs() {
+	// manager-1 leads first: the failover spec then kills the replica that
+	// also serves the webhooks, the hardest case, in every run.
+	for i, p := range allProcs() {
 		p.probePort, p.servicePort, p.out = freePort(), freePort(), &syncBuffer{}
 		p.start()
+		if i == 0 {
+			Eventually(p.life).WithTimeout(30*time.Second).Should(ContainSubstring(acquiredLease), "%s did not lead", p.name)
+		}
 	}
 	for _, p := range allProcs() {
 		p.waitUp(false)
