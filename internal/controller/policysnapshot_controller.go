@@ -29,6 +29,12 @@ type PolicySnapshotReconciler struct {
 	Client client.Client
 	Store  *store.Store
 	status statusWriter
+	// accepted receives every generation this replica serves, to wake its
+	// successor: a successor reconciled first waits, and on a follower no
+	// status write of the predecessor would wake it (a restarted follower
+	// reconciles generations in any order). Nil sends nothing.
+	accepted chan<- event.GenericEvent
+	done     <-chan struct{}
 }
 
 var _ reconcile.Reconciler = (*PolicySnapshotReconciler)(nil)
@@ -91,14 +97,35 @@ func (r *PolicySnapshotReconciler) Reconcile(ctx context.Context, req ctrl.Reque
 		return reject(specFaults(err), p.Name)
 	}
 	result = resultAccepted
+	r.wakeSuccessor(&ps)
 	return ctrl.Result{}, r.status.write(ctx, &ps, &ps.Status, outcome{reason: v1alpha1.ReasonAccepted, digest: digest, publishedBy: p.Name})
 }
 
-func (r *PolicySnapshotReconciler) setup(mgr ctrl.Manager, resync, domainChanged <-chan event.GenericEvent) error {
+// wakeSuccessor sends ps on accepted without blocking the reconcile.
+func (r *PolicySnapshotReconciler) wakeSuccessor(ps *v1alpha1.PolicySnapshot) {
+	if r.accepted == nil {
+		return
+	}
+	ev := event.GenericEvent{Object: ps.DeepCopy()}
+	select {
+	case r.accepted <- ev:
+	default:
+		go func() {
+			select {
+			case r.accepted <- ev:
+			case <-r.done:
+			}
+		}()
+	}
+}
+
+func (r *PolicySnapshotReconciler) setup(mgr ctrl.Manager, resync, domainChanged, accepted <-chan event.GenericEvent) error {
 	return ctrl.NewControllerManagedBy(mgr).
 		For(&v1alpha1.PolicySnapshot{}).
-		// Generation n+1 waits for generation n: reconcile it when n changes.
+		// Generation n+1 waits for generation n: reconcile it when n changes
+		// and when this replica accepts n.
 		Watches(&v1alpha1.PolicySnapshot{}, handler.EnqueueRequestsFromMapFunc(successor)).
+		WatchesRawSource(source.Channel(accepted, handler.EnqueueRequestsFromMapFunc(successor))).
 		WatchesRawSource(channelSource(resync)).
 		WatchesRawSource(source.Channel(domainChanged, handler.EnqueueRequestsFromMapFunc(r.inDomain))).
 		WithOptions(controllerOptions()).

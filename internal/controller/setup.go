@@ -56,8 +56,9 @@ func Setup(ctx context.Context, mgr ctrl.Manager, s *store.Store) error {
 	if err := tr.setup(mgr, trResync); err != nil {
 		return err
 	}
-	ps := &PolicySnapshotReconciler{Client: mgr.GetClient(), Store: s, status: sw}
-	if err := ps.setup(mgr, psResync, domainChanged); err != nil {
+	accepted := make(chan event.GenericEvent, 64)
+	ps := &PolicySnapshotReconciler{Client: mgr.GetClient(), Store: s, status: sw, accepted: accepted, done: ctx.Done()}
+	if err := ps.setup(mgr, psResync, domainChanged, accepted); err != nil {
 		return err
 	}
 	return mgr.Add(&resyncOnElection{client: mgr.GetClient(), ha: haResync, tr: trResync, ps: psResync})

@@ -15,15 +15,22 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	clientv3 "go.etcd.io/etcd/client/v3"
+	"go.uber.org/zap"
 	authnv1 "k8s.io/api/authentication/v1"
+	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/yaml"
 
 	"github.com/toolgate/toolgate/api/v1alpha1"
 	tgclient "github.com/toolgate/toolgate/client"
+	"github.com/toolgate/toolgate/internal/consume/etcdstore"
 	"github.com/toolgate/toolgate/internal/manifest"
 )
 
@@ -51,8 +58,11 @@ func saToken(sa string) string {
 }
 
 // as returns a client of process i's service authenticating with token.
-func as(i int, token string) *tgclient.Client {
-	return tgclient.New(procs[i].url(), token, httpsClient)
+func as(i int, token string) *tgclient.Client { return asP(procs[i], token) }
+
+// asP returns a client of process p's service authenticating with token.
+func asP(p *managerProc, token string) *tgclient.Client {
+	return tgclient.New(p.url(), token, httpsClient)
 }
 
 // expectStatus asserts err is an API rejection with the HTTP status.
@@ -62,6 +72,182 @@ func expectStatus(err error, status int) {
 	var ae *tgclient.APIError
 	Expect(errors.As(err, &ae)).To(BeTrue(), "not an API error: %v", err)
 	Expect(ae.Status).To(Equal(status), "%v", err)
+}
+
+// consumeRace consumes v n times at once, call i at ps[i%len(ps)], and
+// returns the successes (the client's nil: a 200 saying consumed) and the
+// conflicts (ErrConsumed: a 409); any other answer fails.
+func consumeRace(ps []*managerProc, token string, v tgclient.ValidateRequest, n int) (ok []*tgclient.ValidateResponse, consumed int) {
+	GinkgoHelper()
+	res, errs := consumeAll(ps, token, v, n)
+	for i, err := range errs {
+		switch {
+		case err == nil:
+			Expect(res[i].Consumed).To(BeTrue())
+			ok = append(ok, res[i])
+		case errors.Is(err, tgclient.ErrConsumed):
+			consumed++
+		default:
+			Fail("unexpected consume error: " + err.Error())
+		}
+	}
+	return ok, consumed
+}
+
+// consumeAll consumes v n times at once, call i at ps[i%len(ps)].
+func consumeAll(ps []*managerProc, token string, v tgclient.ValidateRequest, n int) ([]*tgclient.ValidateResponse, []error) {
+	res, errs := make([]*tgclient.ValidateResponse, n), make([]error, n)
+	var wg sync.WaitGroup
+	start := make(chan struct{})
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-start
+			res[i], errs[i] = asP(ps[i%len(ps)], token).Consume(ctx, v)
+		}()
+	}
+	close(start)
+	wg.Wait()
+	return res, errs
+}
+
+// apiserverRecords counts the Consumption objects of the Authorization id.
+func apiserverRecords(id string) int {
+	GinkgoHelper()
+	var records v1alpha1.ConsumptionList
+	Expect(admin.List(ctx, &records, client.InNamespace(ns))).To(Succeed())
+	n := 0
+	for _, r := range records.Items {
+		if string(r.Spec.AuthorizationID) == id {
+			n++
+		}
+	}
+	return n
+}
+
+// etcdRecords counts the etcd store's keys of the binding "sha256:<hex>"
+// (the key is <prefix><domain>/<hex>).
+func etcdRecords(binding string) int {
+	GinkgoHelper()
+	Expect(binding).To(HavePrefix("sha256:"))
+	cli, err := clientv3.New(clientv3.Config{Endpoints: []string{etcdServer.url()}, DialTimeout: 5 * time.Second, Logger: zap.NewNop()})
+	Expect(err).NotTo(HaveOccurred())
+	defer func() { _ = cli.Close() }()
+	resp, err := cli.Get(ctx, etcdstore.DefaultPrefix, clientv3.WithPrefix(), clientv3.WithKeysOnly())
+	Expect(err).NotTo(HaveOccurred())
+	n := 0
+	for _, kv := range resp.Kvs {
+		if strings.HasSuffix(string(kv.Key), "/"+strings.TrimPrefix(binding, "sha256:")) {
+			n++
+		}
+	}
+	return n
+}
+
+// serviceReady returns the status of the service's /readyz, or an error.
+func serviceReady(p *managerProc) (int, error) { return get(p.url() + "/readyz") }
+
+// leaseHolder returns the holder of the managers' leader-election Lease.
+func leaseHolder() string {
+	GinkgoHelper()
+	var lease coordinationv1.Lease
+	Expect(admin.Get(ctx, client.ObjectKey{Namespace: systemNS, Name: leaseName}, &lease)).To(Succeed())
+	if lease.Spec.HolderIdentity == nil {
+		return ""
+	}
+	return *lease.Spec.HolderIdentity
+}
+
+// leaders returns the running processes that acquired the Lease in their
+// current life: the holder identity (hostname and a random id) names no
+// process, so the acquisition controller-runtime logs does.
+func leaders() []*managerProc {
+	var ls []*managerProc
+	for _, p := range allProcs() {
+		if p.running() && strings.Contains(p.life(), acquiredLease) {
+			ls = append(ls, p)
+		}
+	}
+	return ls
+}
+
+// leader waits until exactly one running process holds the Lease and
+// returns it.
+func leader() *managerProc {
+	GinkgoHelper()
+	var l *managerProc
+	Eventually(func(g Gomega) {
+		ls := leaders()
+		g.Expect(ls).To(HaveLen(1), "processes that acquired the Lease")
+		l = ls[0]
+	}).WithTimeout(30 * time.Second).Should(Succeed())
+	return l
+}
+
+// successor returns PolicySnapshot prev's successor generation gen: every
+// policy version of prev kept (an active one deprecated), plus version gen
+// of prev's last policy with deny prepended.
+func successor(prev *v1alpha1.PolicySnapshot, gen string, deny v1alpha1.PolicyRule) *v1alpha1.PolicySnapshot {
+	next := &v1alpha1.PolicySnapshot{
+		TypeMeta:   metav1.TypeMeta{APIVersion: v1alpha1.SchemeGroupVersion.String(), Kind: "PolicySnapshot"},
+		ObjectMeta: metav1.ObjectMeta{Name: string(prev.Spec.SnapshotID) + "-" + gen, Namespace: ns},
+		Spec:       *prev.Spec.DeepCopy(),
+	}
+	next.Spec.SnapshotGeneration = v1alpha1.Generation(gen)
+	last := next.Spec.Policies[len(next.Spec.Policies)-1]
+	for i := range next.Spec.Policies {
+		if next.Spec.Policies[i].Lifecycle == v1alpha1.PolicyLifecycleActive {
+			next.Spec.Policies[i].Lifecycle = v1alpha1.PolicyLifecycleDeprecated
+		}
+	}
+	version := *last.DeepCopy()
+	version.Generation, version.Lifecycle = v1alpha1.Generation(gen), v1alpha1.PolicyLifecycleActive
+	version.Rules = append([]v1alpha1.PolicyRule{deny}, version.Rules...)
+	next.Spec.Policies = append(next.Spec.Policies, version)
+	return next
+}
+
+// denyPaymentsTo is a deny rule for payments.submit naming the account.
+func denyPaymentsTo(account string) v1alpha1.PolicyRule {
+	return v1alpha1.PolicyRule{
+		ID: v1alpha1.LowerToken("deny-payments-to-" + account), Effect: v1alpha1.EffectDeny, Reason: v1alpha1.PolicyReasonDenyRuleMatched,
+		Condition: apiextensionsv1.JSON{Raw: []byte(`{"all":[` +
+			`{"predicate":{"name":"exactToolID","identifier":"payments.submit"}},` +
+			`{"predicate":{"name":"requestedResourcesInclude","values":["` + account + `"]}}]}`)},
+	}
+}
+
+// applyAs applies obj as the user of cfg and kubeconfig kc: with kubectl,
+// or where kubectl is not on PATH (as in the samples spec) with a client.
+func applyAs(cfg *rest.Config, kc string, obj client.Object) {
+	GinkgoHelper()
+	if _, err := exec.LookPath("kubectl"); err != nil {
+		By("kubectl is not on PATH: creating " + obj.GetName() + " with a client")
+		c, err := client.New(cfg, client.Options{Scheme: scheme})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(c.Create(ctx, obj.DeepCopyObject().(client.Object))).To(Succeed())
+		return
+	}
+	y, err := yaml.Marshal(obj)
+	Expect(err).NotTo(HaveOccurred())
+	file := filepath.Join(workDir, obj.GetName()+".yaml")
+	Expect(os.WriteFile(file, y, 0o600)).To(Succeed())
+	out, err := exec.CommandContext(ctx, "kubectl", "--kubeconfig", kc, "apply", "-f", file).CombinedOutput()
+	Expect(err).NotTo(HaveOccurred(), "kubectl apply -f %s: %s", obj.GetName(), out)
+}
+
+// expectReady waits until ps's Ready condition is True for its generation.
+func expectReady(ps *v1alpha1.PolicySnapshot) {
+	GinkgoHelper()
+	Eventually(func(g Gomega) {
+		var got v1alpha1.PolicySnapshot
+		g.Expect(admin.Get(ctx, client.ObjectKeyFromObject(ps), &got)).To(Succeed())
+		c := meta.FindStatusCondition(got.Status.Conditions, v1alpha1.ConditionReady)
+		g.Expect(c).NotTo(BeNil(), "%s has no Ready condition", ps.Name)
+		g.Expect(c.Status).To(Equal(metav1.ConditionTrue), "%s Ready: %s %s", ps.Name, c.Reason, c.Message)
+		g.Expect(c.ObservedGeneration).To(Equal(got.Generation))
+	}).WithTimeout(60*time.Second).WithPolling(250*time.Millisecond).Should(Succeed(), "%s not Ready", ps.Name)
 }
 
 func nonce() string {
@@ -85,15 +271,17 @@ func renamed(suffix string) (tgclient.AuthorizeRequest, tgclient.Expectations) {
 	return req, exp
 }
 
-var _ = Describe("two toolgate manager processes", Ordered, func() {
+var _ = Describe("toolgate manager processes", Ordered, func() {
 	var (
 		agent, executor string
-		artifact        string // the allow example's, consumed in spec 3
-		expectations    tgclient.Expectations
+		aliceCfg        *rest.Config // the policy administrator, as a client
+		aliceKC         string       // and as a kubeconfig file
+		gen3            *v1alpha1.PolicySnapshot
 	)
 
 	It("publish the samples applied by a policy administrator with kubectl: every object Ready", func() {
 		cfg, kc := userConfig("alice", adminGroup)
+		aliceCfg, aliceKC = cfg, kc
 		if _, err := exec.LookPath("kubectl"); err == nil {
 			out, err := exec.CommandContext(ctx, "kubectl", "--kubeconfig", kc, "apply", "-k", filepath.Join(repoRoot, "config", "samples")).CombinedOutput()
 			Expect(err).NotTo(HaveOccurred(), "kubectl apply -k config/samples: %s", out)
@@ -142,8 +330,8 @@ var _ = Describe("two toolgate manager processes", Ordered, func() {
 			}
 		}).WithTimeout(60 * time.Second).WithPolling(250 * time.Millisecond).Should(Succeed())
 
-		By("both services load the domain")
-		for _, p := range procs {
+		By("every service loads the domain")
+		for _, p := range allProcs() {
 			p.waitUp(true)
 		}
 	})
@@ -152,6 +340,7 @@ var _ = Describe("two toolgate manager processes", Ordered, func() {
 		agent, executor = saToken("payments-agent-runtime"), saToken("payments-executor")
 
 		var allow, deny, confirm tgclient.AuthorizeRequest
+		var expectations tgclient.Expectations
 		example("authorize-allow.json", &allow)
 		example("authorize-deny.json", &deny)
 		example("authorize-confirm.json", &confirm)
@@ -163,7 +352,7 @@ var _ = Describe("two toolgate manager processes", Ordered, func() {
 		Expect(res.Authorization).NotTo(BeNil())
 		Expect(res.Authorization.Artifact).NotTo(BeEmpty())
 		Expect(res.Authorization.ID).To(Equal(allow.AuthorizationID))
-		artifact = res.Authorization.Artifact
+		artifact := res.Authorization.Artifact
 
 		res, err = as(0, agent).Authorize(ctx, deny)
 		Expect(err).NotTo(HaveOccurred())
@@ -181,54 +370,76 @@ var _ = Describe("two toolgate manager processes", Ordered, func() {
 		Expect(v.Consumed).To(BeFalse())
 	})
 
-	It("consume one artifact exactly once among 64 concurrent calls split across both processes", func() {
-		Expect(artifact).NotTo(BeEmpty())
-		const n = 64
-		errs := make([]error, n)
-		var wg sync.WaitGroup
-		start := make(chan struct{})
-		for i := range n {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				defer GinkgoRecover()
-				<-start
-				_, errs[i] = as(i%2, executor).Consume(ctx, tgclient.ValidateRequest{Artifact: artifact, Expectations: expectations})
-			}()
-		}
-		close(start)
-		wg.Wait()
-		var ok, consumed int
-		for _, err := range errs {
-			switch {
-			case err == nil:
-				ok++
-			case errors.Is(err, tgclient.ErrConsumed):
-				consumed++
-			default:
-				Fail("unexpected consume error: " + err.Error())
+	// The same race and restart on each Consumption store, each store's
+	// pair of processes sharing it: exactly one 200, 63 409.
+	DescribeTable("consume one artifact exactly once among 64 concurrent calls split across two processes, and keep it consumed across a restart",
+		func(pair *[2]*managerProc, inAPIServer, inEtcd int) {
+			req, exp := renamed("race-" + pair[0].name)
+			res, err := asP(pair[0], agent).Authorize(ctx, req)
+			Expect(err).NotTo(HaveOccurred())
+			Expect(res.Authorization).NotTo(BeNil())
+			v := tgclient.ValidateRequest{Artifact: res.Authorization.Artifact, Expectations: exp}
+
+			ok, consumed := consumeRace(pair[:], executor, v, 64)
+			Expect(len(ok)).To(Equal(1), "successful consumes")
+			Expect(consumed).To(Equal(63), "conflicts")
+			By("one record, in this pair's store only")
+			Expect(apiserverRecords(exp.AuthorizationID)).To(Equal(inAPIServer), "Consumption objects")
+			Expect(etcdRecords(ok[0].Binding)).To(Equal(inEtcd), "etcd keys")
+
+			// A follower: leadership changes only in the failover spec.
+			restarted := pair[1]
+			if leader() == restarted {
+				restarted = pair[0]
 			}
-		}
-		Expect(ok).To(Equal(1), "successful consumes")
-		Expect(consumed).To(Equal(n - 1))
+			By("restarting " + restarted.name)
+			restarted.restart()
+			for _, p := range pair {
+				_, err := asP(p, executor).Consume(ctx, v)
+				Expect(err).To(MatchError(tgclient.ErrConsumed), p.name)
+			}
+		},
+		Entry("on the apiserver store (Consumption objects)", &procs, 1, 0),
+		Entry("on the etcd store", &etcdProcs, 0, 1),
+	)
 
-		var records v1alpha1.ConsumptionList
-		Expect(admin.List(ctx, &records, client.InNamespace(ns))).To(Succeed())
-		Expect(records.Items).To(HaveLen(1))
-		Expect(string(records.Items[0].Spec.AuthorizationID)).To(Equal(expectations.AuthorizationID))
-	})
+	It("fail closed while the etcd store cannot answer: every consume 503 unavailable, /readyz not ready; afterwards the artifact consumes exactly once", func() {
+		req, exp := renamed("outage")
+		res, err := asP(etcdProcs[0], agent).Authorize(ctx, req)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(res.Authorization).NotTo(BeNil())
+		v := tgclient.ValidateRequest{Artifact: res.Authorization.Artifact, Expectations: exp}
 
-	It("keep a consumed artifact consumed across a restart of process 2", func() {
-		old := procs[1].cmd.Process.Pid
-		procs[1].stop(true)
-		Expect(procs[1].running()).To(BeFalse())
-		procs[1].start()
-		Expect(procs[1].cmd.Process.Pid).NotTo(Equal(old))
-		procs[1].waitUp(true)
-		for i := range procs {
-			_, err := as(i, executor).Consume(ctx, tgclient.ValidateRequest{Artifact: artifact, Expectations: expectations})
-			Expect(err).To(MatchError(tgclient.ErrConsumed), "process %d", i+1)
+		By("killing etcd")
+		etcdServer.kill()
+		for _, p := range etcdProcs {
+			Eventually(serviceReady).WithArguments(p).WithTimeout(20*time.Second).Should(Equal(http.StatusServiceUnavailable), "%s /readyz", p.name)
 		}
+		_, errs := consumeAll(etcdProcs[:], executor, v, 8)
+		for _, err := range errs {
+			Expect(err).To(HaveOccurred(), "a consume succeeded without the store")
+			var ae *tgclient.APIError
+			Expect(errors.As(err, &ae)).To(BeTrue(), "not an API error: %v", err)
+			Expect(ae.Status).To(Equal(http.StatusServiceUnavailable), "%v", err)
+			Expect(ae.Err.Code).To(Equal("unavailable"), "%v", err)
+		}
+		for _, p := range etcdProcs {
+			Expect(serviceReady(p)).To(Equal(http.StatusServiceUnavailable), "%s /readyz after the consumes", p.name)
+		}
+		By("the apiserver-backed processes are unaffected")
+		for _, p := range procs {
+			Expect(serviceReady(p)).To(Equal(http.StatusOK), "%s /readyz", p.name)
+		}
+
+		By("restarting etcd on its data directory")
+		etcdServer.start()
+		for _, p := range etcdProcs {
+			p.waitUp(true)
+		}
+		ok, consumed := consumeRace(etcdProcs[:], executor, v, 8)
+		Expect(len(ok)).To(Equal(1), "successful consumes: the outage consumed nothing")
+		Expect(consumed).To(Equal(7))
+		Expect(etcdRecords(ok[0].Binding)).To(Equal(1))
 	})
 
 	It("reject unauthenticated callers, the agent at consume, a differing expectation and altered artifacts", func() {
@@ -282,10 +493,108 @@ var _ = Describe("two toolgate manager processes", Ordered, func() {
 		Expect(done.Consumed).To(BeTrue())
 	})
 
-	It("never write an argument value or a bearer token to either process's output", func() {
+	It("serve a new PolicySnapshot generation applied with kubectl without a restart, the previous generations still selectable", func() {
+		pids := map[string]int{}
+		for _, p := range allProcs() {
+			pids[p.name] = p.cmd.Process.Pid
+		}
+		set, err := manifest.LoadPaths(filepath.Join(repoRoot, "config", "samples"))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(set.PolicySnapshots).To(HaveLen(2))
+		gen2 := &set.PolicySnapshots[1]
+		Expect(string(gen2.Spec.SnapshotGeneration)).To(Equal("2"))
+		// Generation 3's new policy version denies what versions 1 and 2
+		// allow: a payment to acct-2002 (the allow example).
+		deny := denyPaymentsTo("acct-2002")
+		rule := string(deny.ID)
+		gen3 = successor(gen2, "3", deny)
+		selecting := func(snapshot, policy string) tgclient.AuthorizeRequest {
+			req, _ := renamed("gen" + snapshot + "-" + nonce())
+			req.Policy.SnapshotGeneration, req.Policy.PolicyGeneration = snapshot, policy
+			return req
+		}
+
+		By("generation 3 is not served before it is applied")
+		for _, p := range allProcs() {
+			_, err := asP(p, agent).Authorize(ctx, selecting("3", "3"))
+			expectStatus(err, http.StatusNotFound)
+		}
+
+		By("alice applies generation 3 with kubectl")
+		applyAs(aliceCfg, aliceKC, gen3)
+		expectReady(gen3)
+
+		By("every process decides with generation 3 when it is selected")
+		for _, p := range allProcs() {
+			Eventually(func(g Gomega) {
+				res, err := asP(p, agent).Authorize(ctx, selecting("3", "3"))
+				g.Expect(err).NotTo(HaveOccurred())
+				g.Expect(res.Decision.Outcome).To(Equal("deny"))
+				g.Expect(res.Decision.Reasons).To(ContainElement("denyRuleMatched"))
+				g.Expect(res.Decision.MatchedRules).To(ContainElement(ContainSubstring(rule)))
+				g.Expect(res.Authorization).To(BeNil())
+			}).WithTimeout(30*time.Second).WithPolling(250*time.Millisecond).Should(Succeed(), p.name)
+		}
+		By("the previous generations still decide as before when selected exactly")
+		for _, p := range allProcs() {
+			for _, sel := range [][2]string{{"1", "1"}, {"2", "2"}, {"3", "1"}} {
+				res, err := asP(p, agent).Authorize(ctx, selecting(sel[0], sel[1]))
+				Expect(err).NotTo(HaveOccurred())
+				Expect(res.Decision.Outcome).To(Equal("allow"), "%s: snapshot %s policy %s", p.name, sel[0], sel[1])
+				Expect(res.Decision.MatchedRules).NotTo(ContainElement(ContainSubstring(rule)))
+			}
+		}
+		By("a selection is exact: generation 2 holds no policy version 3")
+		for _, p := range allProcs() {
+			res, err := asP(p, agent).Authorize(ctx, selecting("2", "3"))
+			Expect(err).NotTo(HaveOccurred())
+			Expect(res.Decision.Outcome).To(Equal("deny"), p.name)
+			Expect(res.Decision.Reasons).To(ConsistOf("policyUnknown"), p.name)
+		}
+		By("no process restarted")
+		for _, p := range allProcs() {
+			Expect(p.running()).To(BeTrue(), p.name)
+			Expect(p.cmd.Process.Pid).To(Equal(pids[p.name]), p.name)
+		}
+	})
+
+	It("fail over leadership when the leader is killed: another process holds the Lease and writes the status of a new object", func() {
+		killed := leader()
+		holder := leaseHolder()
+		Expect(holder).NotTo(BeEmpty())
+
+		By("killing the leader, " + killed.name)
+		killed.stop(true)
+		var newLeader *managerProc
+		Eventually(func(g Gomega) {
+			g.Expect(leaseHolder()).NotTo(Or(BeEmpty(), Equal(holder)))
+			ls := leaders()
+			g.Expect(ls).To(HaveLen(1))
+			newLeader = ls[0]
+		}).WithTimeout(60 * time.Second).WithPolling(500 * time.Millisecond).Should(Succeed())
+		Expect(newLeader).NotTo(Equal(killed))
+		newHolder := leaseHolder()
+
+		// The killed process comes back as a follower before anything is
+		// applied: admission needs manager-1 (the webhook configurations
+		// name its port, failurePolicy Fail), the first leader.
+		By("restarting " + killed.name + " as a follower")
+		killed.start()
+		killed.waitUp(true)
+
+		By("a new generation is applied and gets Ready, written by the new leader")
+		Expect(gen3).NotTo(BeNil())
+		gen4 := successor(gen3, "4", denyPaymentsTo("acct-3003"))
+		applyAs(aliceCfg, aliceKC, gen4)
+		expectReady(gen4)
+		Expect(leaseHolder()).To(Equal(newHolder), "leadership moved again")
+		Expect(leaders()).To(ConsistOf(newLeader))
+	})
+
+	It("never write an argument value or a bearer token to any process's output", func() {
 		memoCanary := "canary-memo-" + nonce()
 		tokenCanary := "canary-token-" + nonce()
-		for i, p := range procs {
+		for _, p := range allProcs() {
 			req, _ := renamed("canary-" + nonce())
 			var args map[string]any
 			Expect(json.Unmarshal(req.Proposal.Arguments, &args)).To(Succeed())
@@ -294,11 +603,11 @@ var _ = Describe("two toolgate manager processes", Ordered, func() {
 			req.Proposal.Arguments, err = json.Marshal(args)
 			Expect(err).NotTo(HaveOccurred())
 
-			_, err = as(i, tokenCanary).Authorize(ctx, req)
+			_, err = asP(p, tokenCanary).Authorize(ctx, req)
 			expectStatus(err, http.StatusUnauthorized)
-			_, err = as(i, agent+tokenCanary).Authorize(ctx, req)
+			_, err = asP(p, agent+tokenCanary).Authorize(ctx, req)
 			expectStatus(err, http.StatusUnauthorized)
-			res, err := as(i, agent).Authorize(ctx, req)
+			res, err := asP(p, agent).Authorize(ctx, req)
 			Expect(err).NotTo(HaveOccurred())
 			Expect(res.Decision.Outcome).To(Equal("allow"))
 
@@ -306,7 +615,7 @@ var _ = Describe("two toolgate manager processes", Ordered, func() {
 			// is out, the earlier ones are too.
 			Eventually(p.out.String).WithTimeout(20*time.Second).Should(ContainSubstring(req.DecisionID), "%s wrote no decision-log line for the call", p.name)
 		}
-		for _, p := range procs {
+		for _, p := range allProcs() {
 			out := p.out.String()
 			Expect(out).NotTo(ContainSubstring(memoCanary), "%s wrote an argument value", p.name)
 			Expect(out).NotTo(ContainSubstring(tokenCanary), "%s wrote a bearer token", p.name)

@@ -35,6 +35,10 @@ const (
 	ns         = "payments"        // the samples' namespace, where Consumptions live
 	systemNS   = "toolgate-system" // the managers' namespace: the leader-election Lease
 	adminGroup = "payments-policy-admins"
+	leaseName  = "toolgate-manager.stk.toolgate.dev" // the managers' --leader-election-id
+	// acquiredLease is what controller-runtime logs when a process becomes
+	// leader.
+	acquiredLease = "Successfully acquired lease"
 )
 
 var (
@@ -51,7 +55,12 @@ var (
 	// httpsClient trusts only the envtest CA that signed the serving
 	// certificate in LocalServingCertDir (no InsecureSkipVerify).
 	httpsClient *http.Client
-	procs       [2]*managerProc
+	// procs record Consumptions on the apiserver (Consumption objects);
+	// etcdProcs in etcdServer, a separate etcd the specs may kill without
+	// stopping the apiserver.
+	procs      [2]*managerProc
+	etcdProcs  [2]*managerProc
+	etcdServer *etcdProc
 )
 
 func TestE2E(t *testing.T) {
@@ -81,13 +90,18 @@ func (s *syncBuffer) String() string {
 // across restarts.
 type managerProc struct {
 	name        string
+	store       []string // the --consumption-store flags
 	webhookPort int
 	probePort   int
 	servicePort int
 	out         *syncBuffer
+	since       int // length of out when the current process started
 	cmd         *exec.Cmd
 	done        chan struct{}
 }
+
+// allProcs returns every manager process, both backends.
+func allProcs() []*managerProc { return []*managerProc{procs[0], procs[1], etcdProcs[0], etcdProcs[1]} }
 
 func (p *managerProc) url() string { return fmt.Sprintf("https://127.0.0.1:%d", p.servicePort) }
 
@@ -101,11 +115,12 @@ func (p *managerProc) start() {
 		"--webhook-cert-dir="+wo.LocalServingCertDir,
 		fmt.Sprintf("--webhook-port=%d", p.webhookPort),
 		fmt.Sprintf("--service-bind-address=127.0.0.1:%d", p.servicePort),
-		"--consumption-store=apiserver", "--consumption-namespace="+ns,
 	)
+	cmd.Args = append(cmd.Args, p.store...)
 	cmd.Env = append(os.Environ(), "KUBECONFIG="+adminKC, "POD_NAMESPACE="+systemNS)
 	cmd.Stdout, cmd.Stderr = p.out, p.out
 	fmt.Fprintf(p.out, "=== e2e: starting %s\n", p.name)
+	p.since = len(p.out.String())
 	Expect(cmd.Start()).To(Succeed())
 	p.cmd, p.done = cmd, make(chan struct{})
 	go func(done chan struct{}) {
@@ -138,6 +153,83 @@ func (p *managerProc) stop(kill bool) {
 	}
 	_ = p.cmd.Process.Kill()
 	<-p.done
+}
+
+// life returns what the current process (since its last start) wrote.
+func (p *managerProc) life() string { return p.out.String()[p.since:] }
+
+// restart kills the process and starts it again, waiting until its service
+// is ready.
+func (p *managerProc) restart() {
+	GinkgoHelper()
+	old := p.cmd.Process.Pid
+	p.stop(true)
+	Expect(p.running()).To(BeFalse())
+	p.start()
+	Expect(p.cmd.Process.Pid).NotTo(Equal(old))
+	p.waitUp(true)
+}
+
+// etcdProc is a one-member etcd from the envtest binaries, with its own
+// data directory, so that it can be killed and restarted on the same
+// address and data.
+type etcdProc struct {
+	binary, dataDir string
+	clientPort      int
+	peerPort        int
+	out             *syncBuffer
+	cmd             *exec.Cmd
+	done            chan struct{}
+}
+
+func (e *etcdProc) url() string { return fmt.Sprintf("http://127.0.0.1:%d", e.clientPort) }
+
+// start starts etcd and waits until it reports healthy.
+func (e *etcdProc) start() {
+	GinkgoHelper()
+	peer := fmt.Sprintf("http://127.0.0.1:%d", e.peerPort)
+	cmd := exec.Command(e.binary,
+		"--name=e2e", "--data-dir="+e.dataDir,
+		"--listen-client-urls="+e.url(), "--advertise-client-urls="+e.url(),
+		"--listen-peer-urls="+peer, "--initial-advertise-peer-urls="+peer,
+		"--initial-cluster=e2e="+peer, "--unsafe-no-fsync",
+	)
+	cmd.Stdout, cmd.Stderr = e.out, e.out
+	fmt.Fprintf(e.out, "=== e2e: starting etcd\n")
+	Expect(cmd.Start()).To(Succeed())
+	e.cmd, e.done = cmd, make(chan struct{})
+	go func(done chan struct{}) {
+		_ = cmd.Wait()
+		close(done)
+	}(e.done)
+	Eventually(func(g Gomega) {
+		select {
+		case <-e.done:
+			g.Expect("running").To(Equal("exited"), "etcd exited:\n%s", e.out.String())
+		default:
+		}
+		resp, err := http.Get(e.url() + "/health")
+		g.Expect(err).NotTo(HaveOccurred())
+		_ = resp.Body.Close()
+		g.Expect(resp.StatusCode).To(Equal(http.StatusOK))
+	}).WithTimeout(30*time.Second).WithPolling(100*time.Millisecond).Should(Succeed(), "etcd did not come up")
+}
+
+// kill ends etcd with SIGKILL: a crashed store, not one shutting down. Not
+// SIGSTOP: a stopped etcd still holds the requests in its sockets and may
+// commit a timed-out consume once continued, so "nothing was consumed"
+// could not be shown.
+func (e *etcdProc) kill() {
+	if e == nil || e.cmd == nil {
+		return
+	}
+	select {
+	case <-e.done:
+		return
+	default:
+	}
+	_ = e.cmd.Process.Kill()
+	<-e.done
 }
 
 // get returns the status of a GET over HTTPS, or an error.
@@ -193,7 +285,7 @@ func userConfig(name string, groups ...string) (*rest.Config, string) {
 }
 
 var _ = BeforeSuite(func() {
-	testutil.EnvtestGate(Fail, Skip)
+	assets := testutil.EnvtestGate(Fail, Skip)
 	ctx, cancel = context.WithCancel(context.Background())
 	Expect(clientgoscheme.AddToScheme(scheme)).To(Succeed())
 	Expect(v1alpha1.AddToScheme(scheme)).To(Succeed())
@@ -228,24 +320,40 @@ var _ = BeforeSuite(func() {
 		Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}, MaxIdleConnsPerHost: 64},
 	}
 
-	By("starting two manager processes")
-	// Only process 1 binds the port the apiserver's webhook configurations
-	// name; process 2 serves its webhooks on a port nobody calls.
-	procs[0] = &managerProc{name: "manager-1", webhookPort: testEnv.WebhookInstallOptions.LocalServingPort}
-	procs[1] = &managerProc{name: "manager-2", webhookPort: freePort()}
-	for _, p := range procs {
+	By("starting an etcd for the etcd Consumption store")
+	etcdServer = &etcdProc{binary: filepath.Join(assets, "etcd"), dataDir: filepath.Join(workDir, "etcd"),
+		clientPort: freePort(), peerPort: freePort(), out: &syncBuffer{}}
+	etcdServer.start()
+
+	By("starting two manager processes on each Consumption store")
+	// Only manager-1 binds the port the apiserver's webhook configurations
+	// name; the others serve their webhooks on ports nobody calls. All four
+	// compete for one leader-election Lease.
+	api := []string{"--consumption-store=apiserver", "--consumption-namespace=" + ns}
+	etcd := []string{"--consumption-store=etcd", "--etcd-endpoints=" + etcdServer.url()}
+	procs[0] = &managerProc{name: "manager-1", store: api, webhookPort: testEnv.WebhookInstallOptions.LocalServingPort}
+	procs[1] = &managerProc{name: "manager-2", store: api, webhookPort: freePort()}
+	etcdProcs[0] = &managerProc{name: "manager-etcd-1", store: etcd, webhookPort: freePort()}
+	etcdProcs[1] = &managerProc{name: "manager-etcd-2", store: etcd, webhookPort: freePort()}
+	// manager-1 leads first: the failover spec then kills the replica that
+	// also serves the webhooks, the hardest case, in every run.
+	for i, p := range allProcs() {
 		p.probePort, p.servicePort, p.out = freePort(), freePort(), &syncBuffer{}
 		p.start()
+		if i == 0 {
+			Eventually(p.life).WithTimeout(30*time.Second).Should(ContainSubstring(acquiredLease), "%s did not lead", p.name)
+		}
 	}
-	for _, p := range procs {
+	for _, p := range allProcs() {
 		p.waitUp(false)
 	}
 })
 
 var _ = AfterSuite(func() {
-	for _, p := range procs {
+	for _, p := range allProcs() {
 		p.stop(false)
 	}
+	etcdServer.kill()
 	if cancel != nil {
 		cancel()
 	}
@@ -257,10 +365,13 @@ var _ = AfterSuite(func() {
 // On a failure, show what the processes wrote.
 var _ = AfterEach(func() {
 	if CurrentSpecReport().Failed() {
-		for _, p := range procs {
+		for _, p := range allProcs() {
 			if p != nil {
 				GinkgoWriter.Printf("----- %s output -----\n%s\n", p.name, p.out.String())
 			}
+		}
+		if etcdServer != nil {
+			GinkgoWriter.Printf("----- etcd output -----\n%s\n", etcdServer.out.String())
 		}
 	}
 })
