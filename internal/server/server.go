@@ -13,7 +13,6 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
-	"reflect"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus/promhttp"
@@ -51,7 +50,6 @@ type Server struct {
 	clock   func() time.Time
 	log     *DecisionLog
 	limit   int64
-	known   map[string]bool
 	metrics *metrics
 }
 
@@ -62,7 +60,7 @@ func New(cfg Config) (*Server, error) {
 	}
 	s := &Server{
 		domains: cfg.Domains, auth: cfg.Auth, store: cfg.Store, clock: cfg.Clock, log: cfg.Log,
-		limit: cfg.MaxBodyBytes, known: map[string]bool{},
+		limit: cfg.MaxBodyBytes,
 	}
 	if s.clock == nil {
 		s.clock = time.Now
@@ -70,8 +68,6 @@ func New(cfg Config) (*Server, error) {
 	if s.limit == 0 {
 		s.limit = DefaultMaxBodyBytes
 	}
-	jsonNames(reflect.TypeFor[client.AuthorizeRequest](), s.known)
-	jsonNames(reflect.TypeFor[client.ValidateRequest](), s.known)
 	s.metrics = newMetrics(s)
 	return s, nil
 }
@@ -162,7 +158,7 @@ func (s *Server) serve(r *http.Request, q *call, h handler) (int, any) {
 
 func (s *Server) authorize(_ context.Context, q *call, r *http.Request) (int, any) {
 	var req client.AuthorizeRequest
-	if status, err := decodeBody(r, s.limit, s.known, &req); err != nil {
+	if status, err := decodeBody(r, s.limit, decodeAuthorize, &req); err != nil {
 		return status, apiError(err)
 	}
 	q.entry.Namespace, q.entry.HostAuthority = req.HostAuthority.Namespace, req.HostAuthority.Name
@@ -207,7 +203,7 @@ func (s *Server) authorize(_ context.Context, q *call, r *http.Request) (int, an
 // and validates it against the executor's expectations.
 func (s *Server) check(q *call, r *http.Request) (*Domain, *authz.Authorization, *authz.ConsumptionBinding, int, *client.Error) {
 	var req client.ValidateRequest
-	if status, err := decodeBody(r, s.limit, s.known, &req); err != nil {
+	if status, err := decodeBody(r, s.limit, decodeValidate, &req); err != nil {
 		e := apiError(err)
 		return nil, nil, nil, status, &e
 	}
