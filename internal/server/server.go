@@ -10,6 +10,7 @@ package server
 import (
 	"context"
 	"crypto/ed25519"
+	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"net/http"
@@ -40,6 +41,10 @@ type Config struct {
 	Log *DecisionLog
 	// MaxBodyBytes bounds request bodies; DefaultMaxBodyBytes when 0.
 	MaxBodyBytes int64
+	// RebuildCacheEntries bounds the Authorizations kept rebuilt between a
+	// validate and the consume of the same envelope;
+	// DefaultRebuildCacheEntries when 0, none when negative.
+	RebuildCacheEntries int
 }
 
 // Server serves the API.
@@ -50,6 +55,7 @@ type Server struct {
 	clock   func() time.Time
 	log     *DecisionLog
 	limit   int64
+	cache   *rebuildCache
 	metrics *metrics
 }
 
@@ -60,7 +66,7 @@ func New(cfg Config) (*Server, error) {
 	}
 	s := &Server{
 		domains: cfg.Domains, auth: cfg.Auth, store: cfg.Store, clock: cfg.Clock, log: cfg.Log,
-		limit: cfg.MaxBodyBytes,
+		limit: cfg.MaxBodyBytes, cache: newRebuildCache(cfg.RebuildCacheEntries),
 	}
 	if s.clock == nil {
 		s.clock = time.Now
@@ -207,24 +213,11 @@ func (s *Server) check(q *call, r *http.Request) (*Domain, *authz.Authorization,
 		e := apiError(err)
 		return nil, nil, nil, status, &e
 	}
-	var d *Domain // the domain whose key the envelope names
-	record, err := artifact.Open(req.Artifact, func(keyID string) (ed25519.PublicKey, bool) {
-		found, ok := s.domains.ByKey(keyID)
-		if !ok {
-			return nil, false
-		}
-		d = found
-		return found.key.Public(), true
-	})
-	if err != nil {
-		return nil, nil, nil, http.StatusUnprocessableEntity, &client.Error{Code: "artifact", Path: "artifact", Message: err.Error()}
+	d, a, status, e := s.rebuild(q, req.Artifact)
+	if e != nil {
+		return nil, nil, nil, status, e
 	}
 	q.entry.Namespace, q.entry.HostAuthority = d.namespace, d.name
-	a, err := d.host.Rebuild(record)
-	if err != nil {
-		e := apiError(fault.Within("artifact", err))
-		return nil, nil, nil, statusOf(err), &e
-	}
 	reg, pol := a.RegistrySnapshot(), a.PolicySnapshot()
 	if !d.serves(Selection{reg.ID().String(), reg.Generation().String(), pol.ID().String(), pol.Generation().String()}) {
 		return nil, nil, nil, http.StatusNotFound, &client.Error{Code: "notFound", Path: "artifact",
@@ -245,6 +238,39 @@ func (s *Server) check(q *call, r *http.Request) (*Domain, *authz.Authorization,
 		return nil, nil, nil, statusOf(err), &e
 	}
 	return d, a, b, 0, nil
+}
+
+// rebuild verifies the envelope and rebuilds its Authorization, or takes
+// both from the cache when this envelope's exact bytes were verified and
+// rebuilt by the same domain Host and key before. Everything after (the
+// served snapshots, the expectations, the clock, the Consumption) runs on
+// every request.
+func (s *Server) rebuild(q *call, envelope string) (*Domain, *authz.Authorization, int, *client.Error) {
+	digest := sha256.Sum256([]byte(envelope))
+	if e, ok := s.cache.get(digest, uint64(q.now.Unix())); ok {
+		if d, ok := s.domains.ByKey(e.key.ID()); ok && d.host == e.host && d.key == e.key {
+			return d, e.a, 0, nil
+		}
+	}
+	var d *Domain // the domain whose key the envelope names
+	record, err := artifact.Open(envelope, func(keyID string) (ed25519.PublicKey, bool) {
+		found, ok := s.domains.ByKey(keyID)
+		if !ok {
+			return nil, false
+		}
+		d = found
+		return found.key.Public(), true
+	})
+	if err != nil {
+		return nil, nil, http.StatusUnprocessableEntity, &client.Error{Code: "artifact", Path: "artifact", Message: err.Error()}
+	}
+	a, err := d.host.Rebuild(record)
+	if err != nil {
+		e := apiError(fault.Within("artifact", err))
+		return nil, nil, statusOf(err), &e
+	}
+	s.cache.put(digest, d, a, a.ExpiresAt().Seconds())
+	return d, a, 0, nil
 }
 
 func (s *Server) validate(_ context.Context, q *call, r *http.Request) (int, any) {

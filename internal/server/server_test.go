@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -72,6 +73,8 @@ type service struct {
 	log   *bytes.Buffer
 	logMu *sync.Mutex
 	srv   *server.Server
+	set   *server.StaticDomains
+	now   *atomic.Int64 // the service clock, Unix seconds
 }
 
 // lockedBuffer lets the decision log write while a test reads.
@@ -105,11 +108,13 @@ func newService(t *testing.T, keyDir string) *service {
 	if err != nil {
 		t.Fatal(err)
 	}
-	svc := &service{store: &memStore{seen: map[consume.Key]bool{}}, log: &bytes.Buffer{}, logMu: &sync.Mutex{}}
+	svc := &service{store: &memStore{seen: map[consume.Key]bool{}}, log: &bytes.Buffer{}, logMu: &sync.Mutex{},
+		set: &set, now: &atomic.Int64{}}
+	svc.now.Store(exampleTime + 1)
 	log := server.NewDecisionLog(lockedBuffer{svc.logMu, svc.log}, 1024, true)
 	svc.srv, err = server.New(server.Config{
 		Domains: &set, Auth: tokens, Store: svc.store, Log: log,
-		Clock: func() time.Time { return time.Unix(exampleTime+1, 0) },
+		Clock: func() time.Time { return time.Unix(svc.now.Load(), 0) },
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -263,6 +268,48 @@ func TestValidateAndConsume(t *testing.T) {
 	}
 	if r := s.post(t, "/v1/consume", executorToken, exp); r.status != http.StatusConflict {
 		t.Errorf("second consume: %d %s, want 409", r.status, r.body)
+	}
+}
+
+// TestRebuildCacheSkipsNoCheck: after a validate has put the rebuilt
+// Authorization in the cache, a consume of the same envelope still checks
+// the clock and the domain: an expired authorization and one whose domain
+// was replaced (another key, another Host) reject.
+func TestRebuildCacheSkipsNoCheck(t *testing.T) {
+	t.Parallel()
+	keys := t.TempDir()
+	s := newService(t, keys)
+	res := s.authorize(t).Authorization
+	exp := expectations(t, res.Artifact)
+	if r := s.post(t, "/v1/validate", executorToken, exp); r.status != http.StatusOK {
+		t.Fatalf("validate: %d %s", r.status, r.body)
+	}
+	s.now.Store(int64(res.ExpiresAt))
+	if r := s.post(t, "/v1/consume", executorToken, exp); r.status != http.StatusUnprocessableEntity || decode[client.ErrorResponse](t, r).Error.Code != "expired" {
+		t.Errorf("consume at the expiry: %d %s, want 422 expired", r.status, r.body)
+	}
+	s.now.Store(exampleTime + 1)
+	if r := s.post(t, "/v1/validate", executorToken, exp); r.status != http.StatusOK {
+		t.Fatalf("validate again: %d %s", r.status, r.body)
+	}
+	reload := func(keys string) {
+		domains, err := standalone.Load(keys, filepath.Join(testutil.RepoRoot(t), "config", "samples"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := s.set.Replace(domains...); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The same key, a new Host: the cached Authorization belongs to the
+	// old Host's boundary, so only a fresh rebuild validates.
+	reload(keys)
+	if r := s.post(t, "/v1/consume", executorToken, exp); r.status != http.StatusOK {
+		t.Errorf("consume after a reload with the same key: %d %s, want 200", r.status, r.body)
+	}
+	reload(t.TempDir())
+	if r := s.post(t, "/v1/validate", executorToken, exp); r.status != http.StatusUnprocessableEntity || decode[client.ErrorResponse](t, r).Error.Code != "artifact" {
+		t.Errorf("validate after the domain's key was replaced: %d %s, want 422 artifact", r.status, r.body)
 	}
 }
 
