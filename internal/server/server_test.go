@@ -90,7 +90,13 @@ func (l lockedBuffer) Write(p []byte) (int, error) {
 }
 
 // newService serves the shipped samples with a fresh key directory.
-func newService(t *testing.T, keyDir string) *service {
+func newService(t testing.TB, keyDir string) *service {
+	t.Helper()
+	return newServiceWith(t, keyDir, func(*server.Config) {})
+}
+
+// newServiceWith is newService with its Config changed by change.
+func newServiceWith(t testing.TB, keyDir string, change func(*server.Config)) *service {
 	t.Helper()
 	domains, err := standalone.Load(keyDir, filepath.Join(testutil.RepoRoot(t), "config", "samples"))
 	if err != nil {
@@ -112,10 +118,12 @@ func newService(t *testing.T, keyDir string) *service {
 		set: &set, now: &atomic.Int64{}}
 	svc.now.Store(exampleTime + 1)
 	log := server.NewDecisionLog(lockedBuffer{svc.logMu, svc.log}, 1024, true)
-	svc.srv, err = server.New(server.Config{
+	cfg := server.Config{
 		Domains: &set, Auth: tokens, Store: svc.store, Log: log,
 		Clock: func() time.Time { return time.Unix(svc.now.Load(), 0) },
-	})
+	}
+	change(&cfg)
+	svc.srv, err = server.New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -128,7 +136,7 @@ func newService(t *testing.T, keyDir string) *service {
 func (s *service) logText() string { s.logMu.Lock(); defer s.logMu.Unlock(); return s.log.String() }
 
 // example reads one shipped example request as the API's body.
-func example(t *testing.T, name string) client.AuthorizeRequest {
+func example(t testing.TB, name string) client.AuthorizeRequest {
 	t.Helper()
 	raw, err := os.ReadFile(filepath.Join(testutil.RepoRoot(t), "examples", "requests", name))
 	if err != nil {
@@ -150,7 +158,7 @@ type response struct {
 	body   []byte
 }
 
-func (s *service) post(t *testing.T, path, token string, body any) response {
+func (s *service) post(t testing.TB, path, token string, body any) response {
 	t.Helper()
 	raw, ok := body.([]byte)
 	if !ok {
@@ -179,7 +187,7 @@ func (s *service) post(t *testing.T, path, token string, body any) response {
 	return response{resp.StatusCode, b}
 }
 
-func decode[T any](t *testing.T, r response) T {
+func decode[T any](t testing.TB, r response) T {
 	t.Helper()
 	var v T
 	if err := json.Unmarshal(r.body, &v); err != nil {
@@ -189,7 +197,7 @@ func decode[T any](t *testing.T, r response) T {
 }
 
 // authorize issues the allow example and returns its artifact.
-func (s *service) authorize(t *testing.T) client.AuthorizeResponse {
+func (s *service) authorize(t testing.TB) client.AuthorizeResponse {
 	t.Helper()
 	r := s.post(t, "/v1/authorize", agentToken, example(t, "payment-allow.yaml"))
 	if r.status != http.StatusOK {
@@ -203,7 +211,7 @@ func (s *service) authorize(t *testing.T) client.AuthorizeResponse {
 }
 
 // expectations are the payments executor's own view of the allowed call.
-func expectations(t *testing.T, artifact string) client.ValidateRequest {
+func expectations(t testing.TB, artifact string) client.ValidateRequest {
 	t.Helper()
 	ex := example(t, "payment-allow.yaml")
 	return client.ValidateRequest{Artifact: artifact, Expectations: client.Expectations{
