@@ -8,12 +8,15 @@
 package server
 
 import (
+	"bytes"
 	"context"
 	"crypto/ed25519"
 	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"net/http"
+	"strconv"
+	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus/promhttp"
@@ -56,6 +59,7 @@ type Server struct {
 	log     *DecisionLog
 	limit   int64
 	cache   *rebuildCache
+	buffers sync.Pool // of *bytes.Buffer, for responses
 	metrics *metrics
 }
 
@@ -65,6 +69,7 @@ func New(cfg Config) (*Server, error) {
 		return nil, errors.New("server: domains, an authenticator and a consumption store are required")
 	}
 	s := &Server{
+		buffers: sync.Pool{New: func() any { return new(bytes.Buffer) }},
 		domains: cfg.Domains, auth: cfg.Auth, store: cfg.Store, clock: cfg.Clock, log: cfg.Log,
 		limit: cfg.MaxBodyBytes, cache: newRebuildCache(cfg.RebuildCacheEntries),
 	}
@@ -84,20 +89,20 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("/v1/authorize", s.post("authorize", s.authorize))
 	mux.HandleFunc("/v1/validate", s.post("validate", s.validate))
 	mux.HandleFunc("/v1/consume", s.post("consume", s.consume))
-	mux.Handle("/healthz", get(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusOK) })))
-	mux.Handle("/readyz", get(http.HandlerFunc(s.ready)))
-	mux.Handle("/metrics", get(promhttp.HandlerFor(s.metrics.registry, promhttp.HandlerOpts{})))
+	mux.Handle("/healthz", s.get(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusOK) })))
+	mux.Handle("/readyz", s.get(http.HandlerFunc(s.ready)))
+	mux.Handle("/metrics", s.get(promhttp.HandlerFor(s.metrics.registry, promhttp.HandlerOpts{})))
 	mux.HandleFunc("/", func(w http.ResponseWriter, _ *http.Request) {
-		writeError(w, http.StatusNotFound, client.Error{Code: "notFound", Message: "no such endpoint; the API is POST /v1/authorize, /v1/validate, /v1/consume"})
+		s.writeError(w, http.StatusNotFound, client.Error{Code: "notFound", Message: "no such endpoint; the API is POST /v1/authorize, /v1/validate, /v1/consume"})
 	})
 	return mux
 }
 
 // get serves h for GET (and HEAD) only.
-func get(h http.Handler) http.Handler {
+func (s *Server) get(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodGet && r.Method != http.MethodHead {
-			writeError(w, http.StatusMethodNotAllowed, client.Error{Code: "unsupported", Message: "use GET"})
+			s.writeError(w, http.StatusMethodNotAllowed, client.Error{Code: "unsupported", Message: "use GET"})
 			return
 		}
 		h.ServeHTTP(w, r)
@@ -109,9 +114,9 @@ func (s *Server) ready(w http.ResponseWriter, r *http.Request) {
 	defer cancel()
 	switch {
 	case s.domains.Len() == 0:
-		writeError(w, http.StatusServiceUnavailable, client.Error{Code: "unavailable", Message: "no host authority domain is loaded"})
+		s.writeError(w, http.StatusServiceUnavailable, client.Error{Code: "unavailable", Message: "no host authority domain is loaded"})
 	case s.store.Ready(ctx) != nil:
-		writeError(w, http.StatusServiceUnavailable, client.Error{Code: "unavailable", Message: "the consumption store does not answer"})
+		s.writeError(w, http.StatusServiceUnavailable, client.Error{Code: "unavailable", Message: "the consumption store does not answer"})
 	default:
 		w.WriteHeader(http.StatusOK)
 	}
@@ -141,9 +146,9 @@ func (s *Server) post(verb string, h handler) http.HandlerFunc {
 			if q.entry.Result == "" {
 				q.entry.Result = "rejected"
 			}
-			writeError(w, status, e)
+			s.writeError(w, status, e)
 		} else {
-			writeJSON(w, status, body)
+			s.writeJSON(w, status, body)
 		}
 		s.log.Write(q.entry)
 		s.metrics.duration.WithLabelValues(verb, q.entry.Result).Observe(time.Since(q.now).Seconds())
@@ -336,13 +341,30 @@ func statusOf(err error) int {
 	}
 }
 
-func writeJSON(w http.ResponseWriter, status int, body any) {
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Cache-Control", "no-store")
+// writeJSON writes body as the response: encoded into a pooled buffer
+// first, so that the response has a Content-Length and goes out in one
+// write.
+func (s *Server) writeJSON(w http.ResponseWriter, status int, body any) {
+	buf := s.buffers.Get().(*bytes.Buffer)
+	defer func() {
+		if buf.Cap() <= 64<<10 { // keep no outsized buffer
+			buf.Reset()
+			s.buffers.Put(buf)
+		}
+	}()
+	if err := json.NewEncoder(buf).Encode(body); err != nil {
+		buf.Reset()
+		status = http.StatusInternalServerError
+		buf.WriteString(`{"error":{"code":"internal","message":"the response could not be encoded"}}` + "\n")
+	}
+	h := w.Header()
+	h["Content-Type"] = []string{"application/json"}
+	h["Cache-Control"] = []string{"no-store"}
+	h["Content-Length"] = []string{strconv.Itoa(buf.Len())}
 	w.WriteHeader(status)
-	_ = json.NewEncoder(w).Encode(body)
+	_, _ = w.Write(buf.Bytes())
 }
 
-func writeError(w http.ResponseWriter, status int, e client.Error) {
-	writeJSON(w, status, client.ErrorResponse{Error: e})
+func (s *Server) writeError(w http.ResponseWriter, status int, e client.Error) {
+	s.writeJSON(w, status, client.ErrorResponse{Error: e})
 }
