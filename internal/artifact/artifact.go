@@ -1,5 +1,5 @@
 // Package artifact signs and verifies the portable Authorization artifact:
-// a versioned envelope (toolgate.authorization/1) around the Host's
+// a versioned envelope (toolgate.authorization/2) around the Host's
 // canonical issuance record, signed with the Host authority domain's
 // Ed25519 key. Any replica holding the domain's key verifies the signature
 // and then rebuilds the Authorization by re-running the complete issuance
@@ -7,7 +7,7 @@
 //
 // The envelope is compact text: three base64url (unpadded) fields separated
 // by '.': the header, the record and the signature. The header is
-// "toolgate.authorization/1 <key id>"; the signature covers
+// "toolgate.authorization/2 <key id>"; the signature covers
 // header '.' record exactly as they appear in the envelope.
 package artifact
 
@@ -22,7 +22,7 @@ import (
 )
 
 // Version is the envelope version.
-const Version = "toolgate.authorization/1"
+const Version = "toolgate.authorization/2"
 
 // MaxEnvelope bounds an envelope before it is parsed.
 const MaxEnvelope = 4 << 20
