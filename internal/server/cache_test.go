@@ -34,7 +34,7 @@ func TestRebuildCacheIsBoundedAndExpires(t *testing.T) {
 	if c.len() != 2 {
 		t.Errorf("%d entries, want the expired one gone", c.len())
 	}
-	var none *rebuildCache = newRebuildCache(-1)
+	none := newRebuildCache(-1)
 	none.put(digest(0), d, nil, 100)
 	if _, ok := none.get(digest(0), 10); ok || none.len() != 0 {
 		t.Error("a disabled cache keeps entries")
