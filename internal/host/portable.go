@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"encoding/json"
+	"math/bits"
 
 	"github.com/toolgate/toolgate/internal/engine/authz"
 	"github.com/toolgate/toolgate/internal/engine/evidence"
@@ -71,7 +72,9 @@ func (h *Host) encode(r AuthorizeRequest, p prepared, a *authz.Authorization) ([
 		ExpiresAt:       a.ExpiresAt().Seconds(),
 		BindingDigest:   a.Binding().Digest().String(),
 	}
-	w := &recordWriter{b: make([]byte, 0, 1024+len(r.Proposal.Arguments))}
+	var size recordSizer
+	walkRecord(&size, &rec)
+	w := &recordWriter{b: make([]byte, 0, size.n)}
 	walkRecord(w, &rec)
 	return w.b, nil
 }
@@ -232,6 +235,29 @@ func (w *recordWriter) flag(f *bool) {
 func (w *recordWriter) count(n int) int {
 	w.b = binary.AppendUvarint(w.b, uint64(n))
 	return n
+}
+
+// recordSizer counts the bytes recordWriter will write, so that the record
+// is written into one allocation.
+type recordSizer struct{ n int }
+
+// uvarintLen is the length of v's uvarint: 7 bits per byte.
+func uvarintLen(v uint64) int { return (bits.Len64(v|1) + 6) / 7 }
+
+func (z *recordSizer) str(s *string)  { z.n += uvarintLen(uint64(len(*s))) + len(*s) }
+func (z *recordSizer) blob(b *[]byte) { z.n += uvarintLen(uint64(len(*b))) + len(*b) }
+func (z *recordSizer) num(n *uint64)  { z.n += uvarintLen(*n) }
+func (z *recordSizer) flag(*bool)     { z.n++ }
+func (z *recordSizer) count(n int) int {
+	z.n += uvarintLen(uint64(n))
+	return n
+}
+
+func (z *recordSizer) strs(s *[]string) {
+	z.count(len(*s))
+	for i := range *s {
+		z.str(&(*s)[i])
+	}
 }
 
 func errVersion() error {

@@ -66,3 +66,19 @@ func TestRecordEncodingCoversEveryField(t *testing.T) {
 		t.Errorf("the record does not decode to itself:\n got %+v\nwant %+v", got, rec)
 	}
 }
+
+// TestRecordSizerIsExact: the sizing walk counts exactly the bytes the
+// writer writes.
+func TestRecordSizerIsExact(t *testing.T) {
+	t.Parallel()
+	var rec record
+	n := 0
+	fill(reflect.ValueOf(&rec).Elem(), &n)
+	var size recordSizer
+	walkRecord(&size, &rec)
+	w := &recordWriter{}
+	walkRecord(w, &rec)
+	if size.n != len(w.b) {
+		t.Errorf("sized %d, wrote %d", size.n, len(w.b))
+	}
+}

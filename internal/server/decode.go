@@ -5,6 +5,7 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/toolgate/toolgate/internal/engine/fault"
@@ -14,18 +15,29 @@ import (
 // application/json; the body is at most limit octets of valid UTF-8. It is
 // returned as a string so that the strict decoder's strings share it. The
 // error is a *fault.Error locating the problem, never quoting the body.
-func readBody(r *http.Request, limit int64) (string, int, error) {
+func readBody(r *http.Request, limit int64, pool *sync.Pool) (string, int, error) {
 	mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	if err != nil || mt != "application/json" {
 		return "", http.StatusUnsupportedMediaType, fault.At("body", fault.Unsupported, "the content type must be application/json")
 	}
-	// Read into a buffer of the announced size (one read, no 32 KiB copy
-	// buffer); the one string conversion is the decoder's only copy.
+	// Read into a pooled buffer of at least the announced size (no 32 KiB
+	// copy buffer); the string conversion below is the one copy, which the
+	// decoded values share.
 	size := int64(512)
 	if n := r.ContentLength; n > 0 && n <= limit {
 		size = n + 1 // room to see the end without growing
 	}
-	buf := make([]byte, 0, size)
+	pooled := pool.Get().(*[]byte)
+	defer func() {
+		if cap(*pooled) <= 64<<10 { // keep no outsized buffer
+			pool.Put(pooled)
+		}
+	}()
+	buf := (*pooled)[:0]
+	if int64(cap(buf)) < size {
+		buf = make([]byte, 0, size)
+	}
+	defer func() { *pooled = buf[:0] }()
 	lr := http.MaxBytesReader(nil, r.Body, limit)
 	for {
 		if len(buf) == cap(buf) {
@@ -53,8 +65,8 @@ func readBody(r *http.Request, limit int64) (string, int, error) {
 
 // decodeBody reads one request body (readBody) and decodes it strictly
 // with decode (decodeAuthorize, decodeValidate).
-func decodeBody[T any](r *http.Request, limit int64, decode func(string, *T) error, v *T) (int, error) {
-	body, status, err := readBody(r, limit)
+func decodeBody[T any](r *http.Request, limit int64, pool *sync.Pool, decode func(string, *T) error, v *T) (int, error) {
+	body, status, err := readBody(r, limit, pool)
 	if err != nil {
 		return status, err
 	}

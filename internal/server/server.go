@@ -60,6 +60,7 @@ type Server struct {
 	limit   int64
 	cache   *rebuildCache
 	buffers sync.Pool // of *bytes.Buffer, for responses
+	bodies  sync.Pool // of *[]byte, for reading request bodies
 	metrics *metrics
 }
 
@@ -70,6 +71,7 @@ func New(cfg Config) (*Server, error) {
 	}
 	s := &Server{
 		buffers: sync.Pool{New: func() any { return new(bytes.Buffer) }},
+		bodies:  sync.Pool{New: func() any { return new([]byte) }},
 		domains: cfg.Domains, auth: cfg.Auth, store: cfg.Store, clock: cfg.Clock, log: cfg.Log,
 		limit: cfg.MaxBodyBytes, cache: newRebuildCache(cfg.RebuildCacheEntries),
 	}
@@ -169,7 +171,7 @@ func (s *Server) serve(r *http.Request, q *call, h handler) (int, any) {
 
 func (s *Server) authorize(_ context.Context, q *call, r *http.Request) (int, any) {
 	var req client.AuthorizeRequest
-	if status, err := decodeBody(r, s.limit, decodeAuthorize, &req); err != nil {
+	if status, err := decodeBody(r, s.limit, &s.bodies, decodeAuthorize, &req); err != nil {
 		return status, apiError(err)
 	}
 	q.entry.Namespace, q.entry.HostAuthority = req.HostAuthority.Namespace, req.HostAuthority.Name
@@ -214,7 +216,7 @@ func (s *Server) authorize(_ context.Context, q *call, r *http.Request) (int, an
 // and validates it against the executor's expectations.
 func (s *Server) check(q *call, r *http.Request) (*Domain, *authz.Authorization, *authz.ConsumptionBinding, int, *client.Error) {
 	var req client.ValidateRequest
-	if status, err := decodeBody(r, s.limit, decodeValidate, &req); err != nil {
+	if status, err := decodeBody(r, s.limit, &s.bodies, decodeValidate, &req); err != nil {
 		e := apiError(err)
 		return nil, nil, nil, status, &e
 	}
