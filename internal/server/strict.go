@@ -71,14 +71,10 @@ func (d *scanner) peek() byte {
 // the end of the body.
 func (d *scanner) top(names []string, member func(d *scanner, field int) error) error {
 	if d.peek() != '{' {
-		// Not an object: syntax errors first, as the token walk found them.
-		if err := d.skip(); err != nil {
-			return err
-		}
-		if d.peek() != 0 {
-			if err := d.skip(); err != nil {
-				return err
-			}
+		// Not an object: no value or invalid JSON first, as the token walk
+		// found them.
+		if d.peek() == 0 || !validStream(d.s) {
+			return errSyntax
 		}
 		return kindMismatch("")
 	}

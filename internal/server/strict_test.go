@@ -168,6 +168,8 @@ func TestStrictDecoderFaults(t *testing.T) {
 		"string for bool":       strings.Replace(full, `"sessionIndependent":true`, `"sessionIndependent":"true"`, 1),
 		"number in window":      strings.Replace(full, `"notBefore":2`, `"notBefore":"2"`, 1),
 		"not an object":         `[1]`,
+		"numbers":               `1 2 3`,
+		"numbers then garbage":  `1 2 x`,
 		"a string":              `"x"`,
 		"null body":             `null`,
 		"empty":                 ``,
