@@ -256,9 +256,11 @@ func (s *Server) rebuild(q *call, envelope string) (*Domain, *authz.Authorizatio
 	digest := sha256.Sum256([]byte(envelope))
 	if e, ok := s.cache.get(digest, uint64(q.now.Unix())); ok {
 		if d, ok := s.domains.ByKey(e.key.ID()); ok && d.host == e.host && d.key == e.key {
+			s.metrics.cacheHit.Inc()
 			return d, e.a, 0, nil
 		}
 	}
+	s.metrics.cacheMiss.Inc()
 	var d *Domain // the domain whose key the envelope names
 	record, err := artifact.Open(envelope, func(keyID string) (ed25519.PublicKey, bool) {
 		found, ok := s.domains.ByKey(keyID)

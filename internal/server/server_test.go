@@ -500,7 +500,8 @@ func TestHealthReadinessMetrics(t *testing.T) {
 	}
 	defer func() { _ = resp.Body.Close() }()
 	b, _ := io.ReadAll(resp.Body)
-	for _, m := range []string{`toolgate_decisions_total{outcome="allow"} 1`, "toolgate_decision_log_dropped_total 0", "toolgate_domains_served 1", "toolgate_request_duration_seconds_bucket"} {
+	for _, m := range []string{`toolgate_decisions_total{outcome="allow"} 1`, "toolgate_decision_log_dropped_total 0", "toolgate_domains_served 1", "toolgate_request_duration_seconds_bucket",
+		"toolgate_rebuild_cache_entries 0"} {
 		if !strings.Contains(string(b), m) {
 			t.Errorf("metrics lack %q", m)
 		}
