@@ -6,7 +6,7 @@
 // percentiles. Every request goes through the kernel's TCP stack on
 // 127.0.0.1; nothing leaves the machine.
 //
-//	go run ./hack/loadgen [-c 32] [-n 20000] [-d 20s]
+//	go run ./hack/loadgen [-c 32] [-n 20000] [-d 20s] [-validate] [-cpuprofile FILE]
 package main
 
 import (
@@ -43,7 +43,8 @@ func main() {
 	conc := flag.Int("c", 32, "concurrent clients")
 	n := flag.Int("n", 20000, "requests per phase (at most)")
 	d := flag.Duration("d", 20*time.Second, "time per phase (at most)")
-	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of both phases to this file")
+	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of all phases to this file")
+	validate := flag.Bool("validate", false, "validate each artifact before consuming it (an executor's check-then-commit)")
 	flag.Parse()
 	if *cpuprofile != "" {
 		f, err := os.Create(*cpuprofile)
@@ -55,13 +56,13 @@ func main() {
 		}
 		defer pprof.StopCPUProfile()
 	}
-	if err := run(*conc, *n, *d); err != nil {
+	if err := run(*conc, *n, *d, *validate); err != nil {
 		log.Print(err)
 		return
 	}
 }
 
-func run(conc, n int, d time.Duration) error {
+func run(conc, n int, d time.Duration, validate bool) error {
 	state, err := os.MkdirTemp("", "toolgate-loadgen-")
 	if err != nil {
 		return err
@@ -132,15 +133,31 @@ func run(conc, n int, d time.Duration) error {
 	if err := phase("authorize", conc, n, d, authorize); err != nil {
 		return err
 	}
-	// Phase 2: consume each issued artifact once.
+	// Phase 2 (with -validate): validate each issued artifact, as an
+	// executor does before it commits; phase 3: consume each once.
+	body := func(i int) []byte {
+		e := exp
+		e.AuthorizationID = fmt.Sprintf("authz-%d", i)
+		b, _ := json.Marshal(client.ValidateRequest{Artifact: artifacts[i], Expectations: e})
+		return b
+	}
+	if validate {
+		err := phase("validate", conc, int(issued.Load()), d, func(i int) (int, error) {
+			if artifacts[i] == "" {
+				return 0, nil
+			}
+			status, _, err := post(hc, base+"/v1/validate", executorToken, body(i))
+			return status, err
+		})
+		if err != nil {
+			return err
+		}
+	}
 	consume := func(i int) (int, error) {
 		if artifacts[i] == "" {
 			return 0, nil
 		}
-		e := exp
-		e.AuthorizationID = fmt.Sprintf("authz-%d", i)
-		body, _ := json.Marshal(client.ValidateRequest{Artifact: artifacts[i], Expectations: e})
-		status, _, err := post(hc, base+"/v1/consume", executorToken, body)
+		status, _, err := post(hc, base+"/v1/consume", executorToken, body(i))
 		return status, err
 	}
 	return phase("consume", conc, int(issued.Load()), d, consume)

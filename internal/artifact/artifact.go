@@ -1,5 +1,5 @@
 // Package artifact signs and verifies the portable Authorization artifact:
-// a versioned envelope (toolgate.authorization/1) around the Host's
+// a versioned envelope (toolgate.authorization/2) around the Host's
 // canonical issuance record, signed with the Host authority domain's
 // Ed25519 key. Any replica holding the domain's key verifies the signature
 // and then rebuilds the Authorization by re-running the complete issuance
@@ -7,7 +7,7 @@
 //
 // The envelope is compact text: three base64url (unpadded) fields separated
 // by '.': the header, the record and the signature. The header is
-// "toolgate.authorization/1 <key id>"; the signature covers
+// "toolgate.authorization/2 <key id>"; the signature covers
 // header '.' record exactly as they appear in the envelope.
 package artifact
 
@@ -22,7 +22,7 @@ import (
 )
 
 // Version is the envelope version.
-const Version = "toolgate.authorization/1"
+const Version = "toolgate.authorization/2"
 
 // MaxEnvelope bounds an envelope before it is parsed.
 const MaxEnvelope = 4 << 20
@@ -69,8 +69,18 @@ var enc = base64.RawURLEncoding.Strict()
 
 // Seal signs record and returns the envelope.
 func (k *Key) Seal(record []byte) string {
-	signed := enc.EncodeToString([]byte(Version+" "+k.id)) + "." + enc.EncodeToString(record)
-	return signed + "." + enc.EncodeToString(ed25519.Sign(k.priv, []byte(signed)))
+	// One buffer of the envelope's exact size: the signed part is encoded
+	// in place, signed, and the signature appended.
+	header := Version + " " + k.id
+	hn, rn, sn := enc.EncodedLen(len(header)), enc.EncodedLen(len(record)), enc.EncodedLen(ed25519.SignatureSize)
+	buf := make([]byte, hn+1+rn+1+sn)
+	enc.Encode(buf, []byte(header))
+	buf[hn] = '.'
+	enc.Encode(buf[hn+1:], record)
+	signed := buf[:hn+1+rn]
+	buf[len(signed)] = '.'
+	enc.Encode(buf[len(signed)+1:], ed25519.Sign(k.priv, signed))
+	return string(buf)
 }
 
 // Open verifies envelope with the key of the identity its header names,
@@ -80,10 +90,13 @@ func Open(envelope string, lookup func(keyID string) (ed25519.PublicKey, bool)) 
 	if len(envelope) > MaxEnvelope {
 		return nil, ErrTooLarge
 	}
-	parts := strings.Split(envelope, ".")
-	if len(parts) != 3 {
+	// Exactly three fields: header '.' record '.' signature.
+	i := strings.IndexByte(envelope, '.')
+	j := i + 1 + strings.IndexByte(envelope[i+1:], '.')
+	if i < 0 || j <= i || strings.IndexByte(envelope[j+1:], '.') >= 0 {
 		return nil, ErrMalformed
 	}
+	parts := [3]string{envelope[:i], envelope[i+1 : j], envelope[j+1:]}
 	header, err := enc.DecodeString(parts[0])
 	if err != nil {
 		return nil, ErrMalformed
@@ -103,7 +116,7 @@ func Open(envelope string, lookup func(keyID string) (ed25519.PublicKey, bool)) 
 	if err != nil || len(sig) != ed25519.SignatureSize {
 		return nil, ErrMalformed
 	}
-	if !ed25519.Verify(pub, []byte(parts[0]+"."+parts[1]), sig) {
+	if !ed25519.Verify(pub, []byte(envelope[:j]), sig) {
 		return nil, ErrSignature
 	}
 	record, err := enc.DecodeString(parts[1])

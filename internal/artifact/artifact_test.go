@@ -34,7 +34,7 @@ func lookupOf(keys ...*artifact.Key) func(string) (ed25519.PublicKey, bool) {
 func TestSealOpenRoundTrip(t *testing.T) {
 	t.Parallel()
 	k := key(t, 1)
-	record := []byte(`{"Version":"toolgate.authorization/1"}`)
+	record := []byte("\x18toolgate.authorization/2\x00any bytes")
 	got, err := artifact.Open(k.Seal(record), lookupOf(k))
 	if err != nil || !bytes.Equal(got, record) {
 		t.Fatalf("Open = %q, %v", got, err)
@@ -67,7 +67,8 @@ func TestOpenRejects(t *testing.T) {
 	env := k.Seal([]byte("record"))
 	parts := strings.Split(env, ".")
 	enc := base64.RawURLEncoding
-	otherVersion := enc.EncodeToString([]byte("toolgate.authorization/2 "+k.ID())) + "." + parts[1] + "." + parts[2]
+	// The previous version (JSON records) is no longer read.
+	otherVersion := enc.EncodeToString([]byte("toolgate.authorization/1 "+k.ID())) + "." + parts[1] + "." + parts[2]
 	resigned := rotated.Seal([]byte("record"))
 	// A rotated key signing under the old key's identity.
 	forged := parts[0] + "." + parts[1] + "." + strings.Split(resigned, ".")[2]

@@ -28,7 +28,7 @@
 //	res, err := h.Authorize(req)
 //
 // With every Authorization comes its portable issuance record
-// (res.Portable, version toolgate.authorization/1): canonical bytes that the
+// (res.Portable, version toolgate.authorization/2): canonical bytes that the
 // service signs with the domain's key. Another replica of the same Host
 // verifies the signature and calls Rebuild, which re-runs the complete
 // issuance in its own domain and fails closed when anything differs:

@@ -83,7 +83,7 @@ func ExampleHost_Rebuild() {
 	a, err := replica.Rebuild(res.Portable) // after verifying the service's signature
 	fmt.Println(err, a.Binding().Digest() == res.Authorization.Binding().Digest())
 
-	tampered := bytes.Replace(res.Portable, []byte(`"authz-1"`), []byte(`"authz-2"`), 1)
+	tampered := bytes.Replace(res.Portable, []byte("authz-1"), []byte("authz-2"), 1) // the authorization identity
 	_, err = replica.Rebuild(tampered)
 	fmt.Println(err)
 	// Output:

@@ -2,31 +2,38 @@ package host
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
-	"errors"
-	"io"
+	"math/bits"
 
 	"github.com/toolgate/toolgate/internal/engine/authz"
+	"github.com/toolgate/toolgate/internal/engine/evidence"
 	"github.com/toolgate/toolgate/internal/engine/fault"
+	"github.com/toolgate/toolgate/internal/engine/lineage"
+	"github.com/toolgate/toolgate/internal/engine/principal"
 )
 
-// PortableVersion is the version of the portable issuance record.
-const PortableVersion = "toolgate.authorization/1"
+// PortableVersion is the version of the portable issuance record. Version
+// 2 is the binary form below; version 1 (canonical JSON) is no longer read
+// (docs/decisions.md).
+const PortableVersion = "toolgate.authorization/2"
 
 // maxPortableBytes bounds a portable record before it is decoded: the raw
-// argument bound (base64 grows it by a third) plus room for every fact at
-// its protocol limits.
+// argument bound plus room for every fact at its protocol limits.
 func (h *Host) maxPortableBytes() int { return h.limits.MaxArgumentBytes*2 + 1<<20 }
 
 // record is the portable issuance record: everything needed to re-run the
 // complete issuance of one Authorization in another replica of the same
 // Host (Sections 23–28), and what that issuance must reproduce.
 //
-// Its byte form is canonical: the JSON that encoding/json writes for this
-// struct, whose field order is fixed, with the arguments compacted. Rebuild
-// accepts only bytes that re-encode to themselves, so a changed byte
-// anywhere either fails to decode, fails the canonical check, or changes a
-// bound value and fails the re-run.
+// Its byte form is a compact binary encoding (walkRecord): the fields in
+// one fixed order, each string and byte string as its uvarint length and
+// its bytes, each number as a uvarint, each list as its uvarint count and
+// its elements, an optional fact as a presence byte (0 or 1), nothing
+// else; the version comes first. The encoding is a function of the
+// record, so Rebuild accepts only bytes that the re-run issuance encodes
+// to exactly: a changed byte anywhere either fails to decode, or changes a
+// bound value and fails the re-run, or fails that last comparison.
 type record struct {
 	Version         string
 	Instance        string
@@ -43,6 +50,7 @@ type record struct {
 func (h *Host) encode(r AuthorizeRequest, p prepared, a *authz.Authorization) ([]byte, error) {
 	r.Caller = Caller{} // checked at issuance; the service logs who asked
 	var args bytes.Buffer
+	args.Grow(len(r.Proposal.Arguments))
 	if err := json.Compact(&args, r.Proposal.Arguments); err != nil {
 		return nil, fault.At("arguments", fault.Malformed, "the arguments are not JSON") // unreachable after request.New
 	}
@@ -53,7 +61,7 @@ func (h *Host) encode(r AuthorizeRequest, p prepared, a *authz.Authorization) ([
 	if d, ok := p.in.Intent().Binding(); ok {
 		r.Facts.Intent.Binding = d.String()
 	}
-	return json.Marshal(record{
+	rec := record{
 		Version:         PortableVersion,
 		Instance:        h.instance,
 		AuthorityDigest: h.authority.Digest().String(),
@@ -63,7 +71,279 @@ func (h *Host) encode(r AuthorizeRequest, p prepared, a *authz.Authorization) ([
 		IssuedAt:        a.IssuedAt().Seconds(),
 		ExpiresAt:       a.ExpiresAt().Seconds(),
 		BindingDigest:   a.Binding().Digest().String(),
-	})
+	}
+	var size recordSizer
+	walkRecord(&size, &rec)
+	w := &recordWriter{b: make([]byte, 0, size.n)}
+	walkRecord(w, &rec)
+	return w.b, nil
+}
+
+// recordCodec is one direction of the record's encoding: walkRecord visits
+// every field in the one fixed order, and the writer appends it or the
+// reader fills it in. One walk for both keeps them symmetric.
+type recordCodec interface {
+	str(*string)
+	strs(*[]string)
+	blob(*[]byte)
+	num(*uint64)
+	flag(*bool)
+	// count encodes n or decodes a list length (bounded by the bytes left).
+	count(n int) int
+}
+
+func walkRecord(c recordCodec, rec *record) {
+	c.str(&rec.Version)
+	if rd, ok := c.(*recordReader); ok && rd.fail == nil && rec.Version != PortableVersion {
+		rd.fail = errVersion()
+		return
+	}
+	c.str(&rec.Instance)
+	c.str(&rec.AuthorityDigest)
+	r := &rec.Request
+	c.num(&r.Time)
+	c.str(&r.Proposal.ProposalID)
+	c.str(&r.Proposal.ToolID)
+	c.str(&r.Proposal.Version)
+	c.blob(&r.Proposal.Arguments)
+	c.str(&r.Registry.SnapshotID)
+	c.str(&r.Registry.Generation)
+	c.str(&r.Policy.SnapshotID)
+	c.str(&r.Policy.SnapshotGeneration)
+	c.str(&r.Policy.PolicyID)
+	c.str(&r.Policy.PolicyGeneration)
+	c.str(&r.DecisionID)
+	f := &r.Facts
+	c.str(&f.Assessment.ProposalID)
+	c.str(&f.Assessment.AssessmentID)
+	c.strs(&f.Assessment.ProvenanceIDs)
+	c.strs(&f.Assessment.InfluenceIDs)
+	c.str(&f.SecurityContext.ID)
+	walkIdentity(c, &f.SecurityContext.Identity)
+	c.str(&f.SecurityContext.Assurance)
+	c.strs(&f.SecurityContext.Methods)
+	walkWindow(c, &f.ContextValidity)
+	c.str(&f.Intent.ID)
+	walkIdentity(c, &f.Intent.Identity)
+	c.strs(&f.Intent.Capabilities)
+	c.strs(&f.Intent.Resources)
+	c.str(&f.Intent.RenewalGeneration)
+	c.str(&f.Intent.Display)
+	c.str(&f.Intent.Binding)
+	c.str(&f.IntentTarget)
+	walkWindow(c, &f.IntentValidity)
+	// f.IntentBinding is never recorded: Intent.Binding holds its digest.
+	present := f.Delegation != nil
+	c.flag(&present)
+	if present {
+		if f.Delegation == nil {
+			f.Delegation = &evidence.DelegationDraft{}
+		}
+		c.str(&f.Delegation.ID)
+		c.str(&f.Delegation.Subject)
+	}
+	walkWindow(c, &f.DelegationValidity)
+	if n := c.count(len(f.ProvenanceRecords)); n > 0 && f.ProvenanceRecords == nil {
+		f.ProvenanceRecords = make([]lineage.RecordDraft, n)
+	}
+	for i := range f.ProvenanceRecords {
+		x := &f.ProvenanceRecords[i]
+		c.str(&x.ID)
+		c.str(&x.Source)
+		c.str(&x.Custody)
+		c.strs(&x.Transformations)
+		c.str(&x.Verification)
+	}
+	walkWindow(c, &f.ProvenanceValidity)
+	if n := c.count(len(f.InfluenceCollections)); n > 0 && f.InfluenceCollections == nil {
+		f.InfluenceCollections = make([]lineage.CollectionDraft, n)
+	}
+	for i := range f.InfluenceCollections {
+		x := &f.InfluenceCollections[i]
+		c.str(&x.Boundary)
+		c.str(&x.Completeness)
+		c.str(&x.Evidence)
+	}
+	if n := c.count(len(f.InfluenceNodes)); n > 0 && f.InfluenceNodes == nil {
+		f.InfluenceNodes = make([]lineage.NodeDraft, n)
+	}
+	for i := range f.InfluenceNodes {
+		x := &f.InfluenceNodes[i]
+		c.str(&x.ID)
+		c.str(&x.Kind)
+		c.str(&x.Boundary)
+		c.strs(&x.Parents)
+	}
+	walkWindow(c, &f.InfluenceValidity)
+	c.strs(&r.RequestedCapabilities)
+	c.strs(&r.RequestedResources)
+	c.str(&r.AuthorizationID)
+	c.str(&r.ReplayID)
+	c.str(&r.ConsumptionID)
+	c.num(&r.MaxLifetime)
+	c.str(&rec.RegistryDigest)
+	c.str(&rec.PolicyDigest)
+	c.num(&rec.IssuedAt)
+	c.num(&rec.ExpiresAt)
+	c.str(&rec.BindingDigest)
+}
+
+func walkIdentity(c recordCodec, d *principal.Draft) {
+	c.str(&d.Subject)
+	c.str(&d.Tenant)
+	c.str(&d.Session)
+	c.flag(&d.SessionIndependent)
+	c.str(&d.Delegation)
+}
+
+func walkWindow(c recordCodec, w *Window) {
+	c.num(&w.IssuedAt)
+	c.num(&w.NotBefore)
+	c.num(&w.ExpiresAt)
+}
+
+// recordWriter appends the record's encoding to b.
+type recordWriter struct{ b []byte }
+
+func (w *recordWriter) str(s *string) {
+	w.b = binary.AppendUvarint(w.b, uint64(len(*s)))
+	w.b = append(w.b, *s...)
+}
+
+func (w *recordWriter) strs(s *[]string) {
+	w.count(len(*s))
+	for i := range *s {
+		w.str(&(*s)[i])
+	}
+}
+
+func (w *recordWriter) blob(b *[]byte) {
+	w.b = binary.AppendUvarint(w.b, uint64(len(*b)))
+	w.b = append(w.b, *b...)
+}
+
+func (w *recordWriter) num(n *uint64) { w.b = binary.AppendUvarint(w.b, *n) }
+
+func (w *recordWriter) flag(f *bool) {
+	if *f {
+		w.b = append(w.b, 1)
+	} else {
+		w.b = append(w.b, 0)
+	}
+}
+
+func (w *recordWriter) count(n int) int {
+	w.b = binary.AppendUvarint(w.b, uint64(n))
+	return n
+}
+
+// recordSizer counts the bytes recordWriter will write, so that the record
+// is written into one allocation.
+type recordSizer struct{ n int }
+
+// uvarintLen is the length of v's uvarint: 7 bits per byte.
+func uvarintLen(v uint64) int { return (bits.Len64(v|1) + 6) / 7 }
+
+func (z *recordSizer) str(s *string)  { z.n += uvarintLen(uint64(len(*s))) + len(*s) }
+func (z *recordSizer) blob(b *[]byte) { z.n += uvarintLen(uint64(len(*b))) + len(*b) }
+func (z *recordSizer) num(n *uint64)  { z.n += uvarintLen(*n) }
+func (z *recordSizer) flag(*bool)     { z.n++ }
+func (z *recordSizer) count(n int) int {
+	z.n += uvarintLen(uint64(n))
+	return n
+}
+
+func (z *recordSizer) strs(s *[]string) {
+	z.count(len(*s))
+	for i := range *s {
+		z.str(&(*s)[i])
+	}
+}
+
+func errVersion() error {
+	return fault.At("record.version", fault.Unsupported, "the portable record version is not "+PortableVersion)
+}
+
+func errMalformed() error {
+	return fault.At("record", fault.Malformed, "not a portable authorization record")
+}
+
+// recordReader decodes a record from b; the first failure sticks and every
+// later read yields zero values.
+type recordReader struct {
+	b    []byte
+	fail error
+}
+
+func (r *recordReader) uvarint() uint64 {
+	if r.fail != nil {
+		return 0
+	}
+	n, k := binary.Uvarint(r.b)
+	if k <= 0 {
+		r.fail = errMalformed()
+		return 0
+	}
+	r.b = r.b[k:]
+	return n
+}
+
+// take returns the next n bytes.
+func (r *recordReader) take() []byte {
+	n := r.uvarint()
+	if r.fail != nil {
+		return nil
+	}
+	if n > uint64(len(r.b)) {
+		r.fail = errMalformed()
+		return nil
+	}
+	out := r.b[:n:n]
+	r.b = r.b[n:]
+	return out
+}
+
+func (r *recordReader) str(s *string) { *s = string(r.take()) }
+
+func (r *recordReader) strs(s *[]string) {
+	n := r.count(0)
+	if n == 0 {
+		return
+	}
+	*s = make([]string, n)
+	for i := range *s {
+		r.str(&(*s)[i])
+	}
+}
+
+func (r *recordReader) blob(b *[]byte) {
+	if v := r.take(); len(v) > 0 {
+		*b = bytes.Clone(v)
+	}
+}
+
+func (r *recordReader) num(n *uint64) { *n = r.uvarint() }
+
+func (r *recordReader) flag(f *bool) {
+	switch {
+	case r.fail != nil:
+	case len(r.b) == 0 || r.b[0] > 1:
+		r.fail = errMalformed()
+	default:
+		*f = r.b[0] == 1
+		r.b = r.b[1:]
+	}
+}
+
+// count reads a list length; every element takes at least one byte, so a
+// length beyond the bytes left is malformed (and allocates nothing).
+func (r *recordReader) count(int) int {
+	n := r.uvarint()
+	if n > uint64(len(r.b)) {
+		r.fail = errMalformed()
+		return 0
+	}
+	return int(n)
 }
 
 // Rebuild re-runs, in this Host's own domain, the complete issuance that
@@ -82,26 +362,22 @@ func (h *Host) Rebuild(b []byte) (*authz.Authorization, error) {
 	if len(b) > h.maxPortableBytes() {
 		return nil, fault.At("record", fault.LimitExceeded, "the portable record exceeds the host's bound")
 	}
-	var rec record
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&rec); err != nil {
-		return nil, fault.At("record", fault.Malformed, "not a portable authorization record")
+	if len(b) > 0 && b[0] == '{' {
+		// Version 1 was a JSON object; a binary record starts with the
+		// version's length, 24.
+		return nil, errVersion()
 	}
-	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+	var rec record
+	rd := &recordReader{b: b}
+	walkRecord(rd, &rec)
+	switch {
+	case rd.fail != nil:
+		return nil, rd.fail
+	case len(rd.b) != 0:
 		return nil, fault.At("record", fault.Malformed, "data follows the portable authorization record")
 	}
-	if rec.Version != PortableVersion {
-		return nil, fault.At("record.version", fault.Unsupported, "the portable record version is not "+PortableVersion)
-	}
-	again, err := json.Marshal(rec)
-	if err != nil || !bytes.Equal(again, b) {
-		return nil, fault.At("record", fault.Malformed, "the portable record is not in canonical form")
-	}
-	var args bytes.Buffer
-	if json.Compact(&args, rec.Request.Proposal.Arguments) != nil || !bytes.Equal(args.Bytes(), rec.Request.Proposal.Arguments) {
-		return nil, fault.At("record.request.proposal.arguments", fault.Malformed, "the recorded arguments are not compact JSON")
-	}
+	// Whether b is the canonical encoding of rec is decided at the end:
+	// the re-run issuance must encode to b exactly.
 	checks := []struct {
 		path      string
 		got, want string

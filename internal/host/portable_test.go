@@ -163,3 +163,15 @@ func TestRebuild_FailsClosedInAnotherDomainOrState(t *testing.T) {
 		})
 	}
 }
+
+// TestRebuild_RejectsVersion1: a canonical-JSON record of version 1 (an
+// artifact issued before the binary record) is unsupported, not
+// malformed, and never rebuilds.
+func TestRebuild_RejectsVersion1(t *testing.T) {
+	t.Parallel()
+	h := newPaymentsHost()
+	a, err := h.Rebuild([]byte(`{"Version":"toolgate.authorization/1","Instance":"uid-1","AuthorityDigest":"sha256:00"}`))
+	if !isCode(err, fault.ErrUnsupported) || a != nil {
+		t.Errorf("err = %v, want unsupported", err)
+	}
+}

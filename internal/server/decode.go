@@ -1,161 +1,77 @@
 package server
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
 	"io"
 	"mime"
 	"net/http"
-	"reflect"
-	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/toolgate/toolgate/internal/engine/fault"
 )
 
-// rawFields are the members whose values pass through byte for byte to a
-// stricter parser of their own: arguments to the occurrence-preserving
-// argument decoder, bindings to agent-safe.intent/1.
-var rawFields = map[string]bool{"arguments": true, "binding": true, "intentBinding": true}
-
-// jsonNames returns every JSON member name the wire type t (and the types
-// it holds) declares, exactly as spelled.
-func jsonNames(t reflect.Type, into map[string]bool) {
-	switch t.Kind() {
-	case reflect.Pointer, reflect.Slice:
-		if t.Elem().Kind() != reflect.Uint8 {
-			jsonNames(t.Elem(), into)
-		}
-	case reflect.Struct:
-		for i := range t.NumField() {
-			f := t.Field(i)
-			if f.Anonymous {
-				jsonNames(f.Type, into)
-				continue
-			}
-			name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
-			if name != "" && name != "-" {
-				into[name] = true
-			}
-			jsonNames(f.Type, into)
-		}
-	default:
-	}
-}
-
-// decodeBody reads one JSON request body into v strictly: the content type
-// is application/json; the body is at most limit octets of valid UTF-8;
-// no member name appears twice in an object; no member is null; every
-// member name is one the API declares, in its exact spelling; the fields
-// of v's type are all there is (unknown fields reject). Raw subtrees
-// (arguments, bindings) are left to their own parsers. The error is a
-// *fault.Error locating the problem, never quoting the body.
-func decodeBody(r *http.Request, limit int64, known map[string]bool, v any) (status int, err error) {
+// readBody reads one JSON request body: the content type is
+// application/json; the body is at most limit octets of valid UTF-8. It is
+// returned as a string so that the strict decoder's strings share it. The
+// error is a *fault.Error locating the problem, never quoting the body.
+func readBody(r *http.Request, limit int64, pool *sync.Pool) (string, int, error) {
 	mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	if err != nil || mt != "application/json" {
-		return http.StatusUnsupportedMediaType, fault.At("body", fault.Unsupported, "the content type must be application/json")
+		return "", http.StatusUnsupportedMediaType, fault.At("body", fault.Unsupported, "the content type must be application/json")
 	}
-	body, err := io.ReadAll(http.MaxBytesReader(nil, r.Body, limit))
-	if err != nil {
-		var tooLarge *http.MaxBytesError
-		if errors.As(err, &tooLarge) {
-			return http.StatusRequestEntityTooLarge, fault.At("body", fault.LimitExceeded, "the request body is larger than the service accepts")
+	// Read into a pooled buffer of at least the announced size (no 32 KiB
+	// copy buffer); the string conversion below is the one copy, which the
+	// decoded values share.
+	size := int64(512)
+	if n := r.ContentLength; n > 0 && n <= limit {
+		size = n + 1 // room to see the end without growing
+	}
+	pooled := pool.Get().(*[]byte)
+	defer func() {
+		if cap(*pooled) <= 64<<10 { // keep no outsized buffer
+			pool.Put(pooled)
 		}
-		return http.StatusBadRequest, fault.At("body", fault.Malformed, "the request body could not be read")
+	}()
+	buf := (*pooled)[:0]
+	if int64(cap(buf)) < size {
+		buf = make([]byte, 0, size)
 	}
-	if !utf8.Valid(body) {
-		return http.StatusBadRequest, fault.At("body", fault.Malformed, "the request body is not valid UTF-8")
-	}
-	if err := checkMembers(body, known); err != nil {
-		return http.StatusBadRequest, err
-	}
-	dec := json.NewDecoder(bytes.NewReader(body))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
-		var te *json.UnmarshalTypeError
-		if errors.As(err, &te) {
-			return http.StatusBadRequest, fault.At(te.Field, fault.KindMismatch, "the value has the wrong JSON type")
-		}
-		return http.StatusBadRequest, fault.At("body", fault.Malformed, "the request body is not the API's JSON object")
-	}
-	if dec.More() {
-		return http.StatusBadRequest, fault.At("body", fault.Malformed, "data follows the JSON object")
-	}
-	return 0, nil
-}
-
-// checkMembers walks body's tokens and rejects a duplicate member name, a
-// null, or a member name the API does not declare exactly.
-func checkMembers(body []byte, known map[string]bool) error {
-	dec := json.NewDecoder(bytes.NewReader(body))
-	dec.UseNumber()
-	var stack []frame
-	pending := "" // the path of the value about to be read
+	defer func() { *pooled = buf[:0] }()
+	lr := http.MaxBytesReader(nil, r.Body, limit)
 	for {
-		tok, err := dec.Token()
+		if len(buf) == cap(buf) {
+			buf = append(buf, 0)[:len(buf)]
+		}
+		n, err := lr.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
 		if err == io.EOF {
-			return nil
+			break
 		}
 		if err != nil {
-			return fault.At("body", fault.Malformed, "the request body is not valid JSON")
+			var tooLarge *http.MaxBytesError
+			if errors.As(err, &tooLarge) {
+				return "", http.StatusRequestEntityTooLarge, fault.At("body", fault.LimitExceeded, "the request body is larger than the service accepts")
+			}
+			return "", http.StatusBadRequest, fault.At("body", fault.Malformed, "the request body could not be read")
 		}
-		if n := len(stack); n > 0 && stack[n-1].wantKey {
-			top := &stack[n-1]
-			if d, ok := tok.(json.Delim); ok && d == '}' {
-				stack = stack[:n-1]
-				valueDone(stack)
-				continue
-			}
-			name, _ := tok.(string)
-			pending = fault.Join(top.path, name)
-			switch {
-			case top.seen[name]:
-				return fault.At(pending, fault.Duplicate, "a member name appears twice in one object")
-			case !known[name]:
-				return fault.At(top.path, fault.UnknownField, "the object has a member the API does not declare (names are case-sensitive)")
-			}
-			top.seen[name] = true
-			if rawFields[name] {
-				var raw json.RawMessage
-				if err := dec.Decode(&raw); err != nil {
-					return fault.At(pending, fault.Malformed, "the value is not valid JSON")
-				}
-				continue // the next token is again a member name
-			}
-			top.wantKey = false
-			continue
-		}
-		switch t := tok.(type) {
-		case json.Delim:
-			switch t {
-			case '{':
-				stack = append(stack, frame{object: true, wantKey: true, seen: map[string]bool{}, path: pending})
-				continue
-			case '[':
-				stack = append(stack, frame{path: pending})
-				continue
-			default: // ']' closes an array: a value is done
-				stack = stack[:len(stack)-1]
-			}
-		case nil:
-			return fault.At(pending, fault.KindMismatch, "null is not a value of this API; omit the member instead")
-		}
-		valueDone(stack)
 	}
+	body := string(buf)
+	if !utf8.ValidString(body) {
+		return "", http.StatusBadRequest, fault.At("body", fault.Malformed, "the request body is not valid UTF-8")
+	}
+	return body, 0, nil
 }
 
-// frame is one open container of checkMembers.
-type frame struct {
-	object, wantKey bool
-	seen            map[string]bool
-	path            string
-}
-
-// valueDone records that a value inside the innermost container was read:
-// in an object, a member name comes next.
-func valueDone(stack []frame) {
-	if n := len(stack); n > 0 && stack[n-1].object {
-		stack[n-1].wantKey = true
+// decodeBody reads one request body (readBody) and decodes it strictly
+// with decode (decodeAuthorize, decodeValidate).
+func decodeBody[T any](r *http.Request, limit int64, pool *sync.Pool, decode func(string, *T) error, v *T) (int, error) {
+	body, status, err := readBody(r, limit, pool)
+	if err != nil {
+		return status, err
 	}
+	if err := decode(body, v); err != nil {
+		return http.StatusBadRequest, err
+	}
+	return 0, nil
 }

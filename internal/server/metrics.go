@@ -12,6 +12,9 @@ type metrics struct {
 	reasons     *prometheus.CounterVec
 	duration    *prometheus.HistogramVec
 	consumption *prometheus.CounterVec
+	// cacheHit and cacheMiss count rebuild-cache lookups of validate and
+	// consume (resolved once: no label lookup per request).
+	cacheHit, cacheMiss prometheus.Counter
 }
 
 func newMetrics(s *Server) *metrics {
@@ -31,11 +34,18 @@ func newMetrics(s *Server) *metrics {
 			Name: "toolgate_consumptions_total", Help: "Consumption attempts by result (consumed, conflict, unavailable, rejected).",
 		}, []string{"result"}),
 	}
-	m.registry.MustRegister(m.decisions, m.reasons, m.duration, m.consumption,
+	cache := prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "toolgate_rebuild_cache_total", Help: "Rebuild-cache lookups of validate and consume by result (hit, miss).",
+	}, []string{"result"})
+	m.cacheHit, m.cacheMiss = cache.WithLabelValues("hit"), cache.WithLabelValues("miss")
+	m.registry.MustRegister(m.decisions, m.reasons, m.duration, m.consumption, cache,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		prometheus.NewCounterFunc(prometheus.CounterOpts{
 			Name: "toolgate_decision_log_dropped_total", Help: "Decision-log lines lost: how blind the log is.",
 		}, func() float64 { return float64(s.log.Dropped()) }),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+			Name: "toolgate_rebuild_cache_entries", Help: "Rebuilt Authorizations the rebuild cache holds.",
+		}, func() float64 { return float64(s.cache.len()) }),
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 			Name: "toolgate_domains_served", Help: "Host authority domains this replica serves.",
 		}, func() float64 { return float64(s.domains.Len()) }),

@@ -8,12 +8,15 @@
 package server
 
 import (
+	"bytes"
 	"context"
 	"crypto/ed25519"
+	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"net/http"
-	"reflect"
+	"strconv"
+	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus/promhttp"
@@ -41,6 +44,10 @@ type Config struct {
 	Log *DecisionLog
 	// MaxBodyBytes bounds request bodies; DefaultMaxBodyBytes when 0.
 	MaxBodyBytes int64
+	// RebuildCacheEntries bounds the Authorizations kept rebuilt between a
+	// validate and the consume of the same envelope;
+	// DefaultRebuildCacheEntries when 0, none when negative.
+	RebuildCacheEntries int
 }
 
 // Server serves the API.
@@ -51,7 +58,9 @@ type Server struct {
 	clock   func() time.Time
 	log     *DecisionLog
 	limit   int64
-	known   map[string]bool
+	cache   *rebuildCache
+	buffers sync.Pool // of *bytes.Buffer, for responses
+	bodies  sync.Pool // of *[]byte, for reading request bodies
 	metrics *metrics
 }
 
@@ -61,8 +70,10 @@ func New(cfg Config) (*Server, error) {
 		return nil, errors.New("server: domains, an authenticator and a consumption store are required")
 	}
 	s := &Server{
+		buffers: sync.Pool{New: func() any { return new(bytes.Buffer) }},
+		bodies:  sync.Pool{New: func() any { return new([]byte) }},
 		domains: cfg.Domains, auth: cfg.Auth, store: cfg.Store, clock: cfg.Clock, log: cfg.Log,
-		limit: cfg.MaxBodyBytes, known: map[string]bool{},
+		limit: cfg.MaxBodyBytes, cache: newRebuildCache(cfg.RebuildCacheEntries),
 	}
 	if s.clock == nil {
 		s.clock = time.Now
@@ -70,8 +81,6 @@ func New(cfg Config) (*Server, error) {
 	if s.limit == 0 {
 		s.limit = DefaultMaxBodyBytes
 	}
-	jsonNames(reflect.TypeFor[client.AuthorizeRequest](), s.known)
-	jsonNames(reflect.TypeFor[client.ValidateRequest](), s.known)
 	s.metrics = newMetrics(s)
 	return s, nil
 }
@@ -82,20 +91,20 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("/v1/authorize", s.post("authorize", s.authorize))
 	mux.HandleFunc("/v1/validate", s.post("validate", s.validate))
 	mux.HandleFunc("/v1/consume", s.post("consume", s.consume))
-	mux.Handle("/healthz", get(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusOK) })))
-	mux.Handle("/readyz", get(http.HandlerFunc(s.ready)))
-	mux.Handle("/metrics", get(promhttp.HandlerFor(s.metrics.registry, promhttp.HandlerOpts{})))
+	mux.Handle("/healthz", s.get(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusOK) })))
+	mux.Handle("/readyz", s.get(http.HandlerFunc(s.ready)))
+	mux.Handle("/metrics", s.get(promhttp.HandlerFor(s.metrics.registry, promhttp.HandlerOpts{})))
 	mux.HandleFunc("/", func(w http.ResponseWriter, _ *http.Request) {
-		writeError(w, http.StatusNotFound, client.Error{Code: "notFound", Message: "no such endpoint; the API is POST /v1/authorize, /v1/validate, /v1/consume"})
+		s.writeError(w, http.StatusNotFound, client.Error{Code: "notFound", Message: "no such endpoint; the API is POST /v1/authorize, /v1/validate, /v1/consume"})
 	})
 	return mux
 }
 
 // get serves h for GET (and HEAD) only.
-func get(h http.Handler) http.Handler {
+func (s *Server) get(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodGet && r.Method != http.MethodHead {
-			writeError(w, http.StatusMethodNotAllowed, client.Error{Code: "unsupported", Message: "use GET"})
+			s.writeError(w, http.StatusMethodNotAllowed, client.Error{Code: "unsupported", Message: "use GET"})
 			return
 		}
 		h.ServeHTTP(w, r)
@@ -107,9 +116,9 @@ func (s *Server) ready(w http.ResponseWriter, r *http.Request) {
 	defer cancel()
 	switch {
 	case s.domains.Len() == 0:
-		writeError(w, http.StatusServiceUnavailable, client.Error{Code: "unavailable", Message: "no host authority domain is loaded"})
+		s.writeError(w, http.StatusServiceUnavailable, client.Error{Code: "unavailable", Message: "no host authority domain is loaded"})
 	case s.store.Ready(ctx) != nil:
-		writeError(w, http.StatusServiceUnavailable, client.Error{Code: "unavailable", Message: "the consumption store does not answer"})
+		s.writeError(w, http.StatusServiceUnavailable, client.Error{Code: "unavailable", Message: "the consumption store does not answer"})
 	default:
 		w.WriteHeader(http.StatusOK)
 	}
@@ -139,9 +148,9 @@ func (s *Server) post(verb string, h handler) http.HandlerFunc {
 			if q.entry.Result == "" {
 				q.entry.Result = "rejected"
 			}
-			writeError(w, status, e)
+			s.writeError(w, status, e)
 		} else {
-			writeJSON(w, status, body)
+			s.writeJSON(w, status, body)
 		}
 		s.log.Write(q.entry)
 		s.metrics.duration.WithLabelValues(verb, q.entry.Result).Observe(time.Since(q.now).Seconds())
@@ -162,7 +171,7 @@ func (s *Server) serve(r *http.Request, q *call, h handler) (int, any) {
 
 func (s *Server) authorize(_ context.Context, q *call, r *http.Request) (int, any) {
 	var req client.AuthorizeRequest
-	if status, err := decodeBody(r, s.limit, s.known, &req); err != nil {
+	if status, err := decodeBody(r, s.limit, &s.bodies, decodeAuthorize, &req); err != nil {
 		return status, apiError(err)
 	}
 	q.entry.Namespace, q.entry.HostAuthority = req.HostAuthority.Namespace, req.HostAuthority.Name
@@ -207,28 +216,15 @@ func (s *Server) authorize(_ context.Context, q *call, r *http.Request) (int, an
 // and validates it against the executor's expectations.
 func (s *Server) check(q *call, r *http.Request) (*Domain, *authz.Authorization, *authz.ConsumptionBinding, int, *client.Error) {
 	var req client.ValidateRequest
-	if status, err := decodeBody(r, s.limit, s.known, &req); err != nil {
+	if status, err := decodeBody(r, s.limit, &s.bodies, decodeValidate, &req); err != nil {
 		e := apiError(err)
 		return nil, nil, nil, status, &e
 	}
-	var d *Domain // the domain whose key the envelope names
-	record, err := artifact.Open(req.Artifact, func(keyID string) (ed25519.PublicKey, bool) {
-		found, ok := s.domains.ByKey(keyID)
-		if !ok {
-			return nil, false
-		}
-		d = found
-		return found.key.Public(), true
-	})
-	if err != nil {
-		return nil, nil, nil, http.StatusUnprocessableEntity, &client.Error{Code: "artifact", Path: "artifact", Message: err.Error()}
+	d, a, status, e := s.rebuild(q, req.Artifact)
+	if e != nil {
+		return nil, nil, nil, status, e
 	}
 	q.entry.Namespace, q.entry.HostAuthority = d.namespace, d.name
-	a, err := d.host.Rebuild(record)
-	if err != nil {
-		e := apiError(fault.Within("artifact", err))
-		return nil, nil, nil, statusOf(err), &e
-	}
 	reg, pol := a.RegistrySnapshot(), a.PolicySnapshot()
 	if !d.serves(Selection{reg.ID().String(), reg.Generation().String(), pol.ID().String(), pol.Generation().String()}) {
 		return nil, nil, nil, http.StatusNotFound, &client.Error{Code: "notFound", Path: "artifact",
@@ -249,6 +245,41 @@ func (s *Server) check(q *call, r *http.Request) (*Domain, *authz.Authorization,
 		return nil, nil, nil, statusOf(err), &e
 	}
 	return d, a, b, 0, nil
+}
+
+// rebuild verifies the envelope and rebuilds its Authorization, or takes
+// both from the cache when this envelope's exact bytes were verified and
+// rebuilt by the same domain Host and key before. Everything after (the
+// served snapshots, the expectations, the clock, the Consumption) runs on
+// every request.
+func (s *Server) rebuild(q *call, envelope string) (*Domain, *authz.Authorization, int, *client.Error) {
+	digest := sha256.Sum256([]byte(envelope))
+	if e, ok := s.cache.get(digest, uint64(q.now.Unix())); ok {
+		if d, ok := s.domains.ByKey(e.key.ID()); ok && d.host == e.host && d.key == e.key {
+			s.metrics.cacheHit.Inc()
+			return d, e.a, 0, nil
+		}
+	}
+	s.metrics.cacheMiss.Inc()
+	var d *Domain // the domain whose key the envelope names
+	record, err := artifact.Open(envelope, func(keyID string) (ed25519.PublicKey, bool) {
+		found, ok := s.domains.ByKey(keyID)
+		if !ok {
+			return nil, false
+		}
+		d = found
+		return found.key.Public(), true
+	})
+	if err != nil {
+		return nil, nil, http.StatusUnprocessableEntity, &client.Error{Code: "artifact", Path: "artifact", Message: err.Error()}
+	}
+	a, err := d.host.Rebuild(record)
+	if err != nil {
+		e := apiError(fault.Within("artifact", err))
+		return nil, nil, statusOf(err), &e
+	}
+	s.cache.put(digest, d, a, a.ExpiresAt().Seconds())
+	return d, a, 0, nil
 }
 
 func (s *Server) validate(_ context.Context, q *call, r *http.Request) (int, any) {
@@ -314,13 +345,30 @@ func statusOf(err error) int {
 	}
 }
 
-func writeJSON(w http.ResponseWriter, status int, body any) {
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Cache-Control", "no-store")
+// writeJSON writes body as the response: encoded into a pooled buffer
+// first, so that the response has a Content-Length and goes out in one
+// write.
+func (s *Server) writeJSON(w http.ResponseWriter, status int, body any) {
+	buf := s.buffers.Get().(*bytes.Buffer)
+	defer func() {
+		if buf.Cap() <= 64<<10 { // keep no outsized buffer
+			buf.Reset()
+			s.buffers.Put(buf)
+		}
+	}()
+	if err := json.NewEncoder(buf).Encode(body); err != nil {
+		buf.Reset()
+		status = http.StatusInternalServerError
+		buf.WriteString(`{"error":{"code":"internal","message":"the response could not be encoded"}}` + "\n")
+	}
+	h := w.Header()
+	h["Content-Type"] = []string{"application/json"}
+	h["Cache-Control"] = []string{"no-store"}
+	h["Content-Length"] = []string{strconv.Itoa(buf.Len())}
 	w.WriteHeader(status)
-	_ = json.NewEncoder(w).Encode(body)
+	_, _ = w.Write(buf.Bytes())
 }
 
-func writeError(w http.ResponseWriter, status int, e client.Error) {
-	writeJSON(w, status, client.ErrorResponse{Error: e})
+func (s *Server) writeError(w http.ResponseWriter, status int, e client.Error) {
+	s.writeJSON(w, status, client.ErrorResponse{Error: e})
 }

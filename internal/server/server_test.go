@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -72,6 +73,8 @@ type service struct {
 	log   *bytes.Buffer
 	logMu *sync.Mutex
 	srv   *server.Server
+	set   *server.StaticDomains
+	now   *atomic.Int64 // the service clock, Unix seconds
 }
 
 // lockedBuffer lets the decision log write while a test reads.
@@ -87,7 +90,13 @@ func (l lockedBuffer) Write(p []byte) (int, error) {
 }
 
 // newService serves the shipped samples with a fresh key directory.
-func newService(t *testing.T, keyDir string) *service {
+func newService(t testing.TB, keyDir string) *service {
+	t.Helper()
+	return newServiceWith(t, keyDir, func(*server.Config) {})
+}
+
+// newServiceWith is newService with its Config changed by change.
+func newServiceWith(t testing.TB, keyDir string, change func(*server.Config)) *service {
 	t.Helper()
 	domains, err := standalone.Load(keyDir, filepath.Join(testutil.RepoRoot(t), "config", "samples"))
 	if err != nil {
@@ -105,12 +114,16 @@ func newService(t *testing.T, keyDir string) *service {
 	if err != nil {
 		t.Fatal(err)
 	}
-	svc := &service{store: &memStore{seen: map[consume.Key]bool{}}, log: &bytes.Buffer{}, logMu: &sync.Mutex{}}
+	svc := &service{store: &memStore{seen: map[consume.Key]bool{}}, log: &bytes.Buffer{}, logMu: &sync.Mutex{},
+		set: &set, now: &atomic.Int64{}}
+	svc.now.Store(exampleTime + 1)
 	log := server.NewDecisionLog(lockedBuffer{svc.logMu, svc.log}, 1024, true)
-	svc.srv, err = server.New(server.Config{
+	cfg := server.Config{
 		Domains: &set, Auth: tokens, Store: svc.store, Log: log,
-		Clock: func() time.Time { return time.Unix(exampleTime+1, 0) },
-	})
+		Clock: func() time.Time { return time.Unix(svc.now.Load(), 0) },
+	}
+	change(&cfg)
+	svc.srv, err = server.New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -123,7 +136,7 @@ func newService(t *testing.T, keyDir string) *service {
 func (s *service) logText() string { s.logMu.Lock(); defer s.logMu.Unlock(); return s.log.String() }
 
 // example reads one shipped example request as the API's body.
-func example(t *testing.T, name string) client.AuthorizeRequest {
+func example(t testing.TB, name string) client.AuthorizeRequest {
 	t.Helper()
 	raw, err := os.ReadFile(filepath.Join(testutil.RepoRoot(t), "examples", "requests", name))
 	if err != nil {
@@ -145,7 +158,7 @@ type response struct {
 	body   []byte
 }
 
-func (s *service) post(t *testing.T, path, token string, body any) response {
+func (s *service) post(t testing.TB, path, token string, body any) response {
 	t.Helper()
 	raw, ok := body.([]byte)
 	if !ok {
@@ -174,7 +187,7 @@ func (s *service) post(t *testing.T, path, token string, body any) response {
 	return response{resp.StatusCode, b}
 }
 
-func decode[T any](t *testing.T, r response) T {
+func decode[T any](t testing.TB, r response) T {
 	t.Helper()
 	var v T
 	if err := json.Unmarshal(r.body, &v); err != nil {
@@ -184,7 +197,7 @@ func decode[T any](t *testing.T, r response) T {
 }
 
 // authorize issues the allow example and returns its artifact.
-func (s *service) authorize(t *testing.T) client.AuthorizeResponse {
+func (s *service) authorize(t testing.TB) client.AuthorizeResponse {
 	t.Helper()
 	r := s.post(t, "/v1/authorize", agentToken, example(t, "payment-allow.yaml"))
 	if r.status != http.StatusOK {
@@ -198,7 +211,7 @@ func (s *service) authorize(t *testing.T) client.AuthorizeResponse {
 }
 
 // expectations are the payments executor's own view of the allowed call.
-func expectations(t *testing.T, artifact string) client.ValidateRequest {
+func expectations(t testing.TB, artifact string) client.ValidateRequest {
 	t.Helper()
 	ex := example(t, "payment-allow.yaml")
 	return client.ValidateRequest{Artifact: artifact, Expectations: client.Expectations{
@@ -263,6 +276,48 @@ func TestValidateAndConsume(t *testing.T) {
 	}
 	if r := s.post(t, "/v1/consume", executorToken, exp); r.status != http.StatusConflict {
 		t.Errorf("second consume: %d %s, want 409", r.status, r.body)
+	}
+}
+
+// TestRebuildCacheSkipsNoCheck: after a validate has put the rebuilt
+// Authorization in the cache, a consume of the same envelope still checks
+// the clock and the domain: an expired authorization and one whose domain
+// was replaced (another key, another Host) reject.
+func TestRebuildCacheSkipsNoCheck(t *testing.T) {
+	t.Parallel()
+	keys := t.TempDir()
+	s := newService(t, keys)
+	res := s.authorize(t).Authorization
+	exp := expectations(t, res.Artifact)
+	if r := s.post(t, "/v1/validate", executorToken, exp); r.status != http.StatusOK {
+		t.Fatalf("validate: %d %s", r.status, r.body)
+	}
+	s.now.Store(int64(res.ExpiresAt))
+	if r := s.post(t, "/v1/consume", executorToken, exp); r.status != http.StatusUnprocessableEntity || decode[client.ErrorResponse](t, r).Error.Code != "expired" {
+		t.Errorf("consume at the expiry: %d %s, want 422 expired", r.status, r.body)
+	}
+	s.now.Store(exampleTime + 1)
+	if r := s.post(t, "/v1/validate", executorToken, exp); r.status != http.StatusOK {
+		t.Fatalf("validate again: %d %s", r.status, r.body)
+	}
+	reload := func(keys string) {
+		domains, err := standalone.Load(keys, filepath.Join(testutil.RepoRoot(t), "config", "samples"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := s.set.Replace(domains...); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The same key, a new Host: the cached Authorization belongs to the
+	// old Host's boundary, so only a fresh rebuild validates.
+	reload(keys)
+	if r := s.post(t, "/v1/consume", executorToken, exp); r.status != http.StatusOK {
+		t.Errorf("consume after a reload with the same key: %d %s, want 200", r.status, r.body)
+	}
+	reload(t.TempDir())
+	if r := s.post(t, "/v1/validate", executorToken, exp); r.status != http.StatusUnprocessableEntity || decode[client.ErrorResponse](t, r).Error.Code != "artifact" {
+		t.Errorf("validate after the domain's key was replaced: %d %s, want 422 artifact", r.status, r.body)
 	}
 }
 
@@ -445,7 +500,8 @@ func TestHealthReadinessMetrics(t *testing.T) {
 	}
 	defer func() { _ = resp.Body.Close() }()
 	b, _ := io.ReadAll(resp.Body)
-	for _, m := range []string{`toolgate_decisions_total{outcome="allow"} 1`, "toolgate_decision_log_dropped_total 0", "toolgate_domains_served 1", "toolgate_request_duration_seconds_bucket"} {
+	for _, m := range []string{`toolgate_decisions_total{outcome="allow"} 1`, "toolgate_decision_log_dropped_total 0", "toolgate_domains_served 1", "toolgate_request_duration_seconds_bucket",
+		"toolgate_rebuild_cache_entries 0"} {
 		if !strings.Contains(string(b), m) {
 			t.Errorf("metrics lack %q", m)
 		}

@@ -1,0 +1,63 @@
+package server_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+
+	"github.com/toolgate/toolgate/internal/server"
+)
+
+// The service's handler in process, without the network: CPU and
+// allocations per request of the authorize and validate paths (decode,
+// Host, envelope, response).
+//
+//	go test ./internal/server -run '^$' -bench . -benchmem
+
+func benchPost(b *testing.B, h http.Handler, path, token string, body []byte) {
+	b.Helper()
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		req := httptest.NewRequest(http.MethodPost, path, bytes.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Authorization", "Bearer "+token)
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		if rec.Code != http.StatusOK {
+			b.Fatalf("%d %s", rec.Code, rec.Body)
+		}
+	}
+}
+
+func BenchmarkAuthorize(b *testing.B) {
+	s := newService(b, b.TempDir())
+	body, err := json.Marshal(example(b, "payment-allow.yaml"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	benchPost(b, s.srv.Handler(), "/v1/authorize", agentToken, body)
+}
+
+// BenchmarkValidate validates one artifact over and over: from the second
+// call on, the rebuild cache holds its Authorization.
+func BenchmarkValidate(b *testing.B) {
+	s := newService(b, b.TempDir())
+	body, err := json.Marshal(expectations(b, s.authorize(b).Authorization.Artifact))
+	if err != nil {
+		b.Fatal(err)
+	}
+	benchPost(b, s.srv.Handler(), "/v1/validate", executorToken, body)
+}
+
+// BenchmarkValidateUncached verifies and rebuilds on every call.
+func BenchmarkValidateUncached(b *testing.B) {
+	s := newServiceWith(b, b.TempDir(), func(c *server.Config) { c.RebuildCacheEntries = -1 })
+	body, err := json.Marshal(expectations(b, s.authorize(b).Authorization.Artifact))
+	if err != nil {
+		b.Fatal(err)
+	}
+	benchPost(b, s.srv.Handler(), "/v1/validate", executorToken, body)
+}

@@ -1,0 +1,901 @@
+package server
+
+import (
+	"encoding/json"
+	"strconv"
+	"unicode/utf16"
+	"unicode/utf8"
+
+	"github.com/toolgate/toolgate/client"
+	"github.com/toolgate/toolgate/internal/engine/fault"
+)
+
+// The strict single-pass decoder of request bodies. It reads the body once,
+// straight into the wire types, and rejects exactly what the former two
+// passes (a token walk for duplicates, nulls and names, then
+// encoding/json with unknown fields disallowed) rejected: invalid JSON,
+// a duplicate member name, null outside a raw subtree, a member name the
+// object does not declare in its exact spelling, a value of the wrong JSON
+// kind, trailing data. Codes and paths are the former ones; paths name
+// members, not array indices. With several faults in one body the one
+// reported is the first in document order. Raw subtrees (arguments,
+// bindings) are only checked to be valid JSON and passed on byte for byte
+// to their own stricter parsers.
+//
+// It scans a string so that decoded strings share the body's memory: one
+// copy of the body, no allocation per string member without escapes.
+
+// maxDepth is encoding/json's nesting bound, kept so that raw subtrees
+// accept and reject as before.
+const maxDepth = 10000
+
+var (
+	errSyntax   = fault.At("body", fault.Malformed, "the request body is not valid JSON")
+	errTrailing = fault.At("body", fault.Malformed, "data follows the JSON object")
+)
+
+func kindMismatch(path string) error {
+	return fault.At(path, fault.KindMismatch, "the value has the wrong JSON type")
+}
+
+func nullRejected(path string) error {
+	return fault.At(path, fault.KindMismatch, "null is not a value of this API; omit the member instead")
+}
+
+type scanner struct {
+	s string
+	i int
+}
+
+func (d *scanner) ws() {
+	for d.i < len(d.s) {
+		switch d.s[d.i] {
+		case ' ', '\t', '\n', '\r':
+			d.i++
+		default:
+			return
+		}
+	}
+}
+
+// peek returns the next non-space byte, or 0 at the end.
+func (d *scanner) peek() byte {
+	d.ws()
+	if d.i < len(d.s) {
+		return d.s[d.i]
+	}
+	return 0
+}
+
+// top decodes the one JSON object of the body with members, then requires
+// the end of the body.
+func (d *scanner) top(names []string, member func(d *scanner, field int) error) error {
+	if d.peek() != '{' {
+		// Not an object: no value or invalid JSON first, as the token walk
+		// found them.
+		if d.peek() == 0 || !validStream(d.s) {
+			return errSyntax
+		}
+		return kindMismatch("")
+	}
+	if err := d.object("", names, member); err != nil {
+		if fault.CodeOf(err) != fault.Malformed && !validStream(d.s) {
+			// Invalid JSON anywhere outranks every other fault, as it did
+			// when a token walk of the whole body came first.
+			return errSyntax
+		}
+		return err
+	}
+	if d.peek() != 0 {
+		if err := d.skip(); err != nil {
+			return err
+		}
+		return errTrailing
+	}
+	return nil
+}
+
+// object decodes one object at path whose members are names (at most 32);
+// member decodes the value of names[field].
+func (d *scanner) object(path string, names []string, member func(d *scanner, field int) error) error {
+	switch d.peek() {
+	case '{':
+		d.i++
+	case 'n':
+		if d.literal("null") {
+			return nullRejected(path)
+		}
+		return errSyntax
+	default:
+		return d.mismatch(path)
+	}
+	var seen uint32
+	if d.peek() == '}' {
+		d.i++
+		return nil
+	}
+	for {
+		if d.peek() != '"' {
+			return errSyntax
+		}
+		name, err := d.str()
+		if err != nil {
+			return err
+		}
+		if d.peek() != ':' {
+			return errSyntax
+		}
+		d.i++
+		field := -1
+		for k, n := range names {
+			if n == name {
+				field = k
+				break
+			}
+		}
+		if field < 0 {
+			return fault.At(path, fault.UnknownField, "the object has a member the API does not declare (names are case-sensitive)")
+		}
+		if seen&(1<<field) != 0 {
+			return fault.At(fault.Join(path, name), fault.Duplicate, "a member name appears twice in one object")
+		}
+		seen |= 1 << field
+		if err := member(d, field); err != nil {
+			return err
+		}
+		switch d.peek() {
+		case ',':
+			d.i++
+		case '}':
+			d.i++
+			return nil
+		default:
+			return errSyntax
+		}
+	}
+}
+
+// array decodes one array at path, elem decoding each element.
+func (d *scanner) array(path string, elem func(d *scanner) error) error {
+	switch d.peek() {
+	case '[':
+		d.i++
+	case 'n':
+		if d.literal("null") {
+			return nullRejected(path)
+		}
+		return errSyntax
+	default:
+		return d.mismatch(path)
+	}
+	if d.peek() == ']' {
+		d.i++
+		return nil
+	}
+	for {
+		if err := elem(d); err != nil {
+			return err
+		}
+		switch d.peek() {
+		case ',':
+			d.i++
+		case ']':
+			d.i++
+			return nil
+		default:
+			return errSyntax
+		}
+	}
+}
+
+// mismatch reports a value of the wrong kind at path, or a syntax error
+// when what is there is no JSON value at all.
+func (d *scanner) mismatch(path string) error {
+	if err := d.skip(); err != nil {
+		return err
+	}
+	return kindMismatch(path)
+}
+
+// validStream reports whether s is a sequence of valid JSON values.
+func validStream(s string) bool {
+	d := &scanner{s: s}
+	for d.peek() != 0 {
+		if d.skip() != nil {
+			return false
+		}
+	}
+	return true
+}
+
+func (d *scanner) literal(lit string) bool {
+	if len(d.s)-d.i >= len(lit) && d.s[d.i:d.i+len(lit)] == lit {
+		d.i += len(lit)
+		return true
+	}
+	return false
+}
+
+// String reads a string member name of the object at parent. The paths
+// of errors are joined only when there is an error.
+func (d *scanner) String(parent, name string, into *string) error {
+	switch d.peek() {
+	case '"':
+		s, err := d.str()
+		*into = s
+		return err
+	case 'n':
+		return d.null(parent, name)
+	}
+	return d.mismatch(fault.Join(parent, name))
+}
+
+// Strings reads an array of strings.
+func (d *scanner) Strings(parent, name string, into *[]string) error {
+	switch d.peek() {
+	case '[':
+	case 'n':
+		return d.null(parent, name)
+	default:
+		return d.mismatch(fault.Join(parent, name))
+	}
+	out := []string{}
+	d.i++
+	if d.peek() == ']' {
+		d.i++
+		*into = out
+		return nil
+	}
+	for {
+		var s string
+		if err := d.String(parent, name, &s); err != nil {
+			return err
+		}
+		out = append(out, s)
+		switch d.peek() {
+		case ',':
+			d.i++
+		case ']':
+			d.i++
+			*into = out
+			return nil
+		default:
+			return errSyntax
+		}
+	}
+}
+
+// Uint reads an unsigned integer.
+func (d *scanner) Uint(parent, name string, into *uint64) error {
+	switch c := d.peek(); {
+	case c == '-' || c >= '0' && c <= '9':
+		start := d.i
+		if !d.number() {
+			return errSyntax
+		}
+		n, err := strconv.ParseUint(d.s[start:d.i], 10, 64)
+		if err != nil {
+			return kindMismatch(fault.Join(parent, name))
+		}
+		*into = n
+		return nil
+	case c == 'n':
+		return d.null(parent, name)
+	}
+	return d.mismatch(fault.Join(parent, name))
+}
+
+// Bool reads a boolean.
+func (d *scanner) Bool(parent, name string, into *bool) error {
+	switch d.peek() {
+	case 't':
+		if d.literal("true") {
+			*into = true
+			return nil
+		}
+		return errSyntax
+	case 'f':
+		if d.literal("false") {
+			*into = false
+			return nil
+		}
+		return errSyntax
+	case 'n':
+		return d.null(parent, name)
+	}
+	return d.mismatch(fault.Join(parent, name))
+}
+
+// null rejects the null at parent.name (or a syntax error).
+func (d *scanner) null(parent, name string) error {
+	if d.literal("null") {
+		return nullRejected(fault.Join(parent, name))
+	}
+	return errSyntax
+}
+
+// Raw reads any JSON value (null included) and keeps its exact bytes.
+func (d *scanner) Raw(parent, name string, into *json.RawMessage) error {
+	d.ws()
+	start := d.i
+	if err := d.skip(); err != nil {
+		return fault.At(fault.Join(parent, name), fault.Malformed, "the value is not valid JSON")
+	}
+	*into = json.RawMessage(d.s[start:d.i])
+	return nil
+}
+
+// skip validates and passes one JSON value.
+func (d *scanner) skip() error {
+	var stack []byte // open containers: '{' or '['
+	for {
+		// A value.
+		switch c := d.peek(); {
+		case c == '{' || c == '[':
+			if len(stack) == maxDepth {
+				return errSyntax
+			}
+			d.i++
+			stack = append(stack, c)
+			if c == '{' {
+				switch d.peek() {
+				case '}':
+					d.i++
+					stack = stack[:len(stack)-1]
+					goto after
+				case '"':
+					if _, err := d.str(); err != nil {
+						return err
+					}
+					if d.peek() != ':' {
+						return errSyntax
+					}
+					d.i++
+				default:
+					return errSyntax
+				}
+			} else if d.peek() == ']' {
+				d.i++
+				stack = stack[:len(stack)-1]
+				goto after
+			}
+			continue
+		case c == '"':
+			if err := d.strSkip(); err != nil {
+				return err
+			}
+		case c == '-' || c >= '0' && c <= '9':
+			if !d.number() {
+				return errSyntax
+			}
+		case c == 't':
+			if !d.literal("true") {
+				return errSyntax
+			}
+		case c == 'f':
+			if !d.literal("false") {
+				return errSyntax
+			}
+		case c == 'n':
+			if !d.literal("null") {
+				return errSyntax
+			}
+		default:
+			return errSyntax
+		}
+	after:
+		// After a value: close containers or go on to the next value.
+		for {
+			if len(stack) == 0 {
+				return nil
+			}
+			top := stack[len(stack)-1]
+			switch d.peek() {
+			case ',':
+				d.i++
+				if top == '{' {
+					if d.peek() != '"' {
+						return errSyntax
+					}
+					if err := d.strSkip(); err != nil {
+						return err
+					}
+					if d.peek() != ':' {
+						return errSyntax
+					}
+					d.i++
+				}
+			case '}':
+				if top != '{' {
+					return errSyntax
+				}
+				d.i++
+				stack = stack[:len(stack)-1]
+				continue
+			case ']':
+				if top != '[' {
+					return errSyntax
+				}
+				d.i++
+				stack = stack[:len(stack)-1]
+				continue
+			default:
+				return errSyntax
+			}
+			break
+		}
+	}
+}
+
+// number passes one JSON number, reporting whether it is well formed.
+func (d *scanner) number() bool {
+	s, i := d.s, d.i
+	if i < len(s) && s[i] == '-' {
+		i++
+	}
+	switch {
+	case i < len(s) && s[i] == '0':
+		i++
+	case i < len(s) && s[i] >= '1' && s[i] <= '9':
+		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+			i++
+		}
+	default:
+		return false
+	}
+	if i < len(s) && s[i] == '.' {
+		i++
+		if i >= len(s) || s[i] < '0' || s[i] > '9' {
+			return false
+		}
+		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+			i++
+		}
+	}
+	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
+		i++
+		if i < len(s) && (s[i] == '+' || s[i] == '-') {
+			i++
+		}
+		if i >= len(s) || s[i] < '0' || s[i] > '9' {
+			return false
+		}
+		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+			i++
+		}
+	}
+	d.i = i
+	return true
+}
+
+// strSkip validates and passes one string.
+func (d *scanner) strSkip() error {
+	_, _, err := d.strSpan()
+	return err
+}
+
+// strSpan passes one string (d.s[d.i] is '"') and returns the span of its
+// content and whether it holds escapes.
+func (d *scanner) strSpan() (end int, escaped bool, err error) {
+	s := d.s
+	i := d.i + 1
+	for i < len(s) {
+		c := s[i]
+		switch {
+		case c == '"':
+			d.i = i + 1
+			return i, escaped, nil
+		case c < 0x20:
+			return 0, false, errSyntax
+		case c == '\\':
+			escaped = true
+			if i+1 >= len(s) {
+				return 0, false, errSyntax
+			}
+			switch s[i+1] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+				i += 2
+			case 'u':
+				if i+6 > len(s) {
+					return 0, false, errSyntax
+				}
+				if _, ok := hex4(s[i+2 : i+6]); !ok {
+					return 0, false, errSyntax
+				}
+				i += 6
+			default:
+				return 0, false, errSyntax
+			}
+		default:
+			i++
+		}
+	}
+	return 0, false, errSyntax
+}
+
+// str reads one string (d.s[d.i] is '"') and returns its value; without
+// escapes it shares the body's memory.
+func (d *scanner) str() (string, error) {
+	start := d.i + 1
+	end, escaped, err := d.strSpan()
+	if err != nil {
+		return "", err
+	}
+	if !escaped {
+		return d.s[start:end], nil
+	}
+	return unescape(d.s[start:end]), nil
+}
+
+func hex4(s string) (rune, bool) {
+	var r rune
+	for i := range 4 {
+		c := s[i]
+		switch {
+		case c >= '0' && c <= '9':
+			c -= '0'
+		case c >= 'a' && c <= 'f':
+			c = c - 'a' + 10
+		case c >= 'A' && c <= 'F':
+			c = c - 'A' + 10
+		default:
+			return 0, false
+		}
+		r = r*16 + rune(c)
+	}
+	return r, true
+}
+
+// unescape decodes the content of a valid string with escapes as
+// encoding/json does: a lone surrogate becomes U+FFFD.
+func unescape(s string) string {
+	b := make([]byte, 0, len(s))
+	for i := 0; i < len(s); {
+		if s[i] != '\\' {
+			b = append(b, s[i])
+			i++
+			continue
+		}
+		switch c := s[i+1]; c {
+		case 'b':
+			b = append(b, '\b')
+		case 'f':
+			b = append(b, '\f')
+		case 'n':
+			b = append(b, '\n')
+		case 'r':
+			b = append(b, '\r')
+		case 't':
+			b = append(b, '\t')
+		case 'u':
+			r, _ := hex4(s[i+2 : i+6])
+			i += 6
+			if utf16.IsSurrogate(r) {
+				if i+6 <= len(s) && s[i] == '\\' && s[i+1] == 'u' {
+					if r2, ok := hex4(s[i+2 : i+6]); ok {
+						if dec := utf16.DecodeRune(r, r2); dec != utf8.RuneError {
+							b = utf8.AppendRune(b, dec)
+							i += 6
+							continue
+						}
+					}
+				}
+				r = utf8.RuneError
+			}
+			b = utf8.AppendRune(b, r)
+			continue
+		default: // '"', '\\', '/'
+			b = append(b, c)
+		}
+		i += 2
+	}
+	return string(b)
+}
+
+// The members of each wire type, in the order the decoders below switch
+// on. Tests check these against the types' JSON tags.
+var (
+	namesAuthorizeRequest = []string{"hostAuthority", "proposal", "registry", "policy", "decisionID", "facts",
+		"requestedCapabilities", "requestedResources", "authorizationID", "replayID", "consumptionID", "maxLifetimeSeconds"}
+	namesHostAuthority = []string{"namespace", "name"}
+	namesProposal      = []string{"proposalID", "toolID", "version", "arguments"}
+	namesRegistry      = []string{"snapshotID", "generation"}
+	namesPolicy        = []string{"snapshotID", "snapshotGeneration", "policyID", "policyGeneration"}
+	namesFacts         = []string{"assessment", "securityContext", "intent", "delegation", "provenance", "influence"}
+	namesAssessment    = []string{"assessmentID", "provenanceIDs", "influenceIDs"}
+	namesSecurity      = []string{"id", "identity", "assurance", "methods", "validity"}
+	namesIdentity      = []string{"subject", "tenant", "session", "sessionIndependent", "delegation"}
+	namesWindow        = []string{"issuedAt", "notBefore", "expiresAt"}
+	namesIntent        = []string{"id", "identity", "target", "capabilities", "resources", "renewalGeneration", "display", "validity", "binding"}
+	namesDelegation    = []string{"id", "subject", "validity"}
+	namesProvenance    = []string{"records", "validity"}
+	namesRecord        = []string{"id", "source", "custody", "transformations", "verification"}
+	namesInfluence     = []string{"collections", "nodes", "validity"}
+	namesCollection    = []string{"boundary", "completeness", "evidence"}
+	namesNode          = []string{"id", "kind", "boundary", "parents"}
+	namesValidate      = []string{"artifact", "expectations"}
+	namesExpectations  = []string{"authorizationID", "replayID", "consumptionID", "proposalID", "toolID", "version",
+		"arguments", "identity", "capabilities", "resources", "intentBinding"}
+)
+
+// decodeAuthorize decodes an authorize request body strictly.
+func decodeAuthorize(body string, v *client.AuthorizeRequest) error {
+	d := &scanner{s: body}
+	return d.top(namesAuthorizeRequest, func(d *scanner, f int) error {
+		switch f {
+		case 0:
+			return d.object("hostAuthority", namesHostAuthority, func(d *scanner, f int) error {
+				if f == 0 {
+					return d.String("hostAuthority", "namespace", &v.HostAuthority.Namespace)
+				}
+				return d.String("hostAuthority", "name", &v.HostAuthority.Name)
+			})
+		case 1:
+			p := &v.Proposal
+			return d.object("proposal", namesProposal, func(d *scanner, f int) error {
+				switch f {
+				case 0:
+					return d.String("proposal", "proposalID", &p.ProposalID)
+				case 1:
+					return d.String("proposal", "toolID", &p.ToolID)
+				case 2:
+					return d.String("proposal", "version", &p.Version)
+				default:
+					return d.Raw("proposal", "arguments", &p.Arguments)
+				}
+			})
+		case 2:
+			return d.object("registry", namesRegistry, func(d *scanner, f int) error {
+				if f == 0 {
+					return d.String("registry", "snapshotID", &v.Registry.SnapshotID)
+				}
+				return d.String("registry", "generation", &v.Registry.Generation)
+			})
+		case 3:
+			p := &v.Policy
+			return d.object("policy", namesPolicy, func(d *scanner, f int) error {
+				switch f {
+				case 0:
+					return d.String("policy", "snapshotID", &p.SnapshotID)
+				case 1:
+					return d.String("policy", "snapshotGeneration", &p.SnapshotGeneration)
+				case 2:
+					return d.String("policy", "policyID", &p.PolicyID)
+				default:
+					return d.String("policy", "policyGeneration", &p.PolicyGeneration)
+				}
+			})
+		case 4:
+			return d.String("", "decisionID", &v.DecisionID)
+		case 5:
+			return d.facts(&v.Facts)
+		case 6:
+			return d.Strings("", "requestedCapabilities", &v.RequestedCapabilities)
+		case 7:
+			return d.Strings("", "requestedResources", &v.RequestedResources)
+		case 8:
+			return d.String("", "authorizationID", &v.AuthorizationID)
+		case 9:
+			return d.String("", "replayID", &v.ReplayID)
+		case 10:
+			return d.String("", "consumptionID", &v.ConsumptionID)
+		default:
+			return d.Uint("", "maxLifetimeSeconds", &v.MaxLifetimeSeconds)
+		}
+	})
+}
+
+func (d *scanner) facts(v *client.Facts) error {
+	return d.object("facts", namesFacts, func(d *scanner, f int) error {
+		switch f {
+		case 0:
+			a := &v.Assessment
+			return d.object("facts.assessment", namesAssessment, func(d *scanner, f int) error {
+				switch f {
+				case 0:
+					return d.String("facts.assessment", "assessmentID", &a.AssessmentID)
+				case 1:
+					return d.Strings("facts.assessment", "provenanceIDs", &a.ProvenanceIDs)
+				default:
+					return d.Strings("facts.assessment", "influenceIDs", &a.InfluenceIDs)
+				}
+			})
+		case 1:
+			c := &v.SecurityContext
+			return d.object("facts.securityContext", namesSecurity, func(d *scanner, f int) error {
+				switch f {
+				case 0:
+					return d.String("facts.securityContext", "id", &c.ID)
+				case 1:
+					return d.identity("facts.securityContext.identity", &c.Identity)
+				case 2:
+					return d.String("facts.securityContext", "assurance", &c.Assurance)
+				case 3:
+					return d.Strings("facts.securityContext", "methods", &c.Methods)
+				default:
+					return d.window("facts.securityContext.validity", &c.Validity)
+				}
+			})
+		case 2:
+			in := &v.Intent
+			return d.object("facts.intent", namesIntent, func(d *scanner, f int) error {
+				switch f {
+				case 0:
+					return d.String("facts.intent", "id", &in.ID)
+				case 1:
+					return d.identity("facts.intent.identity", &in.Identity)
+				case 2:
+					return d.String("facts.intent", "target", &in.Target)
+				case 3:
+					return d.Strings("facts.intent", "capabilities", &in.Capabilities)
+				case 4:
+					return d.Strings("facts.intent", "resources", &in.Resources)
+				case 5:
+					return d.String("facts.intent", "renewalGeneration", &in.RenewalGeneration)
+				case 6:
+					return d.String("facts.intent", "display", &in.Display)
+				case 7:
+					return d.window("facts.intent.validity", &in.Validity)
+				default:
+					return d.Raw("facts.intent", "binding", &in.Binding)
+				}
+			})
+		case 3:
+			del := &client.Delegation{}
+			v.Delegation = del
+			return d.object("facts.delegation", namesDelegation, func(d *scanner, f int) error {
+				switch f {
+				case 0:
+					return d.String("facts.delegation", "id", &del.ID)
+				case 1:
+					return d.String("facts.delegation", "subject", &del.Subject)
+				default:
+					return d.window("facts.delegation.validity", &del.Validity)
+				}
+			})
+		case 4:
+			p := &client.Provenance{}
+			v.Provenance = p
+			return d.object("facts.provenance", namesProvenance, func(d *scanner, f int) error {
+				if f == 1 {
+					return d.window("facts.provenance.validity", &p.Validity)
+				}
+				const path = "facts.provenance.records"
+				p.Records = []client.ProvenanceRecord{}
+				return d.array(path, func(d *scanner) error {
+					var r client.ProvenanceRecord
+					err := d.object(path, namesRecord, func(d *scanner, f int) error {
+						switch f {
+						case 0:
+							return d.String(path, "id", &r.ID)
+						case 1:
+							return d.String(path, "source", &r.Source)
+						case 2:
+							return d.String(path, "custody", &r.Custody)
+						case 3:
+							return d.Strings(path, "transformations", &r.Transformations)
+						default:
+							return d.String(path, "verification", &r.Verification)
+						}
+					})
+					p.Records = append(p.Records, r)
+					return err
+				})
+			})
+		default:
+			in := &client.Influence{}
+			v.Influence = in
+			return d.object("facts.influence", namesInfluence, func(d *scanner, f int) error {
+				switch f {
+				case 0:
+					const path = "facts.influence.collections"
+					in.Collections = []client.InfluenceCollection{}
+					return d.array(path, func(d *scanner) error {
+						var c client.InfluenceCollection
+						err := d.object(path, namesCollection, func(d *scanner, f int) error {
+							switch f {
+							case 0:
+								return d.String(path, "boundary", &c.Boundary)
+							case 1:
+								return d.String(path, "completeness", &c.Completeness)
+							default:
+								return d.String(path, "evidence", &c.Evidence)
+							}
+						})
+						in.Collections = append(in.Collections, c)
+						return err
+					})
+				case 1:
+					const path = "facts.influence.nodes"
+					in.Nodes = []client.InfluenceNode{}
+					return d.array(path, func(d *scanner) error {
+						var n client.InfluenceNode
+						err := d.object(path, namesNode, func(d *scanner, f int) error {
+							switch f {
+							case 0:
+								return d.String(path, "id", &n.ID)
+							case 1:
+								return d.String(path, "kind", &n.Kind)
+							case 2:
+								return d.String(path, "boundary", &n.Boundary)
+							default:
+								return d.Strings(path, "parents", &n.Parents)
+							}
+						})
+						in.Nodes = append(in.Nodes, n)
+						return err
+					})
+				default:
+					return d.window("facts.influence.validity", &in.Validity)
+				}
+			})
+		}
+	})
+}
+
+func (d *scanner) identity(path string, v *client.Identity) error {
+	return d.object(path, namesIdentity, func(d *scanner, f int) error {
+		switch f {
+		case 0:
+			return d.String(path, "subject", &v.Subject)
+		case 1:
+			return d.String(path, "tenant", &v.Tenant)
+		case 2:
+			return d.String(path, "session", &v.Session)
+		case 3:
+			return d.Bool(path, "sessionIndependent", &v.SessionIndependent)
+		default:
+			return d.String(path, "delegation", &v.Delegation)
+		}
+	})
+}
+
+func (d *scanner) window(path string, v *client.Window) error {
+	return d.object(path, namesWindow, func(d *scanner, f int) error {
+		switch f {
+		case 0:
+			return d.Uint(path, "issuedAt", &v.IssuedAt)
+		case 1:
+			return d.Uint(path, "notBefore", &v.NotBefore)
+		default:
+			return d.Uint(path, "expiresAt", &v.ExpiresAt)
+		}
+	})
+}
+
+// decodeValidate decodes a validate or consume request body strictly.
+func decodeValidate(body string, v *client.ValidateRequest) error {
+	d := &scanner{s: body}
+	return d.top(namesValidate, func(d *scanner, f int) error {
+		if f == 0 {
+			return d.String("", "artifact", &v.Artifact)
+		}
+		e := &v.Expectations
+		return d.object("expectations", namesExpectations, func(d *scanner, f int) error {
+			switch f {
+			case 0:
+				return d.String("expectations", "authorizationID", &e.AuthorizationID)
+			case 1:
+				return d.String("expectations", "replayID", &e.ReplayID)
+			case 2:
+				return d.String("expectations", "consumptionID", &e.ConsumptionID)
+			case 3:
+				return d.String("expectations", "proposalID", &e.ProposalID)
+			case 4:
+				return d.String("expectations", "toolID", &e.ToolID)
+			case 5:
+				return d.String("expectations", "version", &e.Version)
+			case 6:
+				return d.Raw("expectations", "arguments", &e.Arguments)
+			case 7:
+				return d.identity("expectations.identity", &e.Identity)
+			case 8:
+				return d.Strings("expectations", "capabilities", &e.Capabilities)
+			case 9:
+				return d.Strings("expectations", "resources", &e.Resources)
+			default:
+				return d.Raw("expectations", "intentBinding", &e.IntentBinding)
+			}
+		})
+	})
+}
