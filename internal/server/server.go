@@ -313,7 +313,7 @@ func (s *Server) consume(ctx context.Context, q *call, r *http.Request) (int, an
 	default:
 		s.metrics.consumption.WithLabelValues("unavailable").Inc()
 		q.entry.Result = "unavailable"
-		return http.StatusServiceUnavailable, client.Error{Code: "unavailable", Message: "the consumption store cannot answer; nothing was consumed"}
+		return http.StatusServiceUnavailable, client.Error{Code: "unavailable", Message: "the consumption store did not answer, so this call permits nothing; a write it received may still commit: retry, and a 409 then means the artifact is spent"}
 	}
 }
 
