@@ -127,7 +127,7 @@ func Validate(b boundary.Boundary, a *Authorization, ctx ValidationContext, at e
 	if err != nil {
 		return nil, err
 	}
-	if !want.Equal(a.binding) {
+	if !want.matches(a.binding, ctx.Input) {
 		return nil, fault.At("binding", fault.Mismatch, "the complete consumption binding differs from the expected one")
 	}
 	if at.Before(a.binding.issuedAt) {

@@ -96,6 +96,39 @@ func (d *Decision) Obligations() []Obligation {
 	return slices.Clone(d.obligations)
 }
 
+// HasCapability reports whether c is in the constrained Capability scope.
+func (d *Decision) HasCapability(c vocab.Capability) bool {
+	return slices.Contains(allCapabilities, c) && d.capabilities&bit(c) != 0
+}
+
+// NumCapabilities returns the size of the constrained Capability scope.
+func (d *Decision) NumCapabilities() int {
+	n := 0
+	for _, c := range allCapabilities {
+		if d.capabilities&bit(c) != 0 {
+			n++
+		}
+	}
+	return n
+}
+
+// NumResources returns the size of the constrained Resource scope.
+func (d *Decision) NumResources() int { return len(d.resources) }
+
+// ResourceAt returns member i of the constrained Resource scope (ASCII
+// order), 0 ≤ i < NumResources, without copying the scope.
+func (d *Decision) ResourceAt(i int) ident.Resource { return d.resources[i] }
+
+// HasResource reports whether r is in the constrained Resource scope.
+func (d *Decision) HasResource(r ident.Resource) bool { return containsResource(d.resources, r) }
+
+// NumObligations returns the number of obligations.
+func (d *Decision) NumObligations() int { return len(d.obligations) }
+
+// ObligationAt returns obligation i (Section 50 order), 0 ≤ i <
+// NumObligations, without copying the others.
+func (d *Decision) ObligationAt(i int) Obligation { return d.obligations[i] }
+
 // Domain returns the Host authority domain of the Decision.
 func (d *Decision) Domain() boundary.Domain { return d.domain }
 
@@ -110,6 +143,21 @@ func (d *Decision) Digest() digest.Digest { return d.digest }
 // reasons, matches or obligations, are not equal Decisions.
 func (a *Decision) Equal(b *Decision) bool {
 	return a != nil && b != nil && a.domain.Same(b.domain) && a.digest.Equal(b.digest)
+}
+
+// sameContent reports what Equal reports, by comparing every value the
+// digest covers (computeDigest below) directly: a Decision built only to be
+// compared need not be hashed. TestSameContentIsDigestEquality keeps the
+// two in step.
+func (a *Decision) sameContent(b *Decision) bool {
+	return a != nil && b != nil && a.domain.Same(b.domain) &&
+		a.id == b.id && a.version == b.version &&
+		a.inputDigest.Equal(b.inputDigest) &&
+		a.snapshot.digest.Equal(b.snapshot.digest) &&
+		(a.policy == nil) == (b.policy == nil) && (a.policy == nil || a.policy.digest.Equal(b.policy.digest)) &&
+		a.selection == b.selection && a.outcome == b.outcome && a.capabilities == b.capabilities &&
+		slices.Equal(a.resources, b.resources) && slices.Equal(a.reasons, b.reasons) &&
+		slices.Equal(a.matched, b.matched) && slices.Equal(a.obligations, b.obligations)
 }
 
 func (d *Decision) computeDigest() digest.Digest {

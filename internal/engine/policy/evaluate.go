@@ -44,12 +44,40 @@ func Evaluate(in *evalinput.Input, snap *Snapshot, sel Selection, decisionID str
 	return d, nil
 }
 
+// Reproduces evaluates the Decision d's exact selection of snap again, with
+// d's identity, over in (Sections 23 and 30: issuance and Validation never
+// trust a supplied outcome) and reports whether the result is d: the same
+// Host domain and the same complete content, every value d's digest covers.
+// The re-evaluated Decision is compared field by field and never hashed:
+// it exists only for this comparison. The caller checks first that d is a
+// Decision for exactly in and snap. A structural rejection is returned as
+// by Evaluate.
+func Reproduces(d *Decision, in *evalinput.Input, snap *Snapshot) (bool, error) {
+	if d == nil {
+		return false, fault.At("decision", fault.Missing, "a decision is required")
+	}
+	if in == nil {
+		return false, fault.At("input", fault.Missing, "evaluation needs a complete evaluation input")
+	}
+	again, err := evaluateWith(in, snap, d.selection, d.id.String(), false, false)
+	if err != nil {
+		return false, err
+	}
+	return again.sameContent(d), nil
+}
+
 // evaluate is Evaluate over the facts view; Evaluate is its only production
 // caller. A selected definition is evaluated with its compiled form
 // (compiled_eval.go) unless reference is set or it has none; the reference
 // evaluator (Decision.evaluate below) is the straightforward reading of
 // Sections 20 and 21 that the compiled form is tested against.
 func evaluate(in facts, snap *Snapshot, sel Selection, decisionID string, reference bool) (*Decision, error) {
+	return evaluateWith(in, snap, sel, decisionID, reference, true)
+}
+
+// evaluateWith is evaluate; it computes the Decision's digest only when
+// digested is set (Reproduces compares content instead).
+func evaluateWith(in facts, snap *Snapshot, sel Selection, decisionID string, reference, digested bool) (*Decision, error) {
 	if in == nil {
 		return nil, fault.At("input", fault.Missing, "evaluation needs a complete evaluation input")
 	}
@@ -93,7 +121,9 @@ func evaluate(in facts, snap *Snapshot, sel Selection, decisionID string, refere
 		d.policy = def
 		d.evaluate(newView(in))
 	}
-	d.digest = d.computeDigest()
+	if digested {
+		d.digest = d.computeDigest()
+	}
 	return d, nil
 }
 
