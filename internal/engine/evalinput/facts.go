@@ -31,16 +31,44 @@ type InfluenceCollectionFact struct {
 }
 
 func (in *Input) deriveFacts() {
-	for _, r := range in.provenance.Records() {
-		in.provFacts = append(in.provFacts, ProvenanceFact{
-			Source: r.Source(), Trust: r.Trust(), Transformations: r.Transformations(),
-		})
+	prov, infl := in.provenance, in.influence
+	n, total := prov.NumRecords(), 0
+	for i := range n {
+		total += prov.RecordAt(i).NumTransformations()
 	}
-	for _, c := range in.influence.Collections() {
+	// One array holds every record's transformations; each fact's slice is
+	// capped at its own, and none is ever modified or returned.
+	var all []vocab.Transformation
+	if total != 0 {
+		all = make([]vocab.Transformation, 0, total)
+	}
+	if n != 0 {
+		in.provFacts = make([]ProvenanceFact, 0, n)
+	}
+	if c := infl.NumCollections(); c != 0 {
+		in.inflColls = make([]InfluenceCollectionFact, 0, c)
+	}
+	if k := infl.NumNodes(); k != 0 {
+		in.inflKinds = make([]vocab.InfluenceKind, 0, k)
+	}
+	for i := range n {
+		r := prov.RecordAt(i)
+		ts := r.Transformations() // no copy (and no allocation) when there are none
+		if len(ts) != 0 {
+			start := len(all)
+			for j := range r.NumTransformations() {
+				all = append(all, r.TransformationAt(j))
+			}
+			ts = all[start:len(all):len(all)]
+		}
+		in.provFacts = append(in.provFacts, ProvenanceFact{Source: r.Source(), Trust: r.Trust(), Transformations: ts})
+	}
+	for i := range infl.NumCollections() {
+		c := infl.CollectionAt(i)
 		in.inflColls = append(in.inflColls, InfluenceCollectionFact{Boundary: c.Boundary(), Completeness: c.Completeness()})
 	}
-	for _, n := range in.influence.Nodes() {
-		in.inflKinds = append(in.inflKinds, n.Kind())
+	for i := range infl.NumNodes() {
+		in.inflKinds = append(in.inflKinds, infl.NodeAt(i).Kind())
 	}
 }
 
@@ -176,10 +204,9 @@ func (in *Input) computeDigest() digest.Digest {
 	b.Uint(uint64(vocab.V1))
 	b.Digest(in.req.Digest())
 	b.Digest(in.host.Digest())
-	atts := in.composition.Attestations()
-	b.Count(len(atts))
-	for _, a := range atts {
-		b.Digest(a.Digest())
+	b.Count(in.composition.Len())
+	for i := range in.composition.Len() {
+		b.Digest(in.composition.AttestationAt(i).Digest())
 	}
 	b.Digest(in.sc.Digest())
 	b.Digest(in.intent.Digest())

@@ -195,6 +195,13 @@ func parseCollections(drafts []CollectionDraft, expected []ident.ControlledID) (
 // Collections returns a copy of the collection boundaries in ASCII order.
 func (v *Influence) Collections() []Collection { return slices.Clone(v.collections) }
 
+// NumCollections returns the number of collections.
+func (v *Influence) NumCollections() int { return len(v.collections) }
+
+// CollectionAt returns collection i (the order of Collections), 0 ≤ i <
+// NumCollections, without copying the others.
+func (v *Influence) CollectionAt(i int) Collection { return v.collections[i] }
+
 // Collection returns the collection with boundary b.
 func (v *Influence) Collection(b ident.ControlledID) (Collection, bool) {
 	i, ok := slices.BinarySearchFunc(v.collections, b, func(c Collection, b ident.ControlledID) int { return c.boundary.Compare(b) })
@@ -206,6 +213,13 @@ func (v *Influence) Collection(b ident.ControlledID) (Collection, bool) {
 
 // Nodes returns a copy of the nodes in identity ASCII order.
 func (v *Influence) Nodes() []Node { return slices.Clone(v.nodes) }
+
+// NumNodes returns the number of Influence records.
+func (v *Influence) NumNodes() int { return len(v.nodes) }
+
+// NodeAt returns Influence record i (the order of Nodes), 0 ≤ i < NumNodes,
+// without copying the others. A Node is an immutable value.
+func (v *Influence) NodeAt(i int) Node { return v.nodes[i] }
 
 // Node returns the node with identity id.
 func (v *Influence) Node(id ident.ControlledID) (Node, bool) {

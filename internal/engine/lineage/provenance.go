@@ -45,6 +45,13 @@ func (r Record) Custody() ident.ControlledID { return r.custody }
 // Transformations returns a copy of the transformations in declared order.
 func (r Record) Transformations() []vocab.Transformation { return slices.Clone(r.transformations) }
 
+// NumTransformations returns the number of transformations.
+func (r Record) NumTransformations() int { return len(r.transformations) }
+
+// TransformationAt returns transformation i, 0 ≤ i < NumTransformations,
+// without copying the others.
+func (r Record) TransformationAt(i int) vocab.Transformation { return r.transformations[i] }
+
 // Verification returns the verification state.
 func (r Record) Verification() vocab.Verification { return r.verification }
 
@@ -231,6 +238,13 @@ func (v *Provenance) Coverage() vocab.ProvenanceCoverage { return v.coverage }
 // Records returns a copy of the records in identity ASCII order; empty when
 // coverage is unknown.
 func (v *Provenance) Records() []Record { return slices.Clone(v.records) }
+
+// NumRecords returns the number of records.
+func (v *Provenance) NumRecords() int { return len(v.records) }
+
+// RecordAt returns record i (the order of Records), 0 ≤ i < NumRecords,
+// without copying the others. A Record is an immutable value.
+func (v *Provenance) RecordAt(i int) Record { return v.records[i] }
 
 // Len returns the number of records.
 func (v *Provenance) Len() int { return len(v.records) }
