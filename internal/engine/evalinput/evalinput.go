@@ -13,7 +13,6 @@
 package evalinput
 
 import (
-
 	"github.com/toolgate/toolgate/internal/engine/authority"
 	"github.com/toolgate/toolgate/internal/engine/boundary"
 	"github.com/toolgate/toolgate/internal/engine/digest"
