@@ -42,16 +42,16 @@ func parseNodes(drafts []NodeDraft, cols []Collection) (*graph, error) {
 	}
 	for i, e := range entries {
 		for _, p := range e.parents {
-			path := "nodes" + fault.Index(i) + ".parents" + fault.Index(p.index)
+			path := func() string { return "nodes" + fault.Index(i) + ".parents" + fault.Index(p.index) }
 			pi, ok := at[p.id]
 			switch {
 			case !ok && completeIn(cols, e.node.boundary):
-				return nil, fault.At(path, fault.Missing,
+				return nil, fault.At(path(), fault.Missing,
 					"a complete boundary contains every node its graph references; missing material makes the completeness claim inconsistent")
 			case !ok:
-				return nil, fault.At(path, fault.Missing, "a parent names an influence node of the same set")
+				return nil, fault.At(path(), fault.Missing, "a parent names an influence node of the same set")
 			case entries[pi].node.boundary != e.node.boundary:
-				return nil, fault.At(path, fault.Mismatch,
+				return nil, fault.At(path(), fault.Mismatch,
 					"a parent edge stays within one collection boundary (cross-boundary edge)")
 			}
 		}
@@ -76,21 +76,31 @@ func parseNode(d NodeDraft, cols []Collection) (entry, error) {
 	}); !ok {
 		return entry{}, fault.At("boundary", fault.NotFound, "a node belongs to a declared collection boundary")
 	}
+	if len(d.Parents) == 0 {
+		return entry{node: n}, nil
+	}
 	parents := make([]keyed, 0, len(d.Parents))
-	seen := make(map[ident.ControlledID]bool, len(d.Parents))
+	var seen map[ident.ControlledID]bool // only for many parents; few are compared directly
+	if len(d.Parents) > 16 {
+		seen = make(map[ident.ControlledID]bool, len(d.Parents))
+	}
 	for j, s := range d.Parents {
-		path := "parents" + fault.Index(j)
 		p, err := ident.ParseControlledID(s)
 		if err != nil {
-			return entry{}, fault.Within(path, err)
+			return entry{}, fault.Within("parents"+fault.Index(j), err)
 		}
 		if p == n.id {
-			return entry{}, fault.At(path, fault.Malformed, "a node is not its own parent (self edge)")
+			return entry{}, fault.At("parents"+fault.Index(j), fault.Malformed, "a node is not its own parent (self edge)")
 		}
-		if seen[p] {
-			return entry{}, fault.At(path, fault.Duplicate, "the parents of a node are unique")
+		dup := seen[p]
+		if seen == nil {
+			dup = slices.ContainsFunc(parents, func(k keyed) bool { return k.id == p })
+		} else {
+			seen[p] = true
 		}
-		seen[p] = true
+		if dup {
+			return entry{}, fault.At("parents"+fault.Index(j), fault.Duplicate, "the parents of a node are unique")
+		}
 		parents = append(parents, keyed{id: p, index: j})
 	}
 	n.parents = make([]ident.ControlledID, 0, len(parents))

@@ -108,7 +108,7 @@ func NewInfluence(c *authority.RoleAuthority, attestationID string, validity epo
 	if edges > MaxEdges {
 		return nil, fault.At("nodes", fault.LimitExceeded, "an influence set has at most 128 parent edges in aggregate")
 	}
-	cols, err := parseCollections(collections, a.InfluenceIDs())
+	cols, err := parseCollections(collections, a)
 	if err != nil {
 		return nil, err
 	}
@@ -141,7 +141,7 @@ func NoInfluence(a *assessment.Assessment, id principal.Identity) (*Influence, e
 	if err := checkSubject(a, id); err != nil {
 		return nil, err
 	}
-	if len(a.InfluenceIDs()) != 0 {
+	if a.NumInfluenceIDs() != 0 {
 		return nil, fault.At("collections", fault.Mismatch,
 			"the assessment expects influence collections; no influence cannot replace them")
 	}
@@ -151,32 +151,30 @@ func NoInfluence(a *assessment.Assessment, id principal.Identity) (*Influence, e
 	return v, nil
 }
 
-func parseCollections(drafts []CollectionDraft, expected []ident.ControlledID) ([]Collection, error) {
+func parseCollections(drafts []CollectionDraft, a *assessment.Assessment) ([]Collection, error) {
 	cols := make([]Collection, 0, len(drafts))
 	keys := make([]keyed, 0, len(drafts))
-	seen := make(map[ident.ControlledID]bool, len(drafts))
 	for i, d := range drafts {
-		path := "collections" + fault.Index(i)
+		path := func() string { return "collections" + fault.Index(i) }
 		var col Collection
 		var err error
 		if col.boundary, err = ident.ParseControlledID(d.Boundary); err != nil {
-			return nil, fault.Within(path+".boundary", err)
+			return nil, fault.Within(path()+".boundary", err)
 		}
-		if seen[col.boundary] {
-			return nil, fault.At(path+".boundary", fault.Duplicate, "influence collection boundaries are unique")
+		if slices.ContainsFunc(cols, func(c Collection) bool { return c.boundary == col.boundary }) {
+			return nil, fault.At(path()+".boundary", fault.Duplicate, "influence collection boundaries are unique")
 		}
-		seen[col.boundary] = true
 		if col.completeness, err = vocab.ParseCompleteness(d.Completeness); err != nil {
-			return nil, fault.Within(path+".completeness", err)
+			return nil, fault.Within(path()+".completeness", err)
 		}
 		switch {
 		case col.IsComplete():
-			if col.evidence, err = parseEvidenceRef(d.Evidence, path+".evidence",
+			if col.evidence, err = parseEvidenceRef(d.Evidence, path()+".evidence",
 				"a complete boundary names the collector evidence for every influence within it"); err != nil {
 				return nil, err
 			}
 		case d.Evidence != "":
-			return nil, fault.At(path+".evidence", fault.Mismatch,
+			return nil, fault.At(path()+".evidence", fault.Mismatch,
 				"collector evidence accompanies only a complete boundary (inconsistent completeness)")
 		}
 		cols = append(cols, col)
@@ -184,7 +182,7 @@ func parseCollections(drafts []CollectionDraft, expected []ident.ControlledID) (
 	}
 	slices.SortFunc(cols, func(x, y Collection) int { return x.boundary.Compare(y.boundary) })
 	slices.SortFunc(keys, func(x, y keyed) int { return x.id.Compare(y.id) })
-	if err := matchExpected(keys, expected, "collections", "boundary",
+	if err := matchExpected(keys, a.NumInfluenceIDs(), a.InfluenceIDAt, "collections", "boundary",
 		"the collection boundary is not one the assessment expects (collection substitution)",
 		"every influence collection the assessment expects must be declared"); err != nil {
 		return nil, err

@@ -129,23 +129,20 @@ func NewProvenance(p *authority.RoleAuthority, attestationID string, validity ep
 	}
 	out := make([]Record, 0, len(records))
 	keys := make([]keyed, 0, len(records))
-	seen := make(map[ident.ControlledID]bool, len(records))
 	for i, d := range records {
-		path := "records" + fault.Index(i)
 		r, err := parseRecord(d)
 		if err != nil {
-			return nil, fault.Within(path, err)
+			return nil, fault.Within("records"+fault.Index(i), err)
 		}
-		if seen[r.id] {
-			return nil, fault.At(path+".id", fault.Duplicate, "provenance record identities are unique")
+		if slices.ContainsFunc(out, func(x Record) bool { return x.id == r.id }) {
+			return nil, fault.At("records"+fault.Index(i)+".id", fault.Duplicate, "provenance record identities are unique")
 		}
-		seen[r.id] = true
 		out = append(out, r)
 		keys = append(keys, keyed{id: r.id, index: i})
 	}
 	slices.SortFunc(out, func(x, y Record) int { return x.id.Compare(y.id) })
 	slices.SortFunc(keys, func(x, y keyed) int { return x.id.Compare(y.id) })
-	if err := matchExpected(keys, a.ProvenanceIDs(), "records", "id",
+	if err := matchExpected(keys, a.NumProvenanceIDs(), a.ProvenanceIDAt, "records", "id",
 		"the record identity is not one the assessment expects (collection substitution)",
 		"every provenance identity the assessment expects must be represented"); err != nil {
 		return nil, err
@@ -171,7 +168,7 @@ func UnknownProvenance(a *assessment.Assessment, id principal.Identity) (*Proven
 	if err := checkSubject(a, id); err != nil {
 		return nil, err
 	}
-	if len(a.ProvenanceIDs()) != 0 {
+	if a.NumProvenanceIDs() != 0 {
 		return nil, fault.At("records", fault.Mismatch,
 			"the assessment expects provenance records; unknown coverage cannot replace them")
 	}

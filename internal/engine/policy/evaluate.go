@@ -2,6 +2,7 @@ package policy
 
 import (
 	"slices"
+	"sync"
 
 	"github.com/toolgate/toolgate/internal/engine/evalinput"
 	"github.com/toolgate/toolgate/internal/engine/fault"
@@ -59,12 +60,20 @@ func Reproduces(d *Decision, in *evalinput.Input, snap *Snapshot) (bool, error) 
 	if in == nil {
 		return false, fault.At("input", fault.Missing, "evaluation needs a complete evaluation input")
 	}
-	again, err := evaluateWith(in, snap, d.selection, d.id.String(), false, false)
-	if err != nil {
+	again := scratch.Get().(*Decision)
+	defer func() {
+		*again = Decision{} // nothing of this evaluation survives it
+		scratch.Put(again)
+	}()
+	if _, err := evaluateWith(in, snap, d.selection, d.id.String(), false, false, again); err != nil {
 		return false, err
 	}
 	return again.sameContent(d), nil
 }
+
+// scratch holds the Decisions Reproduces builds only to compare them: each
+// is zeroed before it is returned and never leaves Reproduces.
+var scratch = sync.Pool{New: func() any { return new(Decision) }}
 
 // evaluate is Evaluate over the facts view; Evaluate is its only production
 // caller. A selected definition is evaluated with its compiled form
@@ -72,12 +81,13 @@ func Reproduces(d *Decision, in *evalinput.Input, snap *Snapshot) (bool, error) 
 // evaluator (Decision.evaluate below) is the straightforward reading of
 // Sections 20 and 21 that the compiled form is tested against.
 func evaluate(in facts, snap *Snapshot, sel Selection, decisionID string, reference bool) (*Decision, error) {
-	return evaluateWith(in, snap, sel, decisionID, reference, true)
+	return evaluateWith(in, snap, sel, decisionID, reference, true, nil)
 }
 
 // evaluateWith is evaluate; it computes the Decision's digest only when
-// digested is set (Reproduces compares content instead).
-func evaluateWith(in facts, snap *Snapshot, sel Selection, decisionID string, reference, digested bool) (*Decision, error) {
+// digested is set (Reproduces compares content instead), and builds the
+// Decision in into when into is not nil.
+func evaluateWith(in facts, snap *Snapshot, sel Selection, decisionID string, reference, digested bool, into *Decision) (*Decision, error) {
 	if in == nil {
 		return nil, fault.At("input", fault.Missing, "evaluation needs a complete evaluation input")
 	}
@@ -97,7 +107,11 @@ func evaluateWith(in facts, snap *Snapshot, sel Selection, decisionID string, re
 	if in.Version() != vocab.V1 {
 		return nil, fault.At("input.version", fault.Unsupported, "evaluation input version must be v1")
 	}
-	d := &Decision{
+	d := into
+	if d == nil {
+		d = new(Decision)
+	}
+	*d = Decision{
 		id:          id,
 		version:     vocab.V1,
 		inputDigest: in.Digest(),
