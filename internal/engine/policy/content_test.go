@@ -72,3 +72,33 @@ func TestSameContentIsDigestEquality(t *testing.T) {
 		t.Error("a nil Decision has the same content")
 	}
 }
+
+// TestDigestOnFirstUse: a Decision's digest is computed on first use, once,
+// whichever goroutines ask for it first, and is the same whether Digest or
+// Equal asks first.
+func TestDigestOnFirstUse(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	s := e.publish(t, realisticDraft())
+	eval := func() *policy.Decision {
+		d, err := policy.EvaluateFacts(baseFacts(e.b), s, selection(s, "payments", 1), "decision-1")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}
+	a, b := eval(), eval()
+	if !a.Equal(b) { // Equal computes both digests
+		t.Fatal("two evaluations of the same input differ")
+	}
+	c := eval()
+	done := make(chan [32]byte)
+	for range 8 {
+		go func() { done <- c.Digest() }()
+	}
+	for range 8 {
+		if got := <-done; got != a.Digest() {
+			t.Errorf("a concurrent first Digest is %x, want %x", got, a.Digest())
+		}
+	}
+}

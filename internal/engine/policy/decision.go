@@ -2,6 +2,7 @@ package policy
 
 import (
 	"slices"
+	"sync"
 
 	"github.com/toolgate/toolgate/internal/engine/boundary"
 	"github.com/toolgate/toolgate/internal/engine/digest"
@@ -28,7 +29,14 @@ type Decision struct {
 	matched      []ident.PolicyID // ASCII order, unique
 	obligations  []Obligation     // Section 50 order, unique
 	domain       boundary.Domain
-	digest       digest.Digest
+
+	// The complete-content digest, computed once, on first use (Digest,
+	// Equal): a Decision is complete and immutable when Evaluate returns
+	// it, and its digest is a function of that content, so when it is
+	// computed changes nothing but who pays for it. Reproduces compares a
+	// re-evaluated Decision by content and never hashes it.
+	digestOnce sync.Once
+	digest     digest.Digest
 
 	// Inline storage for the usual small collections, so that a compiled
 	// evaluation allocates the Decision and nothing else (compiled_eval.go).
@@ -136,13 +144,16 @@ func (d *Decision) Domain() boundary.Domain { return d.domain }
 // version, input digest, snapshot digest, selected definition digest (or its
 // absence), selection, outcome, scope, reasons, matched rules and
 // obligations.
-func (d *Decision) Digest() digest.Digest { return d.digest }
+func (d *Decision) Digest() digest.Digest {
+	d.digestOnce.Do(func() { d.digest = d.computeDigest() })
+	return d.digest
+}
 
 // Equal reports complete Decision equality: the same Host domain and
 // the same complete content. Equal outcomes, or equal scopes with different
 // reasons, matches or obligations, are not equal Decisions.
 func (a *Decision) Equal(b *Decision) bool {
-	return a != nil && b != nil && a.domain.Same(b.domain) && a.digest.Equal(b.digest)
+	return a != nil && b != nil && a.domain.Same(b.domain) && a.Digest().Equal(b.Digest())
 }
 
 // sameContent reports what Equal reports, by comparing every value the

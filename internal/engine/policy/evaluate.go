@@ -65,7 +65,7 @@ func Reproduces(d *Decision, in *evalinput.Input, snap *Snapshot) (bool, error) 
 		*again = Decision{} // nothing of this evaluation survives it
 		scratch.Put(again)
 	}()
-	if _, err := evaluateWith(in, snap, d.selection, d.id.String(), false, false, again); err != nil {
+	if _, err := evaluateWith(in, snap, d.selection, d.id.String(), false, again); err != nil {
 		return false, err
 	}
 	return again.sameContent(d), nil
@@ -81,13 +81,12 @@ var scratch = sync.Pool{New: func() any { return new(Decision) }}
 // evaluator (Decision.evaluate below) is the straightforward reading of
 // Sections 20 and 21 that the compiled form is tested against.
 func evaluate(in facts, snap *Snapshot, sel Selection, decisionID string, reference bool) (*Decision, error) {
-	return evaluateWith(in, snap, sel, decisionID, reference, true, nil)
+	return evaluateWith(in, snap, sel, decisionID, reference, nil)
 }
 
-// evaluateWith is evaluate; it computes the Decision's digest only when
-// digested is set (Reproduces compares content instead), and builds the
-// Decision in into when into is not nil.
-func evaluateWith(in facts, snap *Snapshot, sel Selection, decisionID string, reference, digested bool, into *Decision) (*Decision, error) {
+// evaluateWith is evaluate; it builds the Decision in into when into is
+// not nil.
+func evaluateWith(in facts, snap *Snapshot, sel Selection, decisionID string, reference bool, into *Decision) (*Decision, error) {
 	if in == nil {
 		return nil, fault.At("input", fault.Missing, "evaluation needs a complete evaluation input")
 	}
@@ -134,9 +133,6 @@ func evaluateWith(in facts, snap *Snapshot, sel Selection, decisionID string, re
 	default:
 		d.policy = def
 		d.evaluate(newView(in))
-	}
-	if digested {
-		d.digest = d.computeDigest()
 	}
 	return d, nil
 }

@@ -43,7 +43,7 @@ func DecisionContentFields() []string {
 	t := reflect.TypeFor[Decision]()
 	for i := range t.NumField() {
 		switch n := t.Field(i).Name; n {
-		case "input", "digest", "reasonBuf", "matchedBuf", "resourceBuf":
+		case "input", "digestOnce", "digest", "reasonBuf", "matchedBuf", "resourceBuf":
 		default:
 			out = append(out, n)
 		}
@@ -56,14 +56,14 @@ func DecisionContentFields() []string {
 // is a domain other than d's.
 func DecisionVariants(d *Decision, other boundary.Domain) map[string]*Decision {
 	variant := func(f func(*Decision)) *Decision {
-		c := *d
-		c.resources = slices.Clone(d.resources)
-		c.reasons = slices.Clone(d.reasons)
-		c.matched = slices.Clone(d.matched)
-		c.obligations = slices.Clone(d.obligations)
-		f(&c)
-		c.digest = c.computeDigest()
-		return &c
+		c := &Decision{
+			id: d.id, version: d.version, input: d.input, inputDigest: d.inputDigest, snapshot: d.snapshot,
+			policy: d.policy, selection: d.selection, outcome: d.outcome, capabilities: d.capabilities,
+			resources: slices.Clone(d.resources), reasons: slices.Clone(d.reasons),
+			matched: slices.Clone(d.matched), obligations: slices.Clone(d.obligations), domain: d.domain,
+		}
+		f(c)
+		return c
 	}
 	otherID, _ := ident.ParsePolicyID("zz-other")
 	otherGen, _ := ident.ParseGeneration("999")
