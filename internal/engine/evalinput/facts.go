@@ -53,8 +53,10 @@ func (in *Input) deriveFacts() {
 	}
 	for i := range n {
 		r := prov.RecordAt(i)
-		ts := r.Transformations() // no copy (and no allocation) when there are none
-		if len(ts) != 0 {
+		var ts []vocab.Transformation
+		if r.NumTransformations() == 0 {
+			ts = r.Transformations() // empty, exactly as the record's (nothing to copy)
+		} else {
 			start := len(all)
 			for j := range r.NumTransformations() {
 				all = append(all, r.TransformationAt(j))
