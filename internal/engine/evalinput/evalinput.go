@@ -159,7 +159,8 @@ func sameDomain(b boundary.Boundary, d Draft) error {
 // bindAttestations composes every Role attestation under the one exact Host
 // Authority ceiling, valid at the evaluation time (Section 14).
 func (in *Input) bindAttestations(d Draft) error {
-	atts := []authority.Attestation{d.SecurityContext.Attestation(), d.Intent.Attestation()}
+	var buf [5]authority.Attestation // Compose copies what it keeps
+	atts := append(buf[:0], d.SecurityContext.Attestation(), d.Intent.Attestation())
 	if d.Delegation != nil {
 		atts = append(atts, d.Delegation.Attestation())
 	}
