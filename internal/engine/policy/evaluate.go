@@ -106,17 +106,21 @@ func evaluateWith(in facts, snap *Snapshot, sel Selection, decisionID string, re
 	if in.Version() != vocab.V1 {
 		return nil, fault.At("input.version", fault.Unsupported, "evaluation input version must be v1")
 	}
-	d := into
-	if d == nil {
-		d = new(Decision)
-	}
-	*d = Decision{
-		id:          id,
-		version:     vocab.V1,
-		inputDigest: in.Digest(),
-		snapshot:    snap,
-		selection:   sel,
-		domain:      snap.domain,
+	var d *Decision
+	if into == nil {
+		d = &Decision{
+			id:          id,
+			version:     vocab.V1,
+			inputDigest: in.Digest(),
+			snapshot:    snap,
+			selection:   sel,
+			domain:      snap.domain,
+		}
+	} else {
+		// into is a zeroed scratch Decision (Reproduces): set the fields
+		// one by one rather than copy a whole Decision over it.
+		d = into
+		d.id, d.version, d.inputDigest, d.snapshot, d.selection, d.domain = id, vocab.V1, in.Digest(), snap, sel, snap.domain
 	}
 	def, idFound := snap.find(sel.PolicyID, sel.PolicyGeneration)
 	switch {
