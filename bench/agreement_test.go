@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"strings"
 	"testing"
 )
 
@@ -24,11 +25,13 @@ func TestAgreement(t *testing.T) {
 						t.Fatalf("%s input %d: %v", d.Name, i, err)
 					}
 					wantHere := want
-					if d.Name == "toolgate" {
+					if strings.HasPrefix(d.Name, "toolgate") {
 						if why := Difference(Selected(e.Rules, size.PerTenant, in), in); why != "" {
 							wantHere = false
-							differences++
-							t.Logf("input %d (%s %s): common reading allow, toolgate deny: %s", i, in.Tenant, in.Tool, why)
+							if d.Name == "toolgate" { // toolgate+digest is the same evaluation: listed once
+								differences++
+								t.Logf("input %d (%s %s): common reading allow, toolgate deny: %s", i, in.Tenant, in.Tool, why)
+							}
 						}
 					}
 					if got != wantHere {

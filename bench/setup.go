@@ -32,7 +32,8 @@ type Engines struct {
 // Decider decides input i: true for allow.
 type Decider func(i int) (bool, error)
 
-// Deciders returns the four engines by name, in table order.
+// Deciders returns the four engines by name, in table order, toolgate
+// twice: without and with the Decision digest.
 func (e *Engines) Deciders() []struct {
 	Name   string
 	Decide Decider
@@ -42,6 +43,16 @@ func (e *Engines) Deciders() []struct {
 		Decide Decider
 	}{
 		{"toolgate", func(i int) (bool, error) { ok, _, err := e.Toolgate.Decide(i); return ok, err }},
+		// The same evaluation, then the Decision's complete-content digest
+		// (computed on first use: Issue, Equal, Digest), as a Host that
+		// issues, compares or records the Decision pays for it.
+		{"toolgate+digest", func(i int) (bool, error) {
+			ok, d, err := e.Toolgate.Decide(i)
+			if err == nil {
+				_ = d.Digest()
+			}
+			return ok, err
+		}},
 		{"cedar-go", e.Cedar.Decide},
 		{"opa", e.OPA.Decide},
 		{"cel-go", e.CEL.Decide},

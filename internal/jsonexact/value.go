@@ -129,6 +129,24 @@ func (v Value) Elems() []Value {
 	return out
 }
 
+// MemberAt returns member i of an Object, 0 ≤ i < Len, without copying the
+// others; it panics for any other kind or index, as a slice index does.
+func (v Value) MemberAt(i int) Member {
+	if v.kind != Object {
+		panic("jsonexact: MemberAt of a non-object")
+	}
+	return v.kids[i]
+}
+
+// ElemAt returns element i of an Array, 0 ≤ i < Len, without copying the
+// others; it panics for any other kind or index, as a slice index does.
+func (v Value) ElemAt(i int) Value {
+	if v.kind != Array {
+		panic("jsonexact: ElemAt of a non-array")
+	}
+	return v.kids[i].Value
+}
+
 // Len returns the number of members of an Object or elements of an Array,
 // and 0 for any other kind. It lets callers enforce count limits without
 // copying.

@@ -283,3 +283,39 @@ func TestErrorsNeverQuoteInput(t *testing.T) {
 		})
 	}
 }
+
+// TestIndexAccessors: MemberAt and ElemAt read exactly what Members and
+// Elems copy, and refuse any other kind.
+func TestIndexAccessors(t *testing.T) {
+	t.Parallel()
+	v, err := jsonexact.Decode([]byte(`{"a":[1,"x",true],"b":{"c":"y"}}`), jsonexact.Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	members := v.Members()
+	for i := range v.Len() {
+		if got := v.MemberAt(i); got.Name != members[i].Name || got.Value.Kind() != members[i].Value.Kind() {
+			t.Errorf("MemberAt(%d) = %q, want %q", i, got.Name, members[i].Name)
+		}
+	}
+	arr := v.MemberAt(0).Value
+	elems := arr.Elems()
+	for i := range arr.Len() {
+		if got := arr.ElemAt(i); got.Kind() != elems[i].Kind() {
+			t.Errorf("ElemAt(%d) kind %v, want %v", i, got.Kind(), elems[i].Kind())
+		}
+	}
+	for name, f := range map[string]func(){
+		"MemberAt of an array": func() { arr.MemberAt(0) },
+		"ElemAt of an object":  func() { v.ElemAt(0) },
+	} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("%s does not panic", name)
+				}
+			}()
+			f()
+		}()
+	}
+}

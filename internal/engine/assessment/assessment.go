@@ -100,6 +100,20 @@ func (a *Assessment) ProvenanceIDs() []ident.ControlledID { return slices.Clone(
 // InfluenceIDs returns a copy of the expected Influence collection identities.
 func (a *Assessment) InfluenceIDs() []ident.ControlledID { return slices.Clone(a.influence) }
 
+// NumProvenanceIDs returns the number of expected Provenance record identities.
+func (a *Assessment) NumProvenanceIDs() int { return len(a.provenance) }
+
+// ProvenanceIDAt returns expected Provenance record identity i (the order of
+// ProvenanceIDs), 0 ≤ i < NumProvenanceIDs, without copying the others.
+func (a *Assessment) ProvenanceIDAt(i int) ident.ControlledID { return a.provenance[i] }
+
+// NumInfluenceIDs returns the number of expected Influence collection identities.
+func (a *Assessment) NumInfluenceIDs() int { return len(a.influence) }
+
+// InfluenceIDAt returns expected Influence collection identity i (the order
+// of InfluenceIDs), 0 ≤ i < NumInfluenceIDs, without copying the others.
+func (a *Assessment) InfluenceIDAt(i int) ident.ControlledID { return a.influence[i] }
+
 // Digest returns the digest of the assessment's content. The domain is not
 // part of the digest (it has no content); Equal compares it separately.
 func (a *Assessment) Digest() digest.Digest { return a.digest }

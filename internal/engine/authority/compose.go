@@ -104,6 +104,10 @@ func (c Composition) Attestations() []Attestation { return slices.Clone(c.atts) 
 // Len returns the number of attestations.
 func (c Composition) Len() int { return len(c.atts) }
 
+// AttestationAt returns attestation i in identity ASCII order, 0 ≤ i < Len, without
+// copying the others.
+func (c Composition) AttestationAt(i int) Attestation { return c.atts[i] }
+
 // Find returns the attestation with identity id, if any.
 func (c Composition) Find(id ident.ControlledID) (Attestation, bool) {
 	i, ok := slices.BinarySearchFunc(c.atts, id, func(a Attestation, id ident.ControlledID) int { return a.id.Compare(id) })

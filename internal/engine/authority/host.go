@@ -69,6 +69,20 @@ func (h *HostAuthority) Capabilities() []vocab.Capability { return slices.Clone(
 // means no Resource authority.
 func (h *HostAuthority) Resources() []ident.Resource { return slices.Clone(h.resources) }
 
+// NumCapabilities returns the size of the Capability ceiling; CapabilityAt
+// returns its member i (ASCII order), without copying the ceiling.
+func (h *HostAuthority) NumCapabilities() int { return len(h.caps) }
+
+// CapabilityAt returns member i of the Capability ceiling, 0 ≤ i < NumCapabilities.
+func (h *HostAuthority) CapabilityAt(i int) vocab.Capability { return h.caps[i] }
+
+// NumResources returns the size of the Resource ceiling.
+func (h *HostAuthority) NumResources() int { return len(h.resources) }
+
+// ResourceAt returns member i of the Resource ceiling (ASCII order),
+// 0 ≤ i < NumResources.
+func (h *HostAuthority) ResourceAt(i int) ident.Resource { return h.resources[i] }
+
 // Roles returns a copy of the declared roles, in Section 48 order.
 func (h *HostAuthority) Roles() []vocab.Role { return slices.Clone(h.roles) }
 

@@ -81,7 +81,8 @@ func Issue(b boundary.Boundary, r IssueRequest) (*Authorization, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Authorization{domain: b.Domain(), input: r.Input, policy: r.Policy, reg: r.Registry, dec: r.Decision, binding: bind}, nil
+	sealed := bind.seal(r.Input)
+	return &Authorization{domain: b.Domain(), input: r.Input, policy: r.Policy, reg: r.Registry, dec: r.Decision, binding: sealed}, nil
 }
 
 // ID returns the Authorization identity.
@@ -166,48 +167,50 @@ type bound struct {
 }
 
 // derive checks every issuance precondition of Sections 23–28 over the
-// bound values and returns the complete Consumption Binding.
-func derive(b boundary.Boundary, v bound) (*ConsumptionBinding, error) {
+// bound values and returns the complete Consumption Binding, unsealed: its
+// effective scope is the bound input's requested scope (recomputeScope
+// proves they are equal) and its digests are computed by seal, for the one
+// binding that is kept.
+func derive(b boundary.Boundary, v bound) (ConsumptionBinding, error) {
 	switch {
 	case b.IsZero():
-		return nil, fault.At("domain", fault.Missing, "issuance and validation need the host's retained boundary")
+		return ConsumptionBinding{}, fault.At("domain", fault.Missing, "issuance and validation need the host's retained boundary")
 	case v.input == nil:
-		return nil, fault.At("input", fault.Missing, "an evaluation input is required")
+		return ConsumptionBinding{}, fault.At("input", fault.Missing, "an evaluation input is required")
 	case v.policy == nil:
-		return nil, fault.At("policy", fault.Missing, "the exact policy snapshot is required")
+		return ConsumptionBinding{}, fault.At("policy", fault.Missing, "the exact policy snapshot is required")
 	case v.registry == nil:
-		return nil, fault.At("registry", fault.Missing, "the exact registry snapshot is required")
+		return ConsumptionBinding{}, fault.At("registry", fault.Missing, "the exact registry snapshot is required")
 	case v.decision == nil:
-		return nil, fault.At("decision", fault.Missing, "the exact policy decision is required")
+		return ConsumptionBinding{}, fault.At("decision", fault.Missing, "the exact policy decision is required")
 	}
 	if !b.Holds(v.input.Domain()) || !b.Holds(v.policy.Domain()) || !b.Holds(v.decision.Domain()) {
-		return nil, fault.At("domain", fault.MixedDomain, "input, policy and decision must belong to the retained boundary's domain")
+		return ConsumptionBinding{}, fault.At("domain", fault.MixedDomain, "input, policy and decision must belong to the retained boundary's domain")
 	}
 	if v.decision.Outcome() != vocab.Allow {
-		return nil, fault.At("decision.outcome", fault.Ineligible,
+		return ConsumptionBinding{}, fault.At("decision.outcome", fault.Ineligible,
 			"only an allow decision is eligible; deny and requireConfirmation never issue")
 	}
 	if err := checkDecision(v); err != nil {
-		return nil, err
+		return ConsumptionBinding{}, err
 	}
 	if err := checkRegistry(v); err != nil {
-		return nil, err
+		return ConsumptionBinding{}, err
 	}
-	caps, res, err := recomputeScope(v)
-	if err != nil {
-		return nil, err
+	if err := recomputeScope(v); err != nil {
+		return ConsumptionBinding{}, err
 	}
 	ids, err := parseIDs(v)
 	if err != nil {
-		return nil, err
+		return ConsumptionBinding{}, err
 	}
 	if err := checkLifetime(v); err != nil {
-		return nil, err
+		return ConsumptionBinding{}, err
 	}
 	if err := checkObligations(v); err != nil {
-		return nil, err
+		return ConsumptionBinding{}, err
 	}
-	return newBinding(b, v, ids, caps, res), nil
+	return newBinding(b, v, ids), nil
 }
 
 // checkDecision compares the supplied Decision with the exact input and
@@ -225,11 +228,11 @@ func checkDecision(v bound) error {
 		return fault.At("decision.selection", fault.Mismatch,
 			"the decision must be for the host's exact snapshot and policy selection")
 	}
-	again, err := policy.Evaluate(v.input, v.policy, d.Selection(), d.ID().String())
+	same, err := policy.Reproduces(d, v.input, v.policy)
 	if err != nil {
 		return fault.Within("decision", err)
 	}
-	if !again.Equal(d) {
+	if !same {
 		return fault.At("decision", fault.Mismatch, "re-evaluating the exact policy does not reproduce the decision")
 	}
 	return nil
@@ -256,40 +259,38 @@ func checkRegistry(v bound) error {
 // recomputeScope computes the five-way intersections of Section 24 and
 // requires them to equal both the Decision's constrained scope and the
 // explicit request: a caller can neither broaden nor under-bind scope.
-func recomputeScope(v bound) ([]vocab.Capability, []ident.Resource, error) {
-	in := v.input
-	caps := intersect(in.Request().Definition().Capabilities(),
-		in.HostCapabilities(), in.IntendedCapabilities(), in.RequestedCapabilities(), v.decision.Capabilities())
-	res := intersect(in.Request().Resources(),
-		in.HostResources(), in.IntendedResources(), in.RequestedResources(), v.decision.Resources())
-	if len(caps) == 0 || !slices.Equal(caps, v.decision.Capabilities()) || !slices.Equal(caps, in.RequestedCapabilities()) {
-		return nil, nil, fault.At("capabilities", fault.Mismatch,
+//
+// The requested scope is a set in ASCII order, as are the definition's
+// Capabilities and the request's Resources, so each intersection (taken in
+// that order) equals the request exactly when every requested member is in
+// every other set, and equals the Decision's scope exactly when, in
+// addition, the Decision's scope has no other member. That is what is
+// checked, member by member, without building the intersections.
+func recomputeScope(v bound) error {
+	in, d := v.input, v.decision
+	def, host, intent := in.Request().Definition(), in.Host(), in.Intent()
+	n := in.NumRequestedCapabilities()
+	capsOK := n > 0 && d.NumCapabilities() == n
+	for i := 0; capsOK && i < n; i++ {
+		c := in.RequestedCapabilityAt(i)
+		capsOK = def.HasCapability(c) && host.HasCapability(c) && intent.HasCapability(c) && d.HasCapability(c)
+	}
+	if !capsOK {
+		return fault.At("capabilities", fault.Mismatch,
 			"effective capabilities must equal the five-way intersection, the decision's scope and the request")
 	}
-	if !slices.Equal(res, v.decision.Resources()) || !slices.Equal(res, in.RequestedResources()) {
-		return nil, nil, fault.At("resources", fault.Mismatch,
+	args := in.Request().Arguments()
+	n = in.NumRequestedResources()
+	resOK := d.NumResources() == n
+	for i := 0; resOK && i < n; i++ {
+		r := in.RequestedResourceAt(i)
+		resOK = args.HasResource(r) && host.HasResource(r) && intent.HasResource(r) && d.HasResource(r)
+	}
+	if !resOK {
+		return fault.At("resources", fault.Mismatch,
 			"effective resources must equal the five-way intersection, the decision's scope and the request")
 	}
-	return caps, res, nil
-}
-
-// intersect returns the members of first present in every other set, in
-// first's (deterministic) order. It never adds a member.
-func intersect[T comparable](first []T, others ...[]T) []T {
-	out := make([]T, 0, len(first))
-	for _, x := range first {
-		in := true
-		for _, o := range others {
-			if !slices.Contains(o, x) {
-				in = false
-				break
-			}
-		}
-		if in {
-			out = append(out, x)
-		}
-	}
-	return out
+	return nil
 }
 
 type ids struct {
@@ -331,60 +332,64 @@ func checkLifetime(v bound) error {
 	if err != nil || d > v.maxLifetime {
 		return fault.At("expiresAt", fault.OutOfRange, "the lifetime must not exceed the requested maximum or 3600 seconds")
 	}
-	for _, e := range boundExpiries(v.input) {
+	in := v.input
+	fixed := [3]expiry{
+		{"intent", in.Intent().Validity().ExpiresAt()},
+		{"security context", in.SecurityContext().Validity().ExpiresAt()},
+	}
+	bounded := fixed[:2]
+	if d := in.Delegation(); d != nil {
+		bounded = append(bounded, expiry{"delegation", d.Validity().ExpiresAt()})
+	}
+	for _, e := range bounded {
 		if v.expiresAt.Compare(e.at) > 0 {
 			return fault.At("expiresAt", fault.OutOfRange, "expiry must not exceed the "+e.what+" expiry")
+		}
+	}
+	atts := in.Attestations()
+	for i := range atts.Len() {
+		if v.expiresAt.Compare(atts.AttestationAt(i).Validity().ExpiresAt()) > 0 {
+			return fault.At("expiresAt", fault.OutOfRange, "expiry must not exceed the host attestation expiry")
 		}
 	}
 	return nil
 }
 
+// expiry is one bound-input expiry an Authorization must not outlive:
+// Intent, Security Context, Delegation (and every attestation, checked
+// above without a copy of the composition).
 type expiry struct {
 	what string
 	at   epoch.Time
 }
 
-// boundExpiries lists every bound-input expiry an Authorization must not
-// outlive: Intent, Security Context, Delegation and every attestation.
-func boundExpiries(in *evalinput.Input) []expiry {
-	out := []expiry{
-		{"intent", in.Intent().Validity().ExpiresAt()},
-		{"security context", in.SecurityContext().Validity().ExpiresAt()},
-	}
-	if d := in.Delegation(); d != nil {
-		out = append(out, expiry{"delegation", d.Validity().ExpiresAt()})
-	}
-	for _, a := range in.Attestations().Attestations() {
-		out = append(out, expiry{"host attestation", a.Validity().ExpiresAt()})
-	}
-	return out
-}
-
 // checkObligations applies the Section 27 issuance treatment to every
 // obligation retained by the Decision.
 func checkObligations(v bound) error {
-	for i, o := range v.decision.Obligations() {
-		path := "decision.obligations" + fault.Index(i)
+	d := v.decision
+	for i := range d.NumObligations() {
+		o := d.ObligationAt(i)
+		path := func() string { return "decision.obligations" + fault.Index(i) }
 		//exhaustive:enforce
 		switch o.Kind() {
 		case vocab.ObligationRequireConfirmation:
-			return fault.At(path, fault.Unsupported, "confirmation collection does not exist in this protocol phase")
+			return fault.At(path(), fault.Unsupported, "confirmation collection does not exist in this protocol phase")
 		case vocab.ObligationRequireAuditEvent:
-			return fault.At(path, fault.Unsupported, "an audit event cannot be proven by the protocol core")
+			return fault.At(path(), fault.Unsupported, "an audit event cannot be proven by the protocol core")
 		case vocab.ObligationMaximumEvaluationAge:
 			age, err := v.issuedAt.Since(v.input.EvaluationTime())
 			if err != nil || o.Seconds() == 0 || o.Seconds() > MaxLifetime || age > o.Seconds() {
-				return fault.At(path, fault.OutOfRange, "issuance exceeds the maximum evaluation age")
+				return fault.At(path(), fault.OutOfRange, "issuance exceeds the maximum evaluation age")
 			}
 		case vocab.ObligationRequireCompleteInfluenceBoundary:
 			c, ok := v.input.Influence().Collection(o.Boundary())
 			if !ok || c.Completeness() != vocab.CompletenessComplete {
-				return fault.At(path, fault.Ineligible, "the named influence boundary must exist with validated complete status")
+				return fault.At(path(), fault.Ineligible, "the named influence boundary must exist with validated complete status")
 			}
 		case vocab.ObligationRequireSingleUse:
 			// Bound as the mandatory atomic-single-use contract below.
 		default:
-			return fault.At(path, fault.Unsupported, "unknown obligation")
+			return fault.At(path(), fault.Unsupported, "unknown obligation")
 		}
 	}
 	return nil

@@ -6,6 +6,7 @@ import (
 	"github.com/toolgate/toolgate/internal/engine/boundary"
 	"github.com/toolgate/toolgate/internal/engine/digest"
 	"github.com/toolgate/toolgate/internal/engine/epoch"
+	"github.com/toolgate/toolgate/internal/engine/evalinput"
 	"github.com/toolgate/toolgate/internal/engine/ident"
 	"github.com/toolgate/toolgate/internal/engine/principal"
 	"github.com/toolgate/toolgate/internal/engine/vocab"
@@ -40,17 +41,18 @@ type ConsumptionBinding struct {
 	digest digest.Digest
 }
 
-func newBinding(b boundary.Boundary, v bound, id ids, caps []vocab.Capability, res []ident.Resource) *ConsumptionBinding {
+// newBinding returns the unsealed binding of v: every bound value but the
+// effective scope (which derive proved equal to v.input's requested scope)
+// and the two digests. seal completes it.
+func newBinding(b boundary.Boundary, v bound, id ids) ConsumptionBinding {
 	in := v.input
-	c := &ConsumptionBinding{
+	return ConsumptionBinding{
 		domain:          b.Domain(),
 		authorizationID: id.authorization,
 		generation:      v.generation,
 		replayID:        id.replay,
 		consumptionID:   id.consumption,
 		identity:        in.Identity(),
-		capabilities:    caps,
-		resources:       res,
 		issuedAt:        v.issuedAt,
 		expiresAt:       v.expiresAt,
 		maxLifetime:     v.maxLifetime,
@@ -64,9 +66,49 @@ func newBinding(b boundary.Boundary, v bound, id ids, caps []vocab.Capability, r
 		registry:        v.registry.Digest(),
 		policy:          v.policy.Digest(),
 	}
-	c.replayScope = replayScope(id.authorization, c.identity, c.request)
+}
+
+// seal returns the complete binding: c with the effective scope, the
+// requested scope of in, and its replay scope and content digests.
+func (c ConsumptionBinding) seal(in *evalinput.Input) *ConsumptionBinding {
+	c.capabilities = in.RequestedCapabilities()
+	c.resources = in.RequestedResources()
+	c.replayScope = replayScope(c.authorizationID, c.identity, c.request)
 	c.digest = c.computeDigest()
-	return c
+	return &c
+}
+
+// matches reports whether the sealed binding a is the unsealed binding c
+// derived, with scope, from in: what a.Equal(c.seal(in)) reports, by
+// comparing every value the digests cover directly (the replay scope is
+// computed from the authorization identity, identity and request digest
+// compared here). Validation derives c only to compare it; it is never
+// hashed. TestMatchesIsSealedEquality keeps this in step with the digest.
+func (c *ConsumptionBinding) matches(a *ConsumptionBinding, in *evalinput.Input) bool {
+	if a == nil || !a.domain.Same(c.domain) ||
+		a.authorizationID != c.authorizationID || a.generation != c.generation ||
+		a.replayID != c.replayID || a.consumptionID != c.consumptionID || !a.identity.Equal(c.identity) ||
+		a.issuedAt != c.issuedAt || a.expiresAt != c.expiresAt || a.maxLifetime != c.maxLifetime ||
+		a.evaluatedAt != c.evaluatedAt || a.renewal != c.renewal ||
+		!a.decision.Equal(c.decision) || !a.input.Equal(c.input) || !a.request.Equal(c.request) ||
+		!a.definition.Equal(c.definition) || !a.host.Equal(c.host) || !a.registry.Equal(c.registry) ||
+		!a.policy.Equal(c.policy) {
+		return false
+	}
+	if len(a.capabilities) != in.NumRequestedCapabilities() || len(a.resources) != in.NumRequestedResources() {
+		return false
+	}
+	for i, x := range a.capabilities {
+		if x != in.RequestedCapabilityAt(i) {
+			return false
+		}
+	}
+	for i, r := range a.resources {
+		if r != in.RequestedResourceAt(i) {
+			return false
+		}
+	}
+	return true
 }
 
 // replayScope is the limited replay correlation scope (Section 28): the

@@ -127,7 +127,7 @@ func Validate(b boundary.Boundary, a *Authorization, ctx ValidationContext, at e
 	if err != nil {
 		return nil, err
 	}
-	if !want.Equal(a.binding) {
+	if !want.matches(a.binding, ctx.Input) {
 		return nil, fault.At("binding", fault.Mismatch, "the complete consumption binding differs from the expected one")
 	}
 	if at.Before(a.binding.issuedAt) {
@@ -139,9 +139,18 @@ func Validate(b boundary.Boundary, a *Authorization, ctx ValidationContext, at e
 	return &Result{binding: a.binding}, nil
 }
 
-// normalizedSet returns a sorted copy of xs, or rejects the first
-// duplicate at its index in xs. xs is not modified.
+// normalizedSet returns xs in sorted order, or rejects the first
+// duplicate at its index in xs. xs is not modified: when it is not already
+// strictly sorted, the result is a sorted copy. The result is only compared
+// within Validate, never retained.
 func normalizedSet[T any](xs []T, compare func(a, b T) int) ([]T, error) {
+	sorted := true
+	for i := 1; sorted && i < len(xs); i++ {
+		sorted = compare(xs[i-1], xs[i]) < 0
+	}
+	if sorted {
+		return xs, nil
+	}
 	out := slices.Clone(xs)
 	slices.SortStableFunc(out, compare)
 	for i := 1; i < len(out); i++ {

@@ -13,8 +13,6 @@
 package evalinput
 
 import (
-	"slices"
-
 	"github.com/toolgate/toolgate/internal/engine/authority"
 	"github.com/toolgate/toolgate/internal/engine/boundary"
 	"github.com/toolgate/toolgate/internal/engine/digest"
@@ -161,7 +159,8 @@ func sameDomain(b boundary.Boundary, d Draft) error {
 // bindAttestations composes every Role attestation under the one exact Host
 // Authority ceiling, valid at the evaluation time (Section 14).
 func (in *Input) bindAttestations(d Draft) error {
-	atts := []authority.Attestation{d.SecurityContext.Attestation(), d.Intent.Attestation()}
+	var buf [5]authority.Attestation // Compose copies what it keeps
+	atts := append(buf[:0], d.SecurityContext.Attestation(), d.Intent.Attestation())
 	if d.Delegation != nil {
 		atts = append(atts, d.Delegation.Attestation())
 	}
@@ -237,15 +236,11 @@ func (in *Input) bindCapabilities(d Draft) error {
 	if err != nil {
 		return fault.Within("requestedCapabilities", err)
 	}
-	ceilings := [][]vocab.Capability{
-		d.Request.Definition().Capabilities(), d.Host.Capabilities(), d.Intent.Capabilities(),
-	}
+	def := d.Request.Definition()
 	for _, c := range caps {
-		for _, ceiling := range ceilings {
-			if !slices.Contains(ceiling, c) {
-				return fault.At("requestedCapabilities", fault.Mismatch,
-					"requested capabilities must be within the tool definition, host authority and intent ceilings")
-			}
+		if !def.HasCapability(c) || !d.Host.HasCapability(c) || !d.Intent.HasCapability(c) {
+			return fault.At("requestedCapabilities", fault.Mismatch,
+				"requested capabilities must be within the tool definition, host authority and intent ceilings")
 		}
 	}
 	in.capabilities = caps
@@ -261,13 +256,17 @@ func (in *Input) bindResources(d Draft) error {
 	if err != nil {
 		return fault.Within("requestedResources", err)
 	}
-	if !slices.Equal(res, d.Request.Resources()) {
+	args := d.Request.Arguments()
+	same := len(res) == args.NumResources()
+	for i := 0; same && i < len(res); i++ {
+		same = res[i] == args.ResourceAt(i)
+	}
+	if !same {
 		return fault.At("requestedResources", fault.Mismatch,
 			"requested resources must equal the resources derived from the canonical arguments")
 	}
-	host, intent := d.Host.Resources(), d.Intent.Resources()
 	for _, r := range res {
-		if !slices.Contains(host, r) || !slices.Contains(intent, r) {
+		if !d.Host.HasResource(r) || !d.Intent.HasResource(r) {
 			return fault.At("requestedResources", fault.Mismatch,
 				"requested resources must be within the host authority and intent ceilings")
 		}

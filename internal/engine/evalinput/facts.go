@@ -31,16 +31,46 @@ type InfluenceCollectionFact struct {
 }
 
 func (in *Input) deriveFacts() {
-	for _, r := range in.provenance.Records() {
-		in.provFacts = append(in.provFacts, ProvenanceFact{
-			Source: r.Source(), Trust: r.Trust(), Transformations: r.Transformations(),
-		})
+	prov, infl := in.provenance, in.influence
+	n, total := prov.NumRecords(), 0
+	for i := range n {
+		total += prov.RecordAt(i).NumTransformations()
 	}
-	for _, c := range in.influence.Collections() {
+	// One array holds every record's transformations; each fact's slice is
+	// capped at its own, and none is ever modified or returned.
+	var all []vocab.Transformation
+	if total != 0 {
+		all = make([]vocab.Transformation, 0, total)
+	}
+	if n != 0 {
+		in.provFacts = make([]ProvenanceFact, 0, n)
+	}
+	if c := infl.NumCollections(); c != 0 {
+		in.inflColls = make([]InfluenceCollectionFact, 0, c)
+	}
+	if k := infl.NumNodes(); k != 0 {
+		in.inflKinds = make([]vocab.InfluenceKind, 0, k)
+	}
+	for i := range n {
+		r := prov.RecordAt(i)
+		var ts []vocab.Transformation
+		if r.NumTransformations() == 0 {
+			ts = r.Transformations() // empty, exactly as the record's (nothing to copy)
+		} else {
+			start := len(all)
+			for j := range r.NumTransformations() {
+				all = append(all, r.TransformationAt(j))
+			}
+			ts = all[start:len(all):len(all)]
+		}
+		in.provFacts = append(in.provFacts, ProvenanceFact{Source: r.Source(), Trust: r.Trust(), Transformations: ts})
+	}
+	for i := range infl.NumCollections() {
+		c := infl.CollectionAt(i)
 		in.inflColls = append(in.inflColls, InfluenceCollectionFact{Boundary: c.Boundary(), Completeness: c.Completeness()})
 	}
-	for _, n := range in.influence.Nodes() {
-		in.inflKinds = append(in.inflKinds, n.Kind())
+	for i := range infl.NumNodes() {
+		in.inflKinds = append(in.inflKinds, infl.NodeAt(i).Kind())
 	}
 }
 
@@ -176,10 +206,9 @@ func (in *Input) computeDigest() digest.Digest {
 	b.Uint(uint64(vocab.V1))
 	b.Digest(in.req.Digest())
 	b.Digest(in.host.Digest())
-	atts := in.composition.Attestations()
-	b.Count(len(atts))
-	for _, a := range atts {
-		b.Digest(a.Digest())
+	b.Count(in.composition.Len())
+	for i := range in.composition.Len() {
+		b.Digest(in.composition.AttestationAt(i).Digest())
 	}
 	b.Digest(in.sc.Digest())
 	b.Digest(in.intent.Digest())
@@ -199,3 +228,75 @@ func (in *Input) computeDigest() digest.Digest {
 	b.Uint(in.renewal.Uint64())
 	return b.Sum()
 }
+
+// The index accessors below read the same facts as the copying accessors
+// above without copying them: each returns one immutable value (an
+// enumeration, a token or a value struct without references), so no caller
+// can reach, let alone modify, the input's own storage. Policy evaluation
+// reads the input through them. Each At method requires 0 ≤ i < its Num
+// method's result and panics otherwise, as a slice index does.
+
+// NumAuthMethods returns the number of authentication methods.
+func (in *Input) NumAuthMethods() int { return in.sc.NumMethods() }
+
+// AuthMethodAt returns authentication method i (Section 48 order).
+func (in *Input) AuthMethodAt(i int) vocab.AuthMethod { return in.sc.MethodAt(i) }
+
+// NumRequestedCapabilities returns the number of requested Capabilities.
+func (in *Input) NumRequestedCapabilities() int { return len(in.capabilities) }
+
+// RequestedCapabilityAt returns requested Capability i (ASCII order).
+func (in *Input) RequestedCapabilityAt(i int) vocab.Capability { return in.capabilities[i] }
+
+// NumRequestedResources returns the number of requested Resources.
+func (in *Input) NumRequestedResources() int { return len(in.resources) }
+
+// RequestedResourceAt returns requested Resource i (ASCII order).
+func (in *Input) RequestedResourceAt(i int) ident.Resource { return in.resources[i] }
+
+// NumIntendedCapabilities returns the size of the Intent's Capability ceiling.
+func (in *Input) NumIntendedCapabilities() int { return in.intent.NumCapabilities() }
+
+// IntendedCapabilityAt returns member i of the Intent's Capability ceiling.
+func (in *Input) IntendedCapabilityAt(i int) vocab.Capability { return in.intent.CapabilityAt(i) }
+
+// NumHostCapabilities returns the size of the Host Authority's Capability ceiling.
+func (in *Input) NumHostCapabilities() int { return in.host.NumCapabilities() }
+
+// HostCapabilityAt returns member i of the Host Authority's Capability ceiling.
+func (in *Input) HostCapabilityAt(i int) vocab.Capability { return in.host.CapabilityAt(i) }
+
+// NumHostResources returns the size of the Host Authority's Resource ceiling.
+func (in *Input) NumHostResources() int { return in.host.NumResources() }
+
+// HostResourceAt returns member i of the Host Authority's Resource ceiling.
+func (in *Input) HostResourceAt(i int) ident.Resource { return in.host.ResourceAt(i) }
+
+// NumProvenanceRecords returns the number of represented Provenance records.
+func (in *Input) NumProvenanceRecords() int { return len(in.provFacts) }
+
+// ProvenanceRecordAt returns the source and trust of Provenance record i.
+func (in *Input) ProvenanceRecordAt(i int) (vocab.ProvenanceSource, vocab.Trust) {
+	return in.provFacts[i].Source, in.provFacts[i].Trust
+}
+
+// NumProvenanceTransformations returns the number of transformations of
+// Provenance record i.
+func (in *Input) NumProvenanceTransformations(i int) int { return len(in.provFacts[i].Transformations) }
+
+// ProvenanceTransformationAt returns transformation j of Provenance record i.
+func (in *Input) ProvenanceTransformationAt(i, j int) vocab.Transformation {
+	return in.provFacts[i].Transformations[j]
+}
+
+// NumInfluenceCollections returns the number of Influence collections.
+func (in *Input) NumInfluenceCollections() int { return len(in.inflColls) }
+
+// InfluenceCollectionAt returns Influence collection i (ASCII order by boundary).
+func (in *Input) InfluenceCollectionAt(i int) InfluenceCollectionFact { return in.inflColls[i] }
+
+// NumInfluenceKinds returns the number of Influence records.
+func (in *Input) NumInfluenceKinds() int { return len(in.inflKinds) }
+
+// InfluenceKindAt returns the kind of Influence record i.
+func (in *Input) InfluenceKindAt(i int) vocab.InfluenceKind { return in.inflKinds[i] }

@@ -85,6 +85,28 @@ func TestInputExposesPolicyFacts(t *testing.T) {
 		"IntentIssuedAt":             {facts.IntentIssuedAt(), at(t, 950)},
 		"ContextIssuedAt":            {facts.ContextIssuedAt(), at(t, 900)},
 		"RenewalGeneration":          {facts.RenewalGeneration(), d.Intent.Renewal()},
+
+		// The index accessors read exactly what the copying accessors return.
+		"NumAuthMethods":               {facts.NumAuthMethods(), len(d.SecurityContext.Methods())},
+		"AuthMethodAt":                 {collect(facts.NumAuthMethods(), facts.AuthMethodAt), d.SecurityContext.Methods()},
+		"NumRequestedCapabilities":     {facts.NumRequestedCapabilities(), 1},
+		"RequestedCapabilityAt":        {collect(facts.NumRequestedCapabilities(), facts.RequestedCapabilityAt), []vocab.Capability{vocab.FinancialTransfer}},
+		"NumRequestedResources":        {facts.NumRequestedResources(), len(f.Request.Resources())},
+		"RequestedResourceAt":          {collect(facts.NumRequestedResources(), facts.RequestedResourceAt), f.Request.Resources()},
+		"NumIntendedCapabilities":      {facts.NumIntendedCapabilities(), len(d.Intent.Capabilities())},
+		"IntendedCapabilityAt":         {collect(facts.NumIntendedCapabilities(), facts.IntendedCapabilityAt), d.Intent.Capabilities()},
+		"NumHostCapabilities":          {facts.NumHostCapabilities(), len(d.Host.Capabilities())},
+		"HostCapabilityAt":             {collect(facts.NumHostCapabilities(), facts.HostCapabilityAt), d.Host.Capabilities()},
+		"NumHostResources":             {facts.NumHostResources(), len(d.Host.Resources())},
+		"HostResourceAt":               {collect(facts.NumHostResources(), facts.HostResourceAt), d.Host.Resources()},
+		"NumProvenanceRecords":         {facts.NumProvenanceRecords(), len(wantRecords)},
+		"ProvenanceRecordAt":           {indexedRecords(facts), wantRecords},
+		"NumProvenanceTransformations": {indexedRecords(facts), wantRecords},
+		"ProvenanceTransformationAt":   {indexedRecords(facts), wantRecords},
+		"NumInfluenceCollections":      {facts.NumInfluenceCollections(), len(wantCollections)},
+		"InfluenceCollectionAt":        {collect(facts.NumInfluenceCollections(), facts.InfluenceCollectionAt), wantCollections},
+		"NumInfluenceKinds":            {facts.NumInfluenceKinds(), len(wantKinds)},
+		"InfluenceKindAt":              {collect(facts.NumInfluenceKinds(), facts.InfluenceKindAt), wantKinds},
 	}
 	// Every accessor is either a policy fact with an expectation above or
 	// one of the bound values themselves.
@@ -396,4 +418,28 @@ func TestEqualIsCompleteContentInOneDomain(t *testing.T) {
 			}
 		})
 	}
+}
+
+// collect reads the n values at(0), …, at(n-1).
+func collect[T any](n int, at func(int) T) []T {
+	var out []T
+	for i := range n {
+		out = append(out, at(i))
+	}
+	return out
+}
+
+// indexedRecords reads every Provenance record through the index accessors.
+func indexedRecords(in *evalinput.Input) []evalinput.ProvenanceFact {
+	var out []evalinput.ProvenanceFact
+	for i := range in.NumProvenanceRecords() {
+		s, tr := in.ProvenanceRecordAt(i)
+		out = append(out, evalinput.ProvenanceFact{
+			Source: s, Trust: tr,
+			Transformations: collect(in.NumProvenanceTransformations(i), func(j int) vocab.Transformation {
+				return in.ProvenanceTransformationAt(i, j)
+			}),
+		})
+	}
+	return out
 }

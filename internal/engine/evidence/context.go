@@ -91,6 +91,12 @@ func (c *SecurityContext) Assurance() vocab.Assurance { return c.assurance }
 // Methods returns a copy of the authentication methods, in Section 48 order.
 func (c *SecurityContext) Methods() []vocab.AuthMethod { return slices.Clone(c.methods) }
 
+// NumMethods returns the number of authentication methods.
+func (c *SecurityContext) NumMethods() int { return len(c.methods) }
+
+// MethodAt returns method i in Section 48 order, 0 ≤ i < NumMethods.
+func (c *SecurityContext) MethodAt(i int) vocab.AuthMethod { return c.methods[i] }
+
 // Equal reports the same domain and complete content.
 func (a *SecurityContext) Equal(b *SecurityContext) bool {
 	return a != nil && b != nil && a.Domain().Same(b.Domain()) && a.digest.Equal(b.digest)

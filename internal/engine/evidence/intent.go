@@ -222,6 +222,19 @@ func (in *Intent) Capabilities() []vocab.Capability { return slices.Clone(in.cap
 // Resources returns a copy of the Resource ceiling, in ASCII order.
 func (in *Intent) Resources() []ident.Resource { return slices.Clone(in.resources) }
 
+// NumCapabilities returns the size of the Capability ceiling.
+func (in *Intent) NumCapabilities() int { return len(in.caps) }
+
+// CapabilityAt returns member i of the Capability ceiling (ASCII order),
+// 0 ≤ i < NumCapabilities.
+func (in *Intent) CapabilityAt(i int) vocab.Capability { return in.caps[i] }
+
+// HasCapability reports whether c is within the Capability ceiling.
+func (in *Intent) HasCapability(c vocab.Capability) bool { return slices.Contains(in.caps, c) }
+
+// HasResource reports whether r is within the Resource ceiling.
+func (in *Intent) HasResource(r ident.Resource) bool { return slices.Contains(in.resources, r) }
+
 // Renewal returns the positive renewal generation.
 func (in *Intent) Renewal() ident.Generation { return in.renewal }
 

@@ -215,5 +215,19 @@ func CodeOf(err error) Code {
 	return 0
 }
 
-// Index returns the path segment of collection member i: "[i]".
-func Index(i int) string { return "[" + strconv.Itoa(i) + "]" }
+// Index returns the path segment of collection member i: "[i]". The
+// segments of the first members are built once, so that naming them
+// allocates nothing.
+func Index(i int) string {
+	if i >= 0 && i < len(indexSegments) {
+		return indexSegments[i]
+	}
+	return "[" + strconv.Itoa(i) + "]"
+}
+
+var indexSegments = func() (out [256]string) {
+	for i := range out {
+		out[i] = "[" + strconv.Itoa(i) + "]"
+	}
+	return out
+}()

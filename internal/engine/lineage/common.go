@@ -80,13 +80,14 @@ type keyed struct {
 // expected identities (unique, ASCII order). An identity the assessment does
 // not expect is a substitution, reported at its draft entry; an expected
 // identity that is not represented is reported at the collection.
-func matchExpected(got []keyed, expected []ident.ControlledID, collection, field, extraRule, missingRule string) error {
+func matchExpected(got []keyed, expected int, expectedAt func(int) ident.ControlledID,
+	collection, field, extraRule, missingRule string) error {
 	i, j := 0, 0
-	for i < len(got) || j < len(expected) {
+	for i < len(got) || j < expected {
 		switch {
-		case j == len(expected) || (i < len(got) && got[i].id.Compare(expected[j]) < 0):
+		case j == expected || (i < len(got) && got[i].id.Compare(expectedAt(j)) < 0):
 			return fault.At(collection+fault.Index(got[i].index)+"."+field, fault.Mismatch, extraRule)
-		case i == len(got) || got[i].id.Compare(expected[j]) > 0:
+		case i == len(got) || got[i].id.Compare(expectedAt(j)) > 0:
 			return fault.At(collection, fault.Mismatch, missingRule)
 		default:
 			i++

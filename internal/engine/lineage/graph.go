@@ -42,16 +42,16 @@ func parseNodes(drafts []NodeDraft, cols []Collection) (*graph, error) {
 	}
 	for i, e := range entries {
 		for _, p := range e.parents {
-			path := "nodes" + fault.Index(i) + ".parents" + fault.Index(p.index)
+			path := func() string { return "nodes" + fault.Index(i) + ".parents" + fault.Index(p.index) }
 			pi, ok := at[p.id]
 			switch {
 			case !ok && completeIn(cols, e.node.boundary):
-				return nil, fault.At(path, fault.Missing,
+				return nil, fault.At(path(), fault.Missing,
 					"a complete boundary contains every node its graph references; missing material makes the completeness claim inconsistent")
 			case !ok:
-				return nil, fault.At(path, fault.Missing, "a parent names an influence node of the same set")
+				return nil, fault.At(path(), fault.Missing, "a parent names an influence node of the same set")
 			case entries[pi].node.boundary != e.node.boundary:
-				return nil, fault.At(path, fault.Mismatch,
+				return nil, fault.At(path(), fault.Mismatch,
 					"a parent edge stays within one collection boundary (cross-boundary edge)")
 			}
 		}
@@ -76,21 +76,31 @@ func parseNode(d NodeDraft, cols []Collection) (entry, error) {
 	}); !ok {
 		return entry{}, fault.At("boundary", fault.NotFound, "a node belongs to a declared collection boundary")
 	}
+	if len(d.Parents) == 0 {
+		return entry{node: n}, nil
+	}
 	parents := make([]keyed, 0, len(d.Parents))
-	seen := make(map[ident.ControlledID]bool, len(d.Parents))
+	var seen map[ident.ControlledID]bool // only for many parents; few are compared directly
+	if len(d.Parents) > 16 {
+		seen = make(map[ident.ControlledID]bool, len(d.Parents))
+	}
 	for j, s := range d.Parents {
-		path := "parents" + fault.Index(j)
 		p, err := ident.ParseControlledID(s)
 		if err != nil {
-			return entry{}, fault.Within(path, err)
+			return entry{}, fault.Within("parents"+fault.Index(j), err)
 		}
 		if p == n.id {
-			return entry{}, fault.At(path, fault.Malformed, "a node is not its own parent (self edge)")
+			return entry{}, fault.At("parents"+fault.Index(j), fault.Malformed, "a node is not its own parent (self edge)")
 		}
-		if seen[p] {
-			return entry{}, fault.At(path, fault.Duplicate, "the parents of a node are unique")
+		dup := seen[p]
+		if seen == nil {
+			dup = slices.ContainsFunc(parents, func(k keyed) bool { return k.id == p })
+		} else {
+			seen[p] = true
 		}
-		seen[p] = true
+		if dup {
+			return entry{}, fault.At("parents"+fault.Index(j), fault.Duplicate, "the parents of a node are unique")
+		}
 		parents = append(parents, keyed{id: p, index: j})
 	}
 	n.parents = make([]ident.ControlledID, 0, len(parents))
@@ -123,13 +133,18 @@ func sortGraph(entries []entry) *graph {
 	for k, i := range order {
 		g.nodes[k] = entries[i].node
 	}
+	edges := 0
+	for _, n := range g.nodes {
+		edges += len(n.parents)
+	}
+	all := make([]int, 0, edges) // every node's parent positions, each capped at its own
 	for k, n := range g.nodes {
-		ps := make([]int, 0, len(n.parents))
+		start := len(all)
 		for _, p := range n.parents {
 			pos, _ := slices.BinarySearchFunc(g.nodes, p, func(m Node, id ident.ControlledID) int { return m.id.Compare(id) })
-			ps = append(ps, pos)
+			all = append(all, pos)
 		}
-		g.parents[k] = ps
+		g.parents[k] = all[start:len(all):len(all)]
 	}
 	return g
 }
@@ -139,21 +154,38 @@ func sortGraph(entries []entry) *graph {
 // remaining node until it is on a cycle, and reports the cycle's smallest
 // node, so the rejection path is independent of draft order.
 func (g *graph) checkAcyclic() error {
-	n := len(g.nodes)
-	pending := make([]int, n) // unresolved parents per node
-	children := make([][]int, n)
-	queue := make([]int, 0, n)
+	n, edges := len(g.nodes), 0
+	for _, ps := range g.parents {
+		edges += len(ps)
+	}
+	// One array: unresolved parents per node, the queue, and every node's
+	// children (positions start[p]..start[p+1] of kids, in node order).
+	buf := make([]int, 4*n+1+edges)
+	pending, start, fill := buf[:n:n], buf[n:2*n+1:2*n+1], buf[2*n+1:3*n+1:3*n+1]
+	kids := buf[3*n+1 : 3*n+1+edges : 3*n+1+edges]
+	queue := buf[3*n+1+edges : 3*n+1+edges : 4*n+1+edges]
+	for _, ps := range g.parents {
+		for _, p := range ps {
+			start[p+1]++
+		}
+	}
+	for p := range n {
+		start[p+1] += start[p]
+	}
+	copy(fill, start[:n])
 	for k, ps := range g.parents {
 		pending[k] = len(ps)
 		for _, p := range ps {
-			children[p] = append(children[p], k)
+			kids[fill[p]] = k
+			fill[p]++
 		}
 		if len(ps) == 0 {
 			queue = append(queue, k)
 		}
 	}
 	for head := 0; head < len(queue); head++ {
-		for _, c := range children[queue[head]] {
+		p := queue[head]
+		for _, c := range kids[start[p]:start[p+1]] {
 			if pending[c]--; pending[c] == 0 {
 				queue = append(queue, c)
 			}

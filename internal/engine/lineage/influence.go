@@ -108,7 +108,7 @@ func NewInfluence(c *authority.RoleAuthority, attestationID string, validity epo
 	if edges > MaxEdges {
 		return nil, fault.At("nodes", fault.LimitExceeded, "an influence set has at most 128 parent edges in aggregate")
 	}
-	cols, err := parseCollections(collections, a.InfluenceIDs())
+	cols, err := parseCollections(collections, a)
 	if err != nil {
 		return nil, err
 	}
@@ -141,7 +141,7 @@ func NoInfluence(a *assessment.Assessment, id principal.Identity) (*Influence, e
 	if err := checkSubject(a, id); err != nil {
 		return nil, err
 	}
-	if len(a.InfluenceIDs()) != 0 {
+	if a.NumInfluenceIDs() != 0 {
 		return nil, fault.At("collections", fault.Mismatch,
 			"the assessment expects influence collections; no influence cannot replace them")
 	}
@@ -151,32 +151,30 @@ func NoInfluence(a *assessment.Assessment, id principal.Identity) (*Influence, e
 	return v, nil
 }
 
-func parseCollections(drafts []CollectionDraft, expected []ident.ControlledID) ([]Collection, error) {
+func parseCollections(drafts []CollectionDraft, a *assessment.Assessment) ([]Collection, error) {
 	cols := make([]Collection, 0, len(drafts))
 	keys := make([]keyed, 0, len(drafts))
-	seen := make(map[ident.ControlledID]bool, len(drafts))
 	for i, d := range drafts {
-		path := "collections" + fault.Index(i)
+		path := func() string { return "collections" + fault.Index(i) }
 		var col Collection
 		var err error
 		if col.boundary, err = ident.ParseControlledID(d.Boundary); err != nil {
-			return nil, fault.Within(path+".boundary", err)
+			return nil, fault.Within(path()+".boundary", err)
 		}
-		if seen[col.boundary] {
-			return nil, fault.At(path+".boundary", fault.Duplicate, "influence collection boundaries are unique")
+		if slices.ContainsFunc(cols, func(c Collection) bool { return c.boundary == col.boundary }) {
+			return nil, fault.At(path()+".boundary", fault.Duplicate, "influence collection boundaries are unique")
 		}
-		seen[col.boundary] = true
 		if col.completeness, err = vocab.ParseCompleteness(d.Completeness); err != nil {
-			return nil, fault.Within(path+".completeness", err)
+			return nil, fault.Within(path()+".completeness", err)
 		}
 		switch {
 		case col.IsComplete():
-			if col.evidence, err = parseEvidenceRef(d.Evidence, path+".evidence",
+			if col.evidence, err = parseEvidenceRef(d.Evidence, path()+".evidence",
 				"a complete boundary names the collector evidence for every influence within it"); err != nil {
 				return nil, err
 			}
 		case d.Evidence != "":
-			return nil, fault.At(path+".evidence", fault.Mismatch,
+			return nil, fault.At(path()+".evidence", fault.Mismatch,
 				"collector evidence accompanies only a complete boundary (inconsistent completeness)")
 		}
 		cols = append(cols, col)
@@ -184,7 +182,7 @@ func parseCollections(drafts []CollectionDraft, expected []ident.ControlledID) (
 	}
 	slices.SortFunc(cols, func(x, y Collection) int { return x.boundary.Compare(y.boundary) })
 	slices.SortFunc(keys, func(x, y keyed) int { return x.id.Compare(y.id) })
-	if err := matchExpected(keys, expected, "collections", "boundary",
+	if err := matchExpected(keys, a.NumInfluenceIDs(), a.InfluenceIDAt, "collections", "boundary",
 		"the collection boundary is not one the assessment expects (collection substitution)",
 		"every influence collection the assessment expects must be declared"); err != nil {
 		return nil, err
@@ -194,6 +192,13 @@ func parseCollections(drafts []CollectionDraft, expected []ident.ControlledID) (
 
 // Collections returns a copy of the collection boundaries in ASCII order.
 func (v *Influence) Collections() []Collection { return slices.Clone(v.collections) }
+
+// NumCollections returns the number of collections.
+func (v *Influence) NumCollections() int { return len(v.collections) }
+
+// CollectionAt returns collection i (the order of Collections), 0 ≤ i <
+// NumCollections, without copying the others.
+func (v *Influence) CollectionAt(i int) Collection { return v.collections[i] }
 
 // Collection returns the collection with boundary b.
 func (v *Influence) Collection(b ident.ControlledID) (Collection, bool) {
@@ -206,6 +211,13 @@ func (v *Influence) Collection(b ident.ControlledID) (Collection, bool) {
 
 // Nodes returns a copy of the nodes in identity ASCII order.
 func (v *Influence) Nodes() []Node { return slices.Clone(v.nodes) }
+
+// NumNodes returns the number of Influence records.
+func (v *Influence) NumNodes() int { return len(v.nodes) }
+
+// NodeAt returns Influence record i (the order of Nodes), 0 ≤ i < NumNodes,
+// without copying the others. A Node is an immutable value.
+func (v *Influence) NodeAt(i int) Node { return v.nodes[i] }
 
 // Node returns the node with identity id.
 func (v *Influence) Node(id ident.ControlledID) (Node, bool) {

@@ -45,6 +45,13 @@ func (r Record) Custody() ident.ControlledID { return r.custody }
 // Transformations returns a copy of the transformations in declared order.
 func (r Record) Transformations() []vocab.Transformation { return slices.Clone(r.transformations) }
 
+// NumTransformations returns the number of transformations.
+func (r Record) NumTransformations() int { return len(r.transformations) }
+
+// TransformationAt returns transformation i, 0 ≤ i < NumTransformations,
+// without copying the others.
+func (r Record) TransformationAt(i int) vocab.Transformation { return r.transformations[i] }
+
 // Verification returns the verification state.
 func (r Record) Verification() vocab.Verification { return r.verification }
 
@@ -122,23 +129,20 @@ func NewProvenance(p *authority.RoleAuthority, attestationID string, validity ep
 	}
 	out := make([]Record, 0, len(records))
 	keys := make([]keyed, 0, len(records))
-	seen := make(map[ident.ControlledID]bool, len(records))
 	for i, d := range records {
-		path := "records" + fault.Index(i)
 		r, err := parseRecord(d)
 		if err != nil {
-			return nil, fault.Within(path, err)
+			return nil, fault.Within("records"+fault.Index(i), err)
 		}
-		if seen[r.id] {
-			return nil, fault.At(path+".id", fault.Duplicate, "provenance record identities are unique")
+		if slices.ContainsFunc(out, func(x Record) bool { return x.id == r.id }) {
+			return nil, fault.At("records"+fault.Index(i)+".id", fault.Duplicate, "provenance record identities are unique")
 		}
-		seen[r.id] = true
 		out = append(out, r)
 		keys = append(keys, keyed{id: r.id, index: i})
 	}
 	slices.SortFunc(out, func(x, y Record) int { return x.id.Compare(y.id) })
 	slices.SortFunc(keys, func(x, y keyed) int { return x.id.Compare(y.id) })
-	if err := matchExpected(keys, a.ProvenanceIDs(), "records", "id",
+	if err := matchExpected(keys, a.NumProvenanceIDs(), a.ProvenanceIDAt, "records", "id",
 		"the record identity is not one the assessment expects (collection substitution)",
 		"every provenance identity the assessment expects must be represented"); err != nil {
 		return nil, err
@@ -164,7 +168,7 @@ func UnknownProvenance(a *assessment.Assessment, id principal.Identity) (*Proven
 	if err := checkSubject(a, id); err != nil {
 		return nil, err
 	}
-	if len(a.ProvenanceIDs()) != 0 {
+	if a.NumProvenanceIDs() != 0 {
 		return nil, fault.At("records", fault.Mismatch,
 			"the assessment expects provenance records; unknown coverage cannot replace them")
 	}
@@ -231,6 +235,13 @@ func (v *Provenance) Coverage() vocab.ProvenanceCoverage { return v.coverage }
 // Records returns a copy of the records in identity ASCII order; empty when
 // coverage is unknown.
 func (v *Provenance) Records() []Record { return slices.Clone(v.records) }
+
+// NumRecords returns the number of records.
+func (v *Provenance) NumRecords() int { return len(v.records) }
+
+// RecordAt returns record i (the order of Records), 0 ≤ i < NumRecords,
+// without copying the others. A Record is an immutable value.
+func (v *Provenance) RecordAt(i int) Record { return v.records[i] }
 
 // Len returns the number of records.
 func (v *Provenance) Len() int { return len(v.records) }

@@ -120,6 +120,22 @@ func BenchmarkEvaluate(b *testing.B) {
 			}
 		})
 	}
+	// The Decision digest is computed on first use; this is the realistic
+	// evaluation with it, as issuance or a Decision comparison pays for it.
+	b.Run("realistic+digest", func(b *testing.B) {
+		e := newEnv(b)
+		s := e.publish(b, realisticDraft())
+		var in policy.Facts = digested(baseFacts(e.b))
+		sel := selection(s, "payments", 1)
+		b.ReportAllocs()
+		for b.Loop() {
+			d, err := policy.EvaluateFacts(in, s, sel, "decision-1")
+			if err != nil || d.Outcome() != vocab.Allow {
+				b.Fatalf("Evaluate: %v", err)
+			}
+			_ = d.Digest()
+		}
+	})
 }
 
 func BenchmarkPublish(b *testing.B) {

@@ -37,6 +37,10 @@ type cView struct {
 	triggers                 uint32
 }
 
+// smallFacts is the evaluator's stack storage for the usual small
+// collections a projection copies (more spill to the heap).
+const smallFacts = 8
+
 func (c *compiled) lookup(s string) int32 {
 	if n, ok := c.names[s]; ok {
 		return n
@@ -44,18 +48,9 @@ func (c *compiled) lookup(s string) int32 {
 	return -1
 }
 
-// sortedUnique returns rs when it is already in ASCII order without
-// duplicates (engine-built inputs always are), otherwise a normalized copy.
-func sortedUnique(rs []ident.Resource) []ident.Resource {
-	for i := 1; i < len(rs); i++ {
-		if rs[i-1].Compare(rs[i]) >= 0 {
-			return normalizedResources(rs)
-		}
-	}
-	return rs
-}
-
-func (c *compiled) project(in facts, v *cView) {
+// project returns the projection of in onto c. The collections it copies
+// are read into reqBuf and collBuf when they fit.
+func (c *compiled) project(in facts, reqBuf []ident.Resource, collBuf []evalinput.InfluenceCollectionFact) (v cView) {
 	id := in.Identity()
 	v.tool = c.lookup(in.ToolID().String())
 	v.subject = c.lookup(id.Subject().String())
@@ -85,14 +80,14 @@ func (c *compiled) project(in facts, v *cView) {
 	v.assurance = uint8(in.Assurance())
 	v.coverage = uint8(in.ProvenanceCoverage())
 	if c.needs&needMethods != 0 {
-		v.methods = maskOf(in.AuthMethods())
+		v.methods = maskAt(in.NumAuthMethods(), in.AuthMethodAt)
 	}
 	if c.needs&needIntended != 0 {
-		v.intended = maskOf(in.IntendedCapabilities())
+		v.intended = maskAt(in.NumIntendedCapabilities(), in.IntendedCapabilityAt)
 	}
 	if c.needs&needRequested != 0 {
-		v.requested = maskOf(in.RequestedCapabilities())
-		v.requestedResources = sortedUnique(in.RequestedResources())
+		v.requested = maskAt(in.NumRequestedCapabilities(), in.RequestedCapabilityAt)
+		v.requestedResources = resourcesInto(reqBuf, in.NumRequestedResources(), in.RequestedResourceAt)
 		v.reqCount = len(v.requestedResources)
 		for _, r := range v.requestedResources {
 			if n, ok := c.resources[r.String()]; ok {
@@ -105,27 +100,19 @@ func (c *compiled) project(in facts, v *cView) {
 	represented := in.ProvenanceCoverage() == vocab.CoverageRepresented
 	records := 0
 	if c.needs&needRecords != 0 {
-		rs := in.ProvenanceRecords()
-		records = len(rs)
-		for _, r := range rs {
-			v.sources |= bit(r.Source)
-			v.trusts |= bit(r.Trust)
-			t := maskOf(r.Transformations)
-			v.transformations |= t
-			v.semanticPresent = v.semanticPresent || t&(semantic|1) != 0
-		}
+		records = in.NumProvenanceRecords()
+		v.sources, v.trusts, v.transformations, v.semanticPresent = provenanceMasks(in)
 	}
 	if c.needs&needCollections != 0 {
-		v.collections = in.InfluenceCollections()
+		v.collections = collectionsInto(collBuf, in)
 		v.allComplete = true
 		for _, col := range v.collections {
 			v.allComplete = v.allComplete && col.Completeness == vocab.CompletenessComplete
 		}
 	}
 	if c.needs&needKinds != 0 {
-		ks := in.InfluenceKinds()
-		v.influences = len(ks)
-		v.kinds = maskOf(ks)
+		v.influences = in.NumInfluenceKinds()
+		v.kinds = maskAt(v.influences, in.InfluenceKindAt)
 	}
 	v.now, v.intentAt, v.contextAt = in.EvaluationTime(), in.IntentIssuedAt(), in.ContextIssuedAt()
 
@@ -150,6 +137,7 @@ func (c *compiled) project(in facts, v *cView) {
 	if v.now.Before(v.contextAt) {
 		v.triggers |= trigContextFuture
 	}
+	return v
 }
 
 func (v *cView) collection(boundary string) (evalinput.InfluenceCollectionFact, bool) {
@@ -300,8 +288,9 @@ func (c *compiled) candidates(v *cView) ruleSet {
 // TestCompiledEvaluatorMatchesReference and FuzzCompiledEvaluator compare
 // complete Decisions.
 func (d *Decision) evaluateCompiled(c *compiled, in facts) {
-	var v cView
-	c.project(in, &v)
+	var reqBuf, hostBuf [smallFacts]ident.Resource
+	var collBuf [smallFacts]evalinput.InfluenceCollectionFact
+	v := c.project(in, reqBuf[:], collBuf[:])
 
 	// Indeterminate rules: only rules with a trigger the input activates.
 	var indeterminate ruleSet
@@ -355,8 +344,8 @@ func (d *Decision) evaluateCompiled(c *compiled, in facts) {
 	}
 	if d.outcome != vocab.Deny {
 		// The Host ceiling matters only for a non-deny outcome.
-		v.host = maskOf(in.HostCapabilities())
-		v.hostResources = sortedUnique(in.HostResources())
+		v.host = maskAt(in.NumHostCapabilities(), in.HostCapabilityAt)
+		v.hostResources = resourcesInto(hostBuf[:], in.NumHostResources(), in.HostResourceAt)
 		if lost := d.constrainCompiled(c, &v, capsAllowed, resAllowed); lost != 0 {
 			d.outcome, outcome = vocab.Deny, lost
 		}
@@ -435,7 +424,15 @@ func (d *Decision) constrainCompiled(c *compiled, v *cView, capsAllowed uint32, 
 
 func keepResource(c *compiled, v *cView, r ident.Resource, resAllowed uint64) bool {
 	n, ok := c.resources[r.String()]
-	return ok && resAllowed&(1<<(n+1)) != 0 && containsResource(v.hostResources, r)
+	if !ok || resAllowed&(1<<(n+1)) == 0 {
+		return false
+	}
+	for _, h := range v.hostResources {
+		if h.String() == r.String() {
+			return true
+		}
+	}
+	return false
 }
 
 func trailingZeros(x uint64) int { return bits.TrailingZeros64(x) }

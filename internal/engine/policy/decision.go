@@ -2,6 +2,7 @@ package policy
 
 import (
 	"slices"
+	"sync"
 
 	"github.com/toolgate/toolgate/internal/engine/boundary"
 	"github.com/toolgate/toolgate/internal/engine/digest"
@@ -28,7 +29,14 @@ type Decision struct {
 	matched      []ident.PolicyID // ASCII order, unique
 	obligations  []Obligation     // Section 50 order, unique
 	domain       boundary.Domain
-	digest       digest.Digest
+
+	// The complete-content digest, computed once, on first use (Digest,
+	// Equal): a Decision is complete and immutable when Evaluate returns
+	// it, and its digest is a function of that content, so when it is
+	// computed changes nothing but who pays for it. Reproduces compares a
+	// re-evaluated Decision by content and never hashes it.
+	digestOnce sync.Once
+	digest     digest.Digest
 
 	// Inline storage for the usual small collections, so that a compiled
 	// evaluation allocates the Decision and nothing else (compiled_eval.go).
@@ -96,6 +104,39 @@ func (d *Decision) Obligations() []Obligation {
 	return slices.Clone(d.obligations)
 }
 
+// HasCapability reports whether c is in the constrained Capability scope.
+func (d *Decision) HasCapability(c vocab.Capability) bool {
+	return slices.Contains(allCapabilities, c) && d.capabilities&bit(c) != 0
+}
+
+// NumCapabilities returns the size of the constrained Capability scope.
+func (d *Decision) NumCapabilities() int {
+	n := 0
+	for _, c := range allCapabilities {
+		if d.capabilities&bit(c) != 0 {
+			n++
+		}
+	}
+	return n
+}
+
+// NumResources returns the size of the constrained Resource scope.
+func (d *Decision) NumResources() int { return len(d.resources) }
+
+// ResourceAt returns member i of the constrained Resource scope (ASCII
+// order), 0 ≤ i < NumResources, without copying the scope.
+func (d *Decision) ResourceAt(i int) ident.Resource { return d.resources[i] }
+
+// HasResource reports whether r is in the constrained Resource scope.
+func (d *Decision) HasResource(r ident.Resource) bool { return containsResource(d.resources, r) }
+
+// NumObligations returns the number of obligations.
+func (d *Decision) NumObligations() int { return len(d.obligations) }
+
+// ObligationAt returns obligation i (Section 50 order), 0 ≤ i <
+// NumObligations, without copying the others.
+func (d *Decision) ObligationAt(i int) Obligation { return d.obligations[i] }
+
 // Domain returns the Host authority domain of the Decision.
 func (d *Decision) Domain() boundary.Domain { return d.domain }
 
@@ -103,13 +144,31 @@ func (d *Decision) Domain() boundary.Domain { return d.domain }
 // version, input digest, snapshot digest, selected definition digest (or its
 // absence), selection, outcome, scope, reasons, matched rules and
 // obligations.
-func (d *Decision) Digest() digest.Digest { return d.digest }
+func (d *Decision) Digest() digest.Digest {
+	d.digestOnce.Do(func() { d.digest = d.computeDigest() })
+	return d.digest
+}
 
 // Equal reports complete Decision equality: the same Host domain and
 // the same complete content. Equal outcomes, or equal scopes with different
 // reasons, matches or obligations, are not equal Decisions.
 func (a *Decision) Equal(b *Decision) bool {
-	return a != nil && b != nil && a.domain.Same(b.domain) && a.digest.Equal(b.digest)
+	return a != nil && b != nil && a.domain.Same(b.domain) && a.Digest().Equal(b.Digest())
+}
+
+// sameContent reports what Equal reports, by comparing every value the
+// digest covers (computeDigest below) directly: a Decision built only to be
+// compared need not be hashed. TestSameContentIsDigestEquality keeps the
+// two in step.
+func (a *Decision) sameContent(b *Decision) bool {
+	return a != nil && b != nil && a.domain.Same(b.domain) &&
+		a.id == b.id && a.version == b.version &&
+		a.inputDigest.Equal(b.inputDigest) &&
+		a.snapshot.digest.Equal(b.snapshot.digest) &&
+		(a.policy == nil) == (b.policy == nil) && (a.policy == nil || a.policy.digest.Equal(b.policy.digest)) &&
+		a.selection == b.selection && a.outcome == b.outcome && a.capabilities == b.capabilities &&
+		slices.Equal(a.resources, b.resources) && slices.Equal(a.reasons, b.reasons) &&
+		slices.Equal(a.matched, b.matched) && slices.Equal(a.obligations, b.obligations)
 }
 
 func (d *Decision) computeDigest() digest.Digest {

@@ -2,6 +2,7 @@ package policy
 
 import (
 	"slices"
+	"sync"
 
 	"github.com/toolgate/toolgate/internal/engine/evalinput"
 	"github.com/toolgate/toolgate/internal/engine/fault"
@@ -44,12 +45,48 @@ func Evaluate(in *evalinput.Input, snap *Snapshot, sel Selection, decisionID str
 	return d, nil
 }
 
+// Reproduces evaluates the Decision d's exact selection of snap again, with
+// d's identity, over in (Sections 23 and 30: issuance and Validation never
+// trust a supplied outcome) and reports whether the result is d: the same
+// Host domain and the same complete content, every value d's digest covers.
+// The re-evaluated Decision is compared field by field and never hashed:
+// it exists only for this comparison. The caller checks first that d is a
+// Decision for exactly in and snap. A structural rejection is returned as
+// by Evaluate.
+func Reproduces(d *Decision, in *evalinput.Input, snap *Snapshot) (bool, error) {
+	if d == nil {
+		return false, fault.At("decision", fault.Missing, "a decision is required")
+	}
+	if in == nil {
+		return false, fault.At("input", fault.Missing, "evaluation needs a complete evaluation input")
+	}
+	again := scratch.Get().(*Decision)
+	defer func() {
+		*again = Decision{} // nothing of this evaluation survives it
+		scratch.Put(again)
+	}()
+	if _, err := evaluateWith(in, snap, d.selection, d.id.String(), false, again); err != nil {
+		return false, err
+	}
+	return again.sameContent(d), nil
+}
+
+// scratch holds the Decisions Reproduces builds only to compare them: each
+// is zeroed before it is returned and never leaves Reproduces.
+var scratch = sync.Pool{New: func() any { return new(Decision) }}
+
 // evaluate is Evaluate over the facts view; Evaluate is its only production
 // caller. A selected definition is evaluated with its compiled form
 // (compiled_eval.go) unless reference is set or it has none; the reference
 // evaluator (Decision.evaluate below) is the straightforward reading of
 // Sections 20 and 21 that the compiled form is tested against.
 func evaluate(in facts, snap *Snapshot, sel Selection, decisionID string, reference bool) (*Decision, error) {
+	return evaluateWith(in, snap, sel, decisionID, reference, nil)
+}
+
+// evaluateWith is evaluate; it builds the Decision in into when into is
+// not nil.
+func evaluateWith(in facts, snap *Snapshot, sel Selection, decisionID string, reference bool, into *Decision) (*Decision, error) {
 	if in == nil {
 		return nil, fault.At("input", fault.Missing, "evaluation needs a complete evaluation input")
 	}
@@ -69,13 +106,21 @@ func evaluate(in facts, snap *Snapshot, sel Selection, decisionID string, refere
 	if in.Version() != vocab.V1 {
 		return nil, fault.At("input.version", fault.Unsupported, "evaluation input version must be v1")
 	}
-	d := &Decision{
-		id:          id,
-		version:     vocab.V1,
-		inputDigest: in.Digest(),
-		snapshot:    snap,
-		selection:   sel,
-		domain:      snap.domain,
+	var d *Decision
+	if into == nil {
+		d = &Decision{
+			id:          id,
+			version:     vocab.V1,
+			inputDigest: in.Digest(),
+			snapshot:    snap,
+			selection:   sel,
+			domain:      snap.domain,
+		}
+	} else {
+		// into is a zeroed scratch Decision (Reproduces): set the fields
+		// one by one rather than copy a whole Decision over it.
+		d = into
+		d.id, d.version, d.inputDigest, d.snapshot, d.selection, d.domain = id, vocab.V1, in.Digest(), snap, sel, snap.domain
 	}
 	def, idFound := snap.find(sel.PolicyID, sel.PolicyGeneration)
 	switch {
@@ -93,7 +138,6 @@ func evaluate(in facts, snap *Snapshot, sel Selection, decisionID string, refere
 		d.policy = def
 		d.evaluate(newView(in))
 	}
-	d.digest = d.computeDigest()
 	return d, nil
 }
 

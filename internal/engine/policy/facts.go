@@ -30,16 +30,29 @@ type facts interface {
 	Reversibility() vocab.Reversibility
 	Identity() principal.Identity
 	Assurance() vocab.Assurance
-	AuthMethods() []vocab.AuthMethod
-	RequestedCapabilities() []vocab.Capability // ASCII order, unique
-	RequestedResources() []ident.Resource      // ASCII order, unique
-	IntendedCapabilities() []vocab.Capability
-	HostCapabilities() []vocab.Capability
-	HostResources() []ident.Resource
+	// The collection facts are read by index, without copies (each Num
+	// method's result bounds its At method's index).
+	NumAuthMethods() int
+	AuthMethodAt(i int) vocab.AuthMethod
+	NumRequestedCapabilities() int
+	RequestedCapabilityAt(i int) vocab.Capability // ASCII order, unique
+	NumRequestedResources() int
+	RequestedResourceAt(i int) ident.Resource // ASCII order, unique
+	NumIntendedCapabilities() int
+	IntendedCapabilityAt(i int) vocab.Capability
+	NumHostCapabilities() int
+	HostCapabilityAt(i int) vocab.Capability
+	NumHostResources() int
+	HostResourceAt(i int) ident.Resource
 	ProvenanceCoverage() vocab.ProvenanceCoverage
-	ProvenanceRecords() []evalinput.ProvenanceFact
-	InfluenceCollections() []evalinput.InfluenceCollectionFact // ASCII order by boundary
-	InfluenceKinds() []vocab.InfluenceKind                     // one entry per Influence record
+	NumProvenanceRecords() int
+	ProvenanceRecordAt(i int) (vocab.ProvenanceSource, vocab.Trust)
+	NumProvenanceTransformations(i int) int
+	ProvenanceTransformationAt(i, j int) vocab.Transformation
+	NumInfluenceCollections() int
+	InfluenceCollectionAt(i int) evalinput.InfluenceCollectionFact // ASCII order by boundary
+	NumInfluenceKinds() int
+	InfluenceKindAt(i int) vocab.InfluenceKind // one entry per Influence record
 	EvaluationTime() epoch.Time
 	IntentIssuedAt() epoch.Time
 	ContextIssuedAt() epoch.Time

@@ -75,10 +75,36 @@ func (f *facts) ProvenanceCoverage() vocab.ProvenanceCoverage              { ret
 func (f *facts) ProvenanceRecords() []evalinput.ProvenanceFact             { return f.records }
 func (f *facts) InfluenceCollections() []evalinput.InfluenceCollectionFact { return f.collections }
 func (f *facts) InfluenceKinds() []vocab.InfluenceKind                     { return f.kinds }
-func (f *facts) EvaluationTime() epoch.Time                                { return f.now }
-func (f *facts) IntentIssuedAt() epoch.Time                                { return f.intentAt }
-func (f *facts) ContextIssuedAt() epoch.Time                               { return f.contextAt }
-func (f *facts) RenewalGeneration() ident.Generation                       { return f.renewal }
+func (f *facts) NumAuthMethods() int                                       { return len(f.methods) }
+func (f *facts) AuthMethodAt(i int) vocab.AuthMethod                       { return f.methods[i] }
+func (f *facts) NumRequestedCapabilities() int                             { return len(f.requested) }
+func (f *facts) RequestedCapabilityAt(i int) vocab.Capability              { return f.requested[i] }
+func (f *facts) NumRequestedResources() int                                { return len(f.requestedRes) }
+func (f *facts) RequestedResourceAt(i int) ident.Resource                  { return f.requestedRes[i] }
+func (f *facts) NumIntendedCapabilities() int                              { return len(f.intended) }
+func (f *facts) IntendedCapabilityAt(i int) vocab.Capability               { return f.intended[i] }
+func (f *facts) NumHostCapabilities() int                                  { return len(f.hostCaps) }
+func (f *facts) HostCapabilityAt(i int) vocab.Capability                   { return f.hostCaps[i] }
+func (f *facts) NumHostResources() int                                     { return len(f.hostRes) }
+func (f *facts) HostResourceAt(i int) ident.Resource                       { return f.hostRes[i] }
+func (f *facts) NumProvenanceRecords() int                                 { return len(f.records) }
+func (f *facts) NumProvenanceTransformations(i int) int                    { return len(f.records[i].Transformations) }
+func (f *facts) NumInfluenceCollections() int                              { return len(f.collections) }
+func (f *facts) InfluenceCollectionAt(i int) evalinput.InfluenceCollectionFact {
+	return f.collections[i]
+}
+func (f *facts) NumInfluenceKinds() int                    { return len(f.kinds) }
+func (f *facts) InfluenceKindAt(i int) vocab.InfluenceKind { return f.kinds[i] }
+func (f *facts) ProvenanceRecordAt(i int) (vocab.ProvenanceSource, vocab.Trust) {
+	return f.records[i].Source, f.records[i].Trust
+}
+func (f *facts) ProvenanceTransformationAt(i, j int) vocab.Transformation {
+	return f.records[i].Transformations[j]
+}
+func (f *facts) EvaluationTime() epoch.Time          { return f.now }
+func (f *facts) IntentIssuedAt() epoch.Time          { return f.intentAt }
+func (f *facts) ContextIssuedAt() epoch.Time         { return f.contextAt }
+func (f *facts) RenewalGeneration() ident.Generation { return f.renewal }
 
 func must[T any](v T, err error) T {
 	if err != nil {

@@ -90,6 +90,67 @@ func maskOf[T ~uint8](vs []T) uint32 {
 	return m
 }
 
+// maskAt is maskOf over the n values at(0), …, at(n-1).
+func maskAt[T ~uint8](n int, at func(int) T) uint32 {
+	var m uint32
+	for i := range n {
+		m |= bit(at(i))
+	}
+	return m
+}
+
+// resourcesInto reads the n Resources at(0), …, at(n-1) into buf (or a new
+// slice when buf is too small) and returns them in ASCII order without
+// duplicates; engine-built inputs already are, and are not re-sorted.
+func resourcesInto(buf []ident.Resource, n int, at func(int) ident.Resource) []ident.Resource {
+	out := buf[:0]
+	if n > cap(buf) {
+		out = make([]ident.Resource, 0, n)
+	}
+	for i := range n {
+		out = append(out, at(i))
+	}
+	for i := 1; i < len(out); i++ {
+		if out[i-1].Compare(out[i]) >= 0 {
+			slices.SortFunc(out, ident.Resource.Compare)
+			return slices.Compact(out)
+		}
+	}
+	return out
+}
+
+// collectionsInto reads every Influence collection of in into buf (or a new
+// slice when buf is too small).
+func collectionsInto(buf []evalinput.InfluenceCollectionFact, in facts) []evalinput.InfluenceCollectionFact {
+	n := in.NumInfluenceCollections()
+	out := buf[:0]
+	if n > cap(buf) {
+		out = make([]evalinput.InfluenceCollectionFact, 0, n)
+	}
+	for i := range n {
+		out = append(out, in.InfluenceCollectionAt(i))
+	}
+	return out
+}
+
+// provenanceMasks returns the masks of every represented Provenance record's
+// source, trust and transformations, and whether any transformation is
+// semantic (an invalid transformation counts as semantic).
+func provenanceMasks(in facts) (sources, trusts, transformations uint32, semanticPresent bool) {
+	for i := range in.NumProvenanceRecords() {
+		s, t := in.ProvenanceRecordAt(i)
+		sources |= bit(s)
+		trusts |= bit(t)
+		var tm uint32
+		for j := range in.NumProvenanceTransformations(i) {
+			tm |= bit(in.ProvenanceTransformationAt(i, j))
+		}
+		transformations |= tm
+		semanticPresent = semanticPresent || tm&(semantic|1) != 0
+	}
+	return sources, trusts, transformations, semanticPresent
+}
+
 // normalizedResources returns a sorted, duplicate-free copy; input slices are
 // never modified.
 func normalizedResources(rs []ident.Resource) []ident.Resource {
@@ -116,32 +177,24 @@ func newView(in facts) *view {
 		sessionIndependent: id.Session().IsIndependent(),
 		delegation:         id.Delegation().String(),
 		assurance:          in.Assurance(),
-		methods:            maskOf(in.AuthMethods()),
-		requested:          maskOf(in.RequestedCapabilities()),
-		intended:           maskOf(in.IntendedCapabilities()),
-		host:               maskOf(in.HostCapabilities()),
-		requestedResources: normalizedResources(in.RequestedResources()),
-		hostResources:      normalizedResources(in.HostResources()),
+		methods:            maskAt(in.NumAuthMethods(), in.AuthMethodAt),
+		requested:          maskAt(in.NumRequestedCapabilities(), in.RequestedCapabilityAt),
+		intended:           maskAt(in.NumIntendedCapabilities(), in.IntendedCapabilityAt),
+		host:               maskAt(in.NumHostCapabilities(), in.HostCapabilityAt),
+		requestedResources: resourcesInto(nil, in.NumRequestedResources(), in.RequestedResourceAt),
+		hostResources:      resourcesInto(nil, in.NumHostResources(), in.HostResourceAt),
 		coverage:           in.ProvenanceCoverage(),
 		represented:        in.ProvenanceCoverage() == vocab.CoverageRepresented,
-		collections:        slices.Clone(in.InfluenceCollections()),
+		collections:        collectionsInto(nil, in),
 		now:                in.EvaluationTime(),
 		intentAt:           in.IntentIssuedAt(),
 		contextAt:          in.ContextIssuedAt(),
 		renewal:            in.RenewalGeneration().Uint64(),
 	}
-	records := in.ProvenanceRecords()
-	v.records = len(records)
-	for _, r := range records {
-		v.sources |= bit(r.Source)
-		v.trusts |= bit(r.Trust)
-		t := maskOf(r.Transformations)
-		v.transformations |= t
-		v.semanticPresent = v.semanticPresent || t&(semantic|1) != 0 // an invalid transformation counts as semantic
-	}
-	ks := in.InfluenceKinds()
-	v.influences = len(ks)
-	v.kinds = maskOf(ks)
+	v.records = in.NumProvenanceRecords()
+	v.sources, v.trusts, v.transformations, v.semanticPresent = provenanceMasks(in)
+	v.influences = in.NumInfluenceKinds()
+	v.kinds = maskAt(v.influences, in.InfluenceKindAt)
 	return v
 }
 

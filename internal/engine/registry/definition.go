@@ -80,6 +80,11 @@ func (d *Definition) Reversibility() vocab.Reversibility { return d.reversibilit
 // Capabilities returns a copy of the maximum Capabilities, in ASCII order.
 func (d *Definition) Capabilities() []vocab.Capability { return slices.Clone(d.capabilities) }
 
+// HasCapability reports whether c is within the maximum Capabilities.
+func (d *Definition) HasCapability(c vocab.Capability) bool {
+	return slices.Contains(d.capabilities, c)
+}
+
 // Title returns the non-authoritative display title.
 func (d *Definition) Title() ident.Text { return d.title }
 

@@ -35,6 +35,19 @@ func (a Arguments) Resources() []ident.Resource {
 	return slices.Clone(a.resources)
 }
 
+// NumResources returns the size of the derived Resource set.
+func (a Arguments) NumResources() int { return len(a.resources) }
+
+// ResourceAt returns member i of the derived Resource set (ASCII order),
+// 0 ≤ i < NumResources, without copying the set.
+func (a Arguments) ResourceAt(i int) ident.Resource { return a.resources[i] }
+
+// HasResource reports whether r is in the derived Resource set.
+func (a Arguments) HasResource(r ident.Resource) bool {
+	_, ok := slices.BinarySearchFunc(a.resources, r, ident.Resource.Compare)
+	return ok
+}
+
 // WriteDigest writes the complete content of a (typed tree, then the
 // Resource set) to b. The caller chooses the digest domain.
 func (a Arguments) WriteDigest(b *digest.Builder) {

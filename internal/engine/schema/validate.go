@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/toolgate/toolgate/internal/engine/fault"
 	"github.com/toolgate/toolgate/internal/engine/ident"
@@ -68,13 +69,32 @@ func (s Schema) Validate(args jsonexact.Value) (Arguments, error) {
 	if s.root == nil {
 		return Arguments{}, fault.New(fault.Missing, ruleNotBuilt)
 	}
-	v := validator{collect: s.hasRes, fields: make([]value.Field, 0, s.scratch)}
+	sc := scratchPool.Get().(*scratch)
+	v := validator{collect: s.hasRes, fields: sc.fields[:0], elems: sc.elems[:0]}
+	if cap(v.fields) < s.scratch {
+		v.fields = make([]value.Field, 0, s.scratch)
+	}
 	root, err := v.value(s.root, args)
+	// value.Object and value.Array copied what they kept: the scratch
+	// stacks are cleared (no value outlives this call through them) and
+	// reused by the next Validate.
+	clear(v.fields[:cap(v.fields)])
+	clear(v.elems[:cap(v.elems)])
+	sc.fields, sc.elems = v.fields[:0], v.elems[:0]
+	scratchPool.Put(sc)
 	if err != nil {
 		return Arguments{}, err
 	}
 	return Arguments{root: root, resources: resourceSet(v.res)}, nil
 }
+
+// scratch is the reusable stack storage of one Validate call.
+type scratch struct {
+	fields []value.Field
+	elems  []value.Value
+}
+
+var scratchPool = sync.Pool{New: func() any { return new(scratch) }}
 
 // step is one level of the path below "arguments": a declared field name,
 // or an array index when name is "".
@@ -193,9 +213,9 @@ func (v *validator) array(n *node, in jsonexact.Value) (value.Value, error) {
 	base := len(v.elems)
 	v.elems = slices.Grow(v.elems, in.Len())
 	defer func() { v.elems = v.elems[:base] }()
-	for i, e := range in.Elems() {
+	for i := range in.Len() {
 		v.push(step{index: i})
-		out, err := v.value(n.items, e)
+		out, err := v.value(n.items, in.ElemAt(i))
 		v.pop()
 		if err != nil {
 			return value.Value{}, err
@@ -210,11 +230,11 @@ func (v *validator) object(n *node, in jsonexact.Value) (value.Value, error) {
 	if in.Len() > MaxFields {
 		return value.Value{}, v.fail(fault.LimitExceeded, ruleManyMembers)
 	}
-	members := in.Members()
 	// slot[i] is 1 + the member index holding declared field i, or 0.
 	var slot [MaxFields]uint8
-	for mi, m := range members {
-		fi, ok := slices.BinarySearchFunc(n.fields, m.Name, func(f field, s string) int {
+	for mi := range in.Len() {
+		name := in.MemberAt(mi).Name
+		fi, ok := slices.BinarySearchFunc(n.fields, name, func(f field, s string) int {
 			return strings.Compare(f.name.String(), s)
 		})
 		if !ok {
@@ -239,7 +259,7 @@ func (v *validator) object(n *node, in jsonexact.Value) (value.Value, error) {
 			continue
 		}
 		v.push(step{name: f.name.String()})
-		out, err := v.value(f.typ, members[slot[fi]-1].Value)
+		out, err := v.value(f.typ, in.MemberAt(int(slot[fi])-1).Value)
 		v.pop()
 		if err != nil {
 			return value.Value{}, err
