@@ -9,6 +9,8 @@
 package epoch
 
 import (
+	"cmp"
+
 	"github.com/toolgate/toolgate/internal/engine/digest"
 	"github.com/toolgate/toolgate/internal/engine/fault"
 )
@@ -31,15 +33,7 @@ func New(s uint64) (Time, error) {
 func (t Time) Seconds() uint64 { return t.s }
 
 // Compare orders times.
-func (t Time) Compare(u Time) int {
-	switch {
-	case t.s < u.s:
-		return -1
-	case t.s > u.s:
-		return 1
-	}
-	return 0
-}
+func (t Time) Compare(u Time) int { return cmp.Compare(t.s, u.s) }
 
 // Before reports t < u.
 func (t Time) Before(u Time) bool { return t.s < u.s }

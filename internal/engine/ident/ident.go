@@ -9,6 +9,8 @@
 package ident
 
 import (
+	"cmp"
+
 	"github.com/toolgate/toolgate/internal/engine/fault"
 )
 
@@ -67,15 +69,7 @@ func (t Token[F]) String() string { return t.s }
 func (t Token[F]) IsZero() bool { return t.s == "" }
 
 // Compare orders identities by ASCII octets (Section 50).
-func (t Token[F]) Compare(u Token[F]) int {
-	switch {
-	case t.s < u.s:
-		return -1
-	case t.s > u.s:
-		return 1
-	}
-	return 0
-}
+func (t Token[F]) Compare(u Token[F]) int { return cmp.Compare(t.s, u.s) }
 
 func parseToken[F family](s string) (Token[F], error) {
 	if !isLowerToken(s, MaxTokenLen) {

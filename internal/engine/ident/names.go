@@ -1,6 +1,8 @@
 package ident
 
 import (
+	"cmp"
+	"strconv"
 	"strings"
 
 	"github.com/toolgate/toolgate/internal/engine/fault"
@@ -112,31 +114,10 @@ func (g Generation) Previous() (Generation, bool) {
 }
 
 // String returns canonical decimal text.
-func (g Generation) String() string { return uitoa(g.v) }
+func (g Generation) String() string { return strconv.FormatUint(g.v, 10) }
 
 // Compare orders generations numerically (Section 50).
-func (g Generation) Compare(h Generation) int {
-	switch {
-	case g.v < h.v:
-		return -1
-	case g.v > h.v:
-		return 1
-	}
-	return 0
-}
-
-func uitoa(v uint64) string {
-	var buf [20]byte
-	i := len(buf)
-	for {
-		i--
-		buf[i] = byte('0' + v%10)
-		v /= 10
-		if v == 0 {
-			return string(buf[i:])
-		}
-	}
-}
+func (g Generation) Compare(h Generation) int { return cmp.Compare(g.v, h.v) }
 
 // DocRef is a documentation reference: 1–64 octets, first and last
 // lower-alnum, interior lower-alnum, '-' or '.'.
