@@ -192,9 +192,8 @@ func (s *Server) authorize(_ context.Context, q *call, r *http.Request) (int, an
 	if err != nil {
 		return statusOf(err), apiError(err)
 	}
-	dec := res.Decision
-	q.entry.DecisionID, q.entry.Outcome = dec.ID().String(), dec.Outcome().String()
-	wire := WireDecision(dec)
+	wire := WireDecision(res.Decision)
+	q.entry.DecisionID, q.entry.Outcome = wire.ID, wire.Outcome
 	q.entry.Reasons, q.entry.MatchedRules = wire.Reasons, wire.MatchedRules
 	s.metrics.decisions.get(wire.Outcome).Inc()
 	for _, reason := range wire.Reasons {
@@ -207,11 +206,12 @@ func (s *Server) authorize(_ context.Context, q *call, r *http.Request) (int, an
 		out.Ineligible = &e
 	}
 	if a := res.Authorization; a != nil {
+		id := a.ID().String()
 		out.Authorization = &client.Authorization{
-			Artifact: d.key.Seal(res.Portable), ID: a.ID().String(), ConsumptionID: a.ConsumptionID().String(),
+			Artifact: d.key.Seal(res.Portable), ID: id, ConsumptionID: a.ConsumptionID().String(),
 			IssuedAt: a.IssuedAt().Seconds(), ExpiresAt: a.ExpiresAt().Seconds(),
 		}
-		q.entry.AuthorizationID, q.entry.Binding, q.entry.Result = a.ID().String(), a.Binding().Digest().String(), "issued"
+		q.entry.AuthorizationID, q.entry.Binding, q.entry.Result = id, a.Binding().Digest().String(), "issued"
 	}
 	return http.StatusOK, out
 }
