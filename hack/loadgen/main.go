@@ -22,6 +22,10 @@
 //
 //	go run ./hack/loadgen [-c 32] [-n 20000] [-d 20s] [-validate] [-cpuprofile FILE]
 //	                      [-target URL] [-agent-token T] [-executor-token T] [-id-prefix P]
+//
+// With -serve ADDR it only serves (for -d, or until interrupted), so that
+// the service can be profiled in a process of its own (-cpuprofile) while
+// another loadgen drives it with -target.
 package main
 
 import (
@@ -38,6 +42,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"runtime"
 	"runtime/pprof"
@@ -45,6 +50,7 @@ import (
 	"strconv"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/toolgate/toolgate/client"
@@ -67,6 +73,7 @@ type options struct {
 	target                    string
 	agentToken, executorToken string
 	idPrefix                  string
+	serve                     string
 }
 
 func main() {
@@ -79,6 +86,7 @@ func main() {
 	flag.StringVar(&o.target, "target", "", "base URL of a separately started service (http://127.0.0.1:PORT); default: serve in this process")
 	flag.StringVar(&o.agentToken, "agent-token", devAgentToken, "bearer token of the agent runtime (authorize)")
 	flag.StringVar(&o.executorToken, "executor-token", devExecutorToken, "bearer token of the executor (validate, consume)")
+	flag.StringVar(&o.serve, "serve", "", "only serve the samples on this loopback address (host:port) for -d, then exit: a separately profiled service (-cpuprofile) for another loadgen's -target")
 	flag.StringVar(&o.idPrefix, "id-prefix", "", "prefix of the authorization IDs (default: unique per run, so a long-running target never sees an ID twice)")
 	flag.Parse()
 	if o.idPrefix == "" {
@@ -104,9 +112,27 @@ func run(o options) error {
 	if o.conc < 1 || o.n < 1 {
 		return errors.New("-c and -n must be at least 1")
 	}
+	if o.serve != "" {
+		if err := loopback(o.serve); err != nil {
+			return err
+		}
+		a, stop, err := serveInProcess(o.serve)
+		if err != nil {
+			return err
+		}
+		defer stop()
+		fmt.Printf("serving on %s for %s\n", a, o.d)
+		ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+		defer cancel()
+		select {
+		case <-ctx.Done():
+		case <-time.After(o.d):
+		}
+		return nil
+	}
 	addr, where := "", "in this process"
 	if o.target == "" {
-		a, stop, err := serveInProcess()
+		a, stop, err := serveInProcess("127.0.0.1:0")
 		if err != nil {
 			return err
 		}
@@ -117,12 +143,8 @@ func run(o options) error {
 		if err != nil || u.Scheme != "http" || u.Host == "" || (u.Path != "" && u.Path != "/") {
 			return errors.New("-target is a plain-HTTP base URL such as http://127.0.0.1:8080")
 		}
-		host, _, err := net.SplitHostPort(u.Host)
-		if err != nil {
-			return errors.New("-target names host:port")
-		}
-		if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
-			return errors.New("-target must be a loopback address: nothing leaves the machine")
+		if err := loopback(u.Host); err != nil {
+			return err
 		}
 		addr, where = u.Host, "at "+o.target
 	}
@@ -189,9 +211,22 @@ func run(o options) error {
 	return nil
 }
 
-// serveInProcess serves the shipped samples on a loopback port of this
+// loopback requires addr (host:port) to be a loopback address: nothing
+// leaves the machine.
+func loopback(addr string) error {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return errors.New("an address is host:port")
+	}
+	if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
+		return errors.New("only loopback addresses: nothing leaves the machine")
+	}
+	return nil
+}
+
+// serveInProcess serves the shipped samples on addr (loopback) in this
 // process, configured as `toolgate serve --standalone` configures it.
-func serveInProcess() (string, func(), error) {
+func serveInProcess(addr string) (string, func(), error) {
 	state, err := os.MkdirTemp("", "toolgate-loadgen-")
 	if err != nil {
 		return "", nil, err
@@ -227,7 +262,7 @@ func serveInProcess() (string, func(), error) {
 	if err != nil {
 		return fail(err)
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return fail(err)
 	}
