@@ -66,7 +66,8 @@ func (l *DecisionLog) writer() {
 	defer close(l.done)
 	var batch []byte
 	for line := range l.lines {
-		batch, n, open := l.take(batch[:0], line), uint64(1), true
+		n, open := uint64(1), true
+		batch = l.take(batch[:0], line)
 	gather:
 		for len(batch) < maxBatch {
 			select {
