@@ -231,7 +231,16 @@ func (s Subject) matches(c Caller, defaultNamespace string) bool {
 		if ns == "" {
 			ns = defaultNamespace
 		}
-		return c.Name == "system:serviceaccount:"+ns+":"+s.Name
+		// c.Name == "system:serviceaccount:"+ns+":"+s.Name, piece by
+		// piece: no concatenation per check.
+		rest, ok := strings.CutPrefix(c.Name, "system:serviceaccount:")
+		if ok {
+			rest, ok = strings.CutPrefix(rest, ns)
+		}
+		if ok {
+			rest, ok = strings.CutPrefix(rest, ":")
+		}
+		return ok && rest == s.Name
 	case KindUser:
 		return c.Name == s.Name
 	case KindGroup:

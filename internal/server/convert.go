@@ -95,24 +95,28 @@ func HostExpectations(e client.Expectations) host.Expectations {
 
 // WireDecision is the API form of a Decision.
 func WireDecision(d *policy.Decision) client.Decision {
+	// Each accessor returns a copy: read each once. Every list is non-nil
+	// (the API writes [] for none) and sized once.
+	reasons, matched, caps, res, obls := d.Reasons(), d.MatchedRules(), d.Capabilities(), d.Resources(), d.Obligations()
 	out := client.Decision{
 		ID: d.ID().String(), Outcome: d.Outcome().String(),
-		Reasons: []string{}, MatchedRules: []string{}, Capabilities: []string{}, Resources: []string{},
-		Obligations: []client.Obligation{},
+		Reasons: make([]string, 0, len(reasons)), MatchedRules: make([]string, 0, len(matched)),
+		Capabilities: make([]string, 0, len(caps)), Resources: make([]string, 0, len(res)),
+		Obligations: make([]client.Obligation, 0, len(obls)),
 	}
-	for _, r := range d.Reasons() {
+	for _, r := range reasons {
 		out.Reasons = append(out.Reasons, r.String())
 	}
-	for _, m := range d.MatchedRules() {
+	for _, m := range matched {
 		out.MatchedRules = append(out.MatchedRules, m.String())
 	}
-	for _, c := range d.Capabilities() {
+	for _, c := range caps {
 		out.Capabilities = append(out.Capabilities, c.String())
 	}
-	for _, r := range d.Resources() {
+	for _, r := range res {
 		out.Resources = append(out.Resources, r.String())
 	}
-	for _, o := range d.Obligations() {
+	for _, o := range obls {
 		out.Obligations = append(out.Obligations, client.Obligation{Kind: o.Kind().String(), Seconds: o.Seconds(), Boundary: o.Boundary().String()})
 	}
 	return out

@@ -16,8 +16,7 @@ import (
 // returned as a string so that the strict decoder's strings share it. The
 // error is a *fault.Error locating the problem, never quoting the body.
 func readBody(r *http.Request, limit int64, pool *sync.Pool) (string, int, error) {
-	mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
-	if err != nil || mt != "application/json" {
+	if ct := r.Header.Get("Content-Type"); ct != "application/json" && !isJSON(ct) {
 		return "", http.StatusUnsupportedMediaType, fault.At("body", fault.Unsupported, "the content type must be application/json")
 	}
 	// Read into a pooled buffer of at least the announced size (no 32 KiB
@@ -61,6 +60,13 @@ func readBody(r *http.Request, limit int64, pool *sync.Pool) (string, int, error
 		return "", http.StatusBadRequest, fault.At("body", fault.Malformed, "the request body is not valid UTF-8")
 	}
 	return body, 0, nil
+}
+
+// isJSON reports whether the content type ct names application/json (with
+// any parameters). The exact, common spelling is decided without parsing.
+func isJSON(ct string) bool {
+	mt, _, err := mime.ParseMediaType(ct)
+	return err == nil && mt == "application/json"
 }
 
 // decodeBody reads one request body (readBody) and decodes it strictly

@@ -59,7 +59,7 @@ type Server struct {
 	log     *DecisionLog
 	limit   int64
 	cache   *rebuildCache
-	buffers sync.Pool // of *bytes.Buffer, for responses
+	buffers sync.Pool // of *response
 	bodies  sync.Pool // of *[]byte, for reading request bodies
 	metrics *metrics
 }
@@ -70,7 +70,11 @@ func New(cfg Config) (*Server, error) {
 		return nil, errors.New("server: domains, an authenticator and a consumption store are required")
 	}
 	s := &Server{
-		buffers: sync.Pool{New: func() any { return new(bytes.Buffer) }},
+		buffers: sync.Pool{New: func() any {
+			r := new(response)
+			r.enc = json.NewEncoder(&r.buf)
+			return r
+		}},
 		bodies:  sync.Pool{New: func() any { return new([]byte) }},
 		domains: cfg.Domains, auth: cfg.Auth, store: cfg.Store, clock: cfg.Clock, log: cfg.Log,
 		limit: cfg.MaxBodyBytes, cache: newRebuildCache(cfg.RebuildCacheEntries),
@@ -153,7 +157,7 @@ func (s *Server) post(verb string, h handler) http.HandlerFunc {
 			s.writeJSON(w, status, body)
 		}
 		s.log.Write(q.entry)
-		s.metrics.duration.WithLabelValues(verb, q.entry.Result).Observe(time.Since(q.now).Seconds())
+		s.metrics.duration.get([2]string{verb, q.entry.Result}).Observe(time.Since(q.now).Seconds())
 	}
 }
 
@@ -188,13 +192,12 @@ func (s *Server) authorize(_ context.Context, q *call, r *http.Request) (int, an
 	if err != nil {
 		return statusOf(err), apiError(err)
 	}
-	dec := res.Decision
-	q.entry.DecisionID, q.entry.Outcome = dec.ID().String(), dec.Outcome().String()
-	wire := WireDecision(dec)
+	wire := WireDecision(res.Decision)
+	q.entry.DecisionID, q.entry.Outcome = wire.ID, wire.Outcome
 	q.entry.Reasons, q.entry.MatchedRules = wire.Reasons, wire.MatchedRules
-	s.metrics.decisions.WithLabelValues(wire.Outcome).Inc()
+	s.metrics.decisions.get(wire.Outcome).Inc()
 	for _, reason := range wire.Reasons {
-		s.metrics.reasons.WithLabelValues(reason).Inc()
+		s.metrics.reasons.get(reason).Inc()
 	}
 	out := client.AuthorizeResponse{Decision: wire}
 	q.entry.Result = "decided"
@@ -203,11 +206,12 @@ func (s *Server) authorize(_ context.Context, q *call, r *http.Request) (int, an
 		out.Ineligible = &e
 	}
 	if a := res.Authorization; a != nil {
+		id := a.ID().String()
 		out.Authorization = &client.Authorization{
-			Artifact: d.key.Seal(res.Portable), ID: a.ID().String(), ConsumptionID: a.ConsumptionID().String(),
+			Artifact: d.key.Seal(res.Portable), ID: id, ConsumptionID: a.ConsumptionID().String(),
 			IssuedAt: a.IssuedAt().Seconds(), ExpiresAt: a.ExpiresAt().Seconds(),
 		}
-		q.entry.AuthorizationID, q.entry.Binding, q.entry.Result = a.ID().String(), a.Binding().Digest().String(), "issued"
+		q.entry.AuthorizationID, q.entry.Binding, q.entry.Result = id, a.Binding().Digest().String(), "issued"
 	}
 	return http.StatusOK, out
 }
@@ -294,7 +298,7 @@ func (s *Server) validate(_ context.Context, q *call, r *http.Request) (int, any
 func (s *Server) consume(ctx context.Context, q *call, r *http.Request) (int, any) {
 	d, a, b, status, e := s.check(q, r)
 	if e != nil {
-		s.metrics.consumption.WithLabelValues("rejected").Inc()
+		s.metrics.consumption.get("rejected").Inc()
 		return status, *e
 	}
 	ctx = consume.WithAuthorizationID(ctx, a.ID().String())
@@ -303,15 +307,15 @@ func (s *Server) consume(ctx context.Context, q *call, r *http.Request) (int, an
 	err := s.store.Consume(ctx, key, time.Unix(int64(b.ExpiresAt().Seconds()), 0))
 	switch {
 	case err == nil:
-		s.metrics.consumption.WithLabelValues("consumed").Inc()
+		s.metrics.consumption.get("consumed").Inc()
 		q.entry.Result = "consumed"
 		return http.StatusOK, client.ValidateResponse{Binding: digest, ExpiresAt: b.ExpiresAt().Seconds(), Consumed: true}
 	case errors.Is(err, consume.ErrConsumed):
-		s.metrics.consumption.WithLabelValues("conflict").Inc()
+		s.metrics.consumption.get("conflict").Inc()
 		q.entry.Result = "conflict"
 		return http.StatusConflict, client.Error{Code: "consumed", Message: "this authorization was already consumed"}
 	default:
-		s.metrics.consumption.WithLabelValues("unavailable").Inc()
+		s.metrics.consumption.get("unavailable").Inc()
 		q.entry.Result = "unavailable"
 		return http.StatusServiceUnavailable, client.Error{Code: "unavailable", Message: "the consumption store did not answer, so this call permits nothing; a write it received may still commit: retry, and a 409 then means the artifact is spent"}
 	}
@@ -345,28 +349,42 @@ func statusOf(err error) int {
 	}
 }
 
+// response is a pooled response buffer with its encoder.
+type response struct {
+	buf bytes.Buffer
+	enc *json.Encoder
+}
+
+// The values of the constant response headers, shared by every response
+// (net/http only reads them; a handler that added a value would append to
+// a copy, since len == cap).
+var (
+	contentTypeJSON = []string{"application/json"}
+	cacheNoStore    = []string{"no-store"}
+)
+
 // writeJSON writes body as the response: encoded into a pooled buffer
 // first, so that the response has a Content-Length and goes out in one
 // write.
 func (s *Server) writeJSON(w http.ResponseWriter, status int, body any) {
-	buf := s.buffers.Get().(*bytes.Buffer)
+	out := s.buffers.Get().(*response)
 	defer func() {
-		if buf.Cap() <= 64<<10 { // keep no outsized buffer
-			buf.Reset()
-			s.buffers.Put(buf)
+		if out.buf.Cap() <= 64<<10 { // keep no outsized buffer
+			out.buf.Reset()
+			s.buffers.Put(out)
 		}
 	}()
-	if err := json.NewEncoder(buf).Encode(body); err != nil {
-		buf.Reset()
+	if err := out.enc.Encode(body); err != nil {
+		out.buf.Reset()
 		status = http.StatusInternalServerError
-		buf.WriteString(`{"error":{"code":"internal","message":"the response could not be encoded"}}` + "\n")
+		out.buf.WriteString(`{"error":{"code":"internal","message":"the response could not be encoded"}}` + "\n")
 	}
 	h := w.Header()
-	h["Content-Type"] = []string{"application/json"}
-	h["Cache-Control"] = []string{"no-store"}
-	h["Content-Length"] = []string{strconv.Itoa(buf.Len())}
+	h["Content-Type"] = contentTypeJSON
+	h["Cache-Control"] = cacheNoStore
+	h["Content-Length"] = []string{strconv.Itoa(out.buf.Len())}
 	w.WriteHeader(status)
-	_, _ = w.Write(buf.Bytes())
+	_, _ = w.Write(out.buf.Bytes())
 }
 
 func (s *Server) writeError(w http.ResponseWriter, status int, e client.Error) {
