@@ -70,6 +70,7 @@ type Input struct {
 	provFacts []ProvenanceFact
 	inflColls []InfluenceCollectionFact
 	inflKinds []vocab.InfluenceKind
+	masks     FactMasks
 
 	digest digest.Digest
 }

@@ -30,7 +30,66 @@ type InfluenceCollectionFact struct {
 	Completeness vocab.Completeness
 }
 
+// FactMasks summarizes the enumeration collections of one Input as bit
+// sets, computed once at construction: bit v is set for a value v < 32 and
+// bit 0 for any value of 32 or more (values that are never valid). It is a
+// plain value; nothing of the Input is reachable through it.
+type FactMasks struct {
+	AuthMethods               uint32 // AuthMethodAt
+	RequestedCapabilities     uint32 // RequestedCapabilityAt
+	IntendedCapabilities      uint32 // IntendedCapabilityAt
+	HostCapabilities          uint32 // HostCapabilityAt
+	ProvenanceSources         uint32 // every ProvenanceRecordAt's source
+	ProvenanceTrusts          uint32 // every ProvenanceRecordAt's trust
+	ProvenanceTransformations uint32 // every ProvenanceTransformationAt
+	InfluenceKinds            uint32 // InfluenceKindAt
+	// AllCollectionsComplete reports whether every InfluenceCollectionAt is
+	// complete (true when there is none).
+	AllCollectionsComplete bool
+}
+
+// FactMasks returns the masks of in's enumeration collections.
+func (in *Input) FactMasks() FactMasks { return in.masks }
+
+func maskBit[T ~uint8](v T) uint32 {
+	if v >= 32 {
+		return 1
+	}
+	return 1 << v
+}
+
+func (in *Input) deriveMasks() {
+	m := FactMasks{AllCollectionsComplete: true}
+	for i := range in.NumAuthMethods() {
+		m.AuthMethods |= maskBit(in.AuthMethodAt(i))
+	}
+	for _, c := range in.capabilities {
+		m.RequestedCapabilities |= maskBit(c)
+	}
+	for i := range in.NumIntendedCapabilities() {
+		m.IntendedCapabilities |= maskBit(in.IntendedCapabilityAt(i))
+	}
+	for i := range in.NumHostCapabilities() {
+		m.HostCapabilities |= maskBit(in.HostCapabilityAt(i))
+	}
+	for _, r := range in.provFacts {
+		m.ProvenanceSources |= maskBit(r.Source)
+		m.ProvenanceTrusts |= maskBit(r.Trust)
+		for _, t := range r.Transformations {
+			m.ProvenanceTransformations |= maskBit(t)
+		}
+	}
+	for _, c := range in.inflColls {
+		m.AllCollectionsComplete = m.AllCollectionsComplete && c.Completeness == vocab.CompletenessComplete
+	}
+	for _, k := range in.inflKinds {
+		m.InfluenceKinds |= maskBit(k)
+	}
+	in.masks = m
+}
+
 func (in *Input) deriveFacts() {
+	defer in.deriveMasks()
 	prov, infl := in.provenance, in.influence
 	n, total := prov.NumRecords(), 0
 	for i := range n {

@@ -79,14 +79,10 @@ func (c *compiled) project(in facts, reqBuf []ident.Resource, collBuf []evalinpu
 	v.reversibility = uint8(in.Reversibility())
 	v.assurance = uint8(in.Assurance())
 	v.coverage = uint8(in.ProvenanceCoverage())
-	if c.needs&needMethods != 0 {
-		v.methods = maskAt(in.NumAuthMethods(), in.AuthMethodAt)
-	}
-	if c.needs&needIntended != 0 {
-		v.intended = maskAt(in.NumIntendedCapabilities(), in.IntendedCapabilityAt)
-	}
+	m := in.FactMasks()
+	v.methods, v.intended, v.host = m.AuthMethods, m.IntendedCapabilities, m.HostCapabilities
 	if c.needs&needRequested != 0 {
-		v.requested = maskAt(in.NumRequestedCapabilities(), in.RequestedCapabilityAt)
+		v.requested = m.RequestedCapabilities
 		v.requestedResources = resourcesInto(reqBuf, in.NumRequestedResources(), in.RequestedResourceAt)
 		v.reqCount = len(v.requestedResources)
 		for _, r := range v.requestedResources {
@@ -101,18 +97,16 @@ func (c *compiled) project(in facts, reqBuf []ident.Resource, collBuf []evalinpu
 	records := 0
 	if c.needs&needRecords != 0 {
 		records = in.NumProvenanceRecords()
-		v.sources, v.trusts, v.transformations, v.semanticPresent = provenanceMasks(in)
+		v.sources, v.trusts, v.transformations = m.ProvenanceSources, m.ProvenanceTrusts, m.ProvenanceTransformations
+		v.semanticPresent = v.transformations&(semantic|1) != 0
 	}
 	if c.needs&needCollections != 0 {
 		v.collections = collectionsInto(collBuf, in)
-		v.allComplete = true
-		for _, col := range v.collections {
-			v.allComplete = v.allComplete && col.Completeness == vocab.CompletenessComplete
-		}
+		v.allComplete = m.AllCollectionsComplete
 	}
 	if c.needs&needKinds != 0 {
 		v.influences = in.NumInfluenceKinds()
-		v.kinds = maskAt(v.influences, in.InfluenceKindAt)
+		v.kinds = m.InfluenceKinds
 	}
 	v.now, v.intentAt, v.contextAt = in.EvaluationTime(), in.IntentIssuedAt(), in.ContextIssuedAt()
 
@@ -344,7 +338,6 @@ func (d *Decision) evaluateCompiled(c *compiled, in facts) {
 	}
 	if d.outcome != vocab.Deny {
 		// The Host ceiling matters only for a non-deny outcome.
-		v.host = maskAt(in.NumHostCapabilities(), in.HostCapabilityAt)
 		v.hostResources = resourcesInto(hostBuf[:], in.NumHostResources(), in.HostResourceAt)
 		if lost := d.constrainCompiled(c, &v, capsAllowed, resAllowed); lost != 0 {
 			d.outcome, outcome = vocab.Deny, lost

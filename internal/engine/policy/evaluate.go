@@ -1,6 +1,7 @@
 package policy
 
 import (
+	"math/bits"
 	"slices"
 	"sync"
 
@@ -245,10 +246,12 @@ func reasonsOf(m uint32) []vocab.Reason { return appendReasons(make([]vocab.Reas
 
 // appendReasons appends the reasons of mask m to out in Section 48 order.
 func appendReasons(out []vocab.Reason, m uint32) []vocab.Reason {
-	for _, r := range allReasons {
-		if m&bit(r) != 0 {
-			out = append(out, r)
-		}
+	// The reasons are numbered in Section 48 order (TestReasonsInBitOrder),
+	// so the set bits in increasing order are that order.
+	m &= reasonMask
+	for m != 0 {
+		out = append(out, vocab.Reason(bits.TrailingZeros32(m)))
+		m &= m - 1
 	}
 	return out
 }
@@ -256,4 +259,5 @@ func appendReasons(out []vocab.Reason, m uint32) []vocab.Reason {
 var (
 	allReasons      = vocab.AllReason()
 	allCapabilities = vocab.AllCapability()
+	reasonMask      = maskOf(allReasons)
 )

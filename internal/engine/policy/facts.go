@@ -57,6 +57,9 @@ type facts interface {
 	IntentIssuedAt() epoch.Time
 	ContextIssuedAt() epoch.Time
 	RenewalGeneration() ident.Generation
+	// FactMasks is the collections above as bit masks (bit, maskAt),
+	// computed once when the input is built.
+	FactMasks() evalinput.FactMasks
 }
 
 var _ facts = (*evalinput.Input)(nil)

@@ -53,16 +53,50 @@ func (f *facts) Digest() digest.Digest {
 	b.String(f.salt)
 	return b.Sum()
 }
-func (f *facts) Version() vocab.Version                                    { return f.version }
-func (f *facts) ToolID() ident.ToolID                                      { return f.toolID }
-func (f *facts) ToolVersion() ident.Generation                             { return f.toolVersion }
-func (f *facts) DefinitionID() ident.DefinitionID                          { return f.definitionID }
-func (f *facts) RegistrySnapshotID() ident.SnapshotID                      { return f.registryID }
-func (f *facts) RegistrySnapshotGeneration() ident.Generation              { return f.registryGen }
-func (f *facts) Lifecycle() vocab.Lifecycle                                { return f.lifecycle }
-func (f *facts) Risk() vocab.Risk                                          { return f.risk }
-func (f *facts) SideEffect() vocab.SideEffect                              { return f.sideEffect }
-func (f *facts) Reversibility() vocab.Reversibility                        { return f.reversibility }
+func (f *facts) Version() vocab.Version                       { return f.version }
+func (f *facts) ToolID() ident.ToolID                         { return f.toolID }
+func (f *facts) ToolVersion() ident.Generation                { return f.toolVersion }
+func (f *facts) DefinitionID() ident.DefinitionID             { return f.definitionID }
+func (f *facts) RegistrySnapshotID() ident.SnapshotID         { return f.registryID }
+func (f *facts) RegistrySnapshotGeneration() ident.Generation { return f.registryGen }
+func (f *facts) Lifecycle() vocab.Lifecycle                   { return f.lifecycle }
+func (f *facts) Risk() vocab.Risk                             { return f.risk }
+func (f *facts) SideEffect() vocab.SideEffect                 { return f.sideEffect }
+func (f *facts) Reversibility() vocab.Reversibility           { return f.reversibility }
+
+// testBit and testMask are the FactMasks encoding: bit v for v < 32, bit 0
+// otherwise.
+func testBit[T ~uint8](v T) uint32 {
+	if v >= 32 {
+		return 1
+	}
+	return 1 << v
+}
+
+func testMask[T ~uint8](vs []T) uint32 {
+	var m uint32
+	for _, v := range vs {
+		m |= testBit(v)
+	}
+	return m
+}
+
+func (f *facts) FactMasks() evalinput.FactMasks {
+	m := evalinput.FactMasks{
+		AuthMethods: testMask(f.methods), RequestedCapabilities: testMask(f.requested),
+		IntendedCapabilities: testMask(f.intended), HostCapabilities: testMask(f.hostCaps),
+		InfluenceKinds: testMask(f.kinds), AllCollectionsComplete: true,
+	}
+	for _, r := range f.records {
+		m.ProvenanceSources |= testBit(r.Source)
+		m.ProvenanceTrusts |= testBit(r.Trust)
+		m.ProvenanceTransformations |= testMask(r.Transformations)
+	}
+	for _, c := range f.collections {
+		m.AllCollectionsComplete = m.AllCollectionsComplete && c.Completeness == vocab.CompletenessComplete
+	}
+	return m
+}
 func (f *facts) Identity() principal.Identity                              { return f.identity }
 func (f *facts) Assurance() vocab.Assurance                                { return f.assurance }
 func (f *facts) AuthMethods() []vocab.AuthMethod                           { return f.methods }
