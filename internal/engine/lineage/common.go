@@ -149,6 +149,25 @@ type attested struct {
 	digest      digest.Digest
 }
 
+// seal records content, has ra attest it as fact for validity, and
+// computes the complete digest under label.
+func (v *attested) seal(label string, content digest.Digest, ra *authority.RoleAuthority, attestationID string, fact vocab.Fact, validity epoch.Validity) error {
+	att, err := ra.Attest(attestationID, fact, validity, content)
+	if err != nil {
+		return fault.Within("attestation", err)
+	}
+	v.content, v.attestation = content, att
+	v.digest = completeDigest(label, content, att)
+	return nil
+}
+
+// sealUnattested records content that no attestation vouches for (unknown
+// Provenance, no collected Influence) and computes the complete digest.
+func (v *attested) sealUnattested(label string, content digest.Digest) {
+	v.content = content
+	v.digest = completeDigest(label, content, authority.Attestation{})
+}
+
 // Domain returns the Host authority domain (the assessment's).
 func (v *attested) Domain() boundary.Domain { return v.domain }
 

@@ -125,12 +125,9 @@ func NewInfluence(c *authority.RoleAuthority, attestationID string, validity epo
 		nodes:       g.nodes,
 		edges:       edges,
 	}
-	v.content = v.contentDigest(validity)
-	v.attestation, err = c.Attest(attestationID, vocab.FactInfluenceCollection, validity, v.content)
-	if err != nil {
-		return nil, fault.Within("attestation", err)
+	if err := v.seal(influenceLabel, v.contentDigest(validity), c, attestationID, vocab.FactInfluenceCollection, validity); err != nil {
+		return nil, err
 	}
-	v.digest = completeDigest(influenceLabel, v.content, v.attestation)
 	return v, nil
 }
 
@@ -146,8 +143,7 @@ func NoInfluence(a *assessment.Assessment, id principal.Identity) (*Influence, e
 			"the assessment expects influence collections; no influence cannot replace them")
 	}
 	v := &Influence{attested: attested{domain: a.Domain(), assessment: a, identity: id}}
-	v.content = v.contentDigest(epoch.Validity{})
-	v.digest = completeDigest(influenceLabel, v.content, authority.Attestation{})
+	v.sealUnattested(influenceLabel, v.contentDigest(epoch.Validity{}))
 	return v, nil
 }
 

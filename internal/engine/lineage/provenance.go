@@ -152,12 +152,9 @@ func NewProvenance(p *authority.RoleAuthority, attestationID string, validity ep
 		coverage: vocab.CoverageRepresented,
 		records:  out,
 	}
-	v.content = v.contentDigest(validity)
-	v.attestation, err = p.Attest(attestationID, vocab.FactProvenance, validity, v.content)
-	if err != nil {
-		return nil, fault.Within("attestation", err)
+	if err := v.seal(provenanceLabel, v.contentDigest(validity), p, attestationID, vocab.FactProvenance, validity); err != nil {
+		return nil, err
 	}
-	v.digest = completeDigest(provenanceLabel, v.content, v.attestation)
 	return v, nil
 }
 
@@ -173,8 +170,7 @@ func UnknownProvenance(a *assessment.Assessment, id principal.Identity) (*Proven
 			"the assessment expects provenance records; unknown coverage cannot replace them")
 	}
 	v := &Provenance{attested: attested{domain: a.Domain(), assessment: a, identity: id}, coverage: vocab.CoverageUnknown}
-	v.content = v.contentDigest(epoch.Validity{})
-	v.digest = completeDigest(provenanceLabel, v.content, authority.Attestation{})
+	v.sealUnattested(provenanceLabel, v.contentDigest(epoch.Validity{}))
 	return v, nil
 }
 
