@@ -156,6 +156,19 @@ func (d *scanner) object(path string, names []string, member func(d *scanner, fi
 }
 
 // array decodes one array at path, elem decoding each element.
+// objects decodes the array of objects at path into *out (empty, not nil,
+// for []), each element's members by field. An element is appended even
+// when it fails, as the array walk stops at that failure anyway.
+func objects[T any](d *scanner, path string, names []string, out *[]T, field func(d *scanner, f int, v *T) error) error {
+	*out = []T{}
+	return d.array(path, func(d *scanner) error {
+		var v T
+		err := d.object(path, names, func(d *scanner, f int) error { return field(d, f, &v) })
+		*out = append(*out, v)
+		return err
+	})
+}
+
 func (d *scanner) array(path string, elem func(d *scanner) error) error {
 	switch d.peek() {
 	case '[':
@@ -761,25 +774,19 @@ func (d *scanner) facts(v *client.Facts) error {
 					return d.window("facts.provenance.validity", &p.Validity)
 				}
 				const path = "facts.provenance.records"
-				p.Records = []client.ProvenanceRecord{}
-				return d.array(path, func(d *scanner) error {
-					var r client.ProvenanceRecord
-					err := d.object(path, namesRecord, func(d *scanner, f int) error {
-						switch f {
-						case 0:
-							return d.String(path, "id", &r.ID)
-						case 1:
-							return d.String(path, "source", &r.Source)
-						case 2:
-							return d.String(path, "custody", &r.Custody)
-						case 3:
-							return d.Strings(path, "transformations", &r.Transformations)
-						default:
-							return d.String(path, "verification", &r.Verification)
-						}
-					})
-					p.Records = append(p.Records, r)
-					return err
+				return objects(d, path, namesRecord, &p.Records, func(d *scanner, f int, r *client.ProvenanceRecord) error {
+					switch f {
+					case 0:
+						return d.String(path, "id", &r.ID)
+					case 1:
+						return d.String(path, "source", &r.Source)
+					case 2:
+						return d.String(path, "custody", &r.Custody)
+					case 3:
+						return d.Strings(path, "transformations", &r.Transformations)
+					default:
+						return d.String(path, "verification", &r.Verification)
+					}
 				})
 			})
 		default:
@@ -789,41 +796,29 @@ func (d *scanner) facts(v *client.Facts) error {
 				switch f {
 				case 0:
 					const path = "facts.influence.collections"
-					in.Collections = []client.InfluenceCollection{}
-					return d.array(path, func(d *scanner) error {
-						var c client.InfluenceCollection
-						err := d.object(path, namesCollection, func(d *scanner, f int) error {
-							switch f {
-							case 0:
-								return d.String(path, "boundary", &c.Boundary)
-							case 1:
-								return d.String(path, "completeness", &c.Completeness)
-							default:
-								return d.String(path, "evidence", &c.Evidence)
-							}
-						})
-						in.Collections = append(in.Collections, c)
-						return err
+					return objects(d, path, namesCollection, &in.Collections, func(d *scanner, f int, c *client.InfluenceCollection) error {
+						switch f {
+						case 0:
+							return d.String(path, "boundary", &c.Boundary)
+						case 1:
+							return d.String(path, "completeness", &c.Completeness)
+						default:
+							return d.String(path, "evidence", &c.Evidence)
+						}
 					})
 				case 1:
 					const path = "facts.influence.nodes"
-					in.Nodes = []client.InfluenceNode{}
-					return d.array(path, func(d *scanner) error {
-						var n client.InfluenceNode
-						err := d.object(path, namesNode, func(d *scanner, f int) error {
-							switch f {
-							case 0:
-								return d.String(path, "id", &n.ID)
-							case 1:
-								return d.String(path, "kind", &n.Kind)
-							case 2:
-								return d.String(path, "boundary", &n.Boundary)
-							default:
-								return d.Strings(path, "parents", &n.Parents)
-							}
-						})
-						in.Nodes = append(in.Nodes, n)
-						return err
+					return objects(d, path, namesNode, &in.Nodes, func(d *scanner, f int, n *client.InfluenceNode) error {
+						switch f {
+						case 0:
+							return d.String(path, "id", &n.ID)
+						case 1:
+							return d.String(path, "kind", &n.Kind)
+						case 2:
+							return d.String(path, "boundary", &n.Boundary)
+						default:
+							return d.Strings(path, "parents", &n.Parents)
+						}
 					})
 				default:
 					return d.window("facts.influence.validity", &in.Validity)
