@@ -143,37 +143,25 @@ func walkRecord(c recordCodec, rec *record) {
 		c.str(&f.Delegation.Subject)
 	}
 	walkWindow(c, &f.DelegationValidity)
-	if n := c.count(len(f.ProvenanceRecords)); n > 0 && f.ProvenanceRecords == nil {
-		f.ProvenanceRecords = make([]lineage.RecordDraft, n)
-	}
-	for i := range f.ProvenanceRecords {
-		x := &f.ProvenanceRecords[i]
+	walkList(c, &f.ProvenanceRecords, func(x *lineage.RecordDraft) {
 		c.str(&x.ID)
 		c.str(&x.Source)
 		c.str(&x.Custody)
 		c.strs(&x.Transformations)
 		c.str(&x.Verification)
-	}
+	})
 	walkWindow(c, &f.ProvenanceValidity)
-	if n := c.count(len(f.InfluenceCollections)); n > 0 && f.InfluenceCollections == nil {
-		f.InfluenceCollections = make([]lineage.CollectionDraft, n)
-	}
-	for i := range f.InfluenceCollections {
-		x := &f.InfluenceCollections[i]
+	walkList(c, &f.InfluenceCollections, func(x *lineage.CollectionDraft) {
 		c.str(&x.Boundary)
 		c.str(&x.Completeness)
 		c.str(&x.Evidence)
-	}
-	if n := c.count(len(f.InfluenceNodes)); n > 0 && f.InfluenceNodes == nil {
-		f.InfluenceNodes = make([]lineage.NodeDraft, n)
-	}
-	for i := range f.InfluenceNodes {
-		x := &f.InfluenceNodes[i]
+	})
+	walkList(c, &f.InfluenceNodes, func(x *lineage.NodeDraft) {
 		c.str(&x.ID)
 		c.str(&x.Kind)
 		c.str(&x.Boundary)
 		c.strs(&x.Parents)
-	}
+	})
 	walkWindow(c, &f.InfluenceValidity)
 	c.strs(&r.RequestedCapabilities)
 	c.strs(&r.RequestedResources)
@@ -186,6 +174,17 @@ func walkRecord(c recordCodec, rec *record) {
 	c.num(&rec.IssuedAt)
 	c.num(&rec.ExpiresAt)
 	c.str(&rec.BindingDigest)
+}
+
+// walkList encodes the length of *s or decodes it (allocating the list
+// when reading), then walks every element with elem.
+func walkList[T any](c recordCodec, s *[]T, elem func(x *T)) {
+	if n := c.count(len(*s)); n > 0 && *s == nil {
+		*s = make([]T, n)
+	}
+	for i := range *s {
+		elem(&(*s)[i])
+	}
 }
 
 func walkIdentity(c recordCodec, d *principal.Draft) {
