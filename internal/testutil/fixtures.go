@@ -10,6 +10,7 @@ package testutil
 
 import (
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/toolgate/toolgate/internal/engine/assessment"
@@ -152,5 +153,22 @@ func CheckFault(tb testing.TB, err, wantErr error, wantPath string) {
 	}
 	if fe.Path != wantPath {
 		tb.Errorf("error path = %q, want %q (err: %v)", fe.Path, wantPath, err)
+	}
+}
+
+// CheckNoEcho reports a test error if err's text contains any of values,
+// compared without regard to case: a rejection never echoes what it rejected.
+// A nil err passes.
+func CheckNoEcho(tb testing.TB, err error, values ...string) {
+	tb.Helper()
+	if err == nil {
+		return
+	}
+	text := strings.ToLower(err.Error())
+	for _, v := range values {
+		if v != "" && strings.Contains(text, strings.ToLower(v)) {
+			tb.Errorf("the rejection echoes a rejected value: %v", err)
+			return
+		}
 	}
 }

@@ -15,6 +15,31 @@ import (
 	"github.com/toolgate/toolgate/internal/testutil"
 )
 
+// contextChange is one change to the fixture's Security Context: its draft,
+// the attestation's validity or the attestation's identity.
+type contextChange struct {
+	modify   func(*evidence.SecurityContextDraft)
+	validity *epoch.Validity
+	attID    string
+}
+
+// build attests the fixture's draft with the change applied.
+func (ch contextChange) build(e *testutil.Evidence) (*evidence.SecurityContext, error) {
+	d := e.ContextDraft
+	d.Methods = slices.Clone(d.Methods)
+	if ch.modify != nil {
+		ch.modify(&d)
+	}
+	v, attID := e.Validity, "context-attestation"
+	if ch.validity != nil {
+		v = *ch.validity
+	}
+	if ch.attID != "" {
+		attID = ch.attID
+	}
+	return evidence.NewSecurityContext(e.Authn, attID, v, d)
+}
+
 // TestNewSecurityContextValidatesEveryField proves the Section 15 Security
 // Context shape and its Section 39 bounds, each at the bound and one past.
 func TestNewSecurityContextValidatesEveryField(t *testing.T) {
@@ -96,19 +121,7 @@ func TestNewSecurityContextValidatesEveryField(t *testing.T) {
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			d := e.ContextDraft
-			d.Methods = slices.Clone(d.Methods)
-			if tc.modify != nil {
-				tc.modify(&d)
-			}
-			v, attID := e.Validity, "context-attestation"
-			if tc.validity != nil {
-				v = *tc.validity
-			}
-			if tc.attID != "" {
-				attID = tc.attID
-			}
-			c, err := evidence.NewSecurityContext(e.Authn, attID, v, d)
+			c, err := contextChange{tc.modify, tc.validity, tc.attID}.build(&e)
 			testutil.CheckFault(t, err, tc.wantErr, tc.wantPath)
 			if (err == nil) == (c == nil) {
 				t.Errorf("NewSecurityContext returned %v with error %v: want exactly one", c, err)
@@ -190,11 +203,7 @@ func TestSecurityContextSameIdentityDifferentContentIsNotEqual(t *testing.T) {
 	t.Parallel()
 	e, _ := fixture(t)
 	later := testutil.EvidenceValidity(t, 1000, 1000, 2001)
-	cases := map[string]struct {
-		modify   func(*evidence.SecurityContextDraft)
-		validity *epoch.Validity
-		attID    string
-	}{
+	cases := map[string]contextChange{
 		"assurance":            {modify: func(d *evidence.SecurityContextDraft) { d.Assurance = "singleFactor" }},
 		"one method fewer":     {modify: func(d *evidence.SecurityContextDraft) { d.Methods = d.Methods[:1] }},
 		"no method":            {modify: func(d *evidence.SecurityContextDraft) { d.Methods = nil }},
@@ -208,19 +217,7 @@ func TestSecurityContextSameIdentityDifferentContentIsNotEqual(t *testing.T) {
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			d := e.ContextDraft
-			d.Methods = slices.Clone(d.Methods)
-			if tc.modify != nil {
-				tc.modify(&d)
-			}
-			v, attID := e.Validity, "context-attestation"
-			if tc.validity != nil {
-				v = *tc.validity
-			}
-			if tc.attID != "" {
-				attID = tc.attID
-			}
-			c, err := evidence.NewSecurityContext(e.Authn, attID, v, d)
+			c, err := tc.build(&e)
 			if err != nil {
 				t.Fatal(err)
 			}
