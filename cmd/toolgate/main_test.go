@@ -48,6 +48,16 @@ func writeFile(t *testing.T, name, content string) string {
 	return p
 }
 
+// succeeded fails the test unless r exited 0 with nothing on stderr, and
+// returns r's stdout lines.
+func succeeded(t *testing.T, r result) []string {
+	t.Helper()
+	if r.code != 0 || r.stderr != "" {
+		t.Fatalf("exit %d, stderr %q", r.code, r.stderr)
+	}
+	return strings.Split(strings.TrimSuffix(r.stdout, "\n"), "\n")
+}
+
 // oneLine checks that a rejection printed exactly one stderr line
 // containing want and nothing on stdout.
 func oneLine(t *testing.T, r result, wantCode int, want string) {
@@ -71,10 +81,7 @@ func oneLine(t *testing.T, r result, wantCode int, want string) {
 func TestRegistryValidatePrintsSection50Order(t *testing.T) {
 	t.Parallel()
 	r := runCLI("", "registry", "validate", samples(t))
-	if r.code != 0 || r.stderr != "" {
-		t.Fatalf("exit %d, stderr %q", r.code, r.stderr)
-	}
-	lines := strings.Split(strings.TrimSuffix(r.stdout, "\n"), "\n")
+	lines := succeeded(t, r)
 	if !strings.HasPrefix(lines[0], "registry primary-registry generation 1: valid, 4 definitions, digest sha256:") {
 		t.Errorf("summary line = %q", lines[0])
 	}
@@ -134,9 +141,7 @@ func TestRequestCanonicalizeMatchesTheEngine(t *testing.T) {
 	t.Parallel()
 	proposalFile := filepath.Join(testutil.RepoRoot(t), "examples", "proposals", "payments-submit.json")
 	r := runCLI("", "request", "canonicalize", "--manifests", samples(t), "--proposal", proposalFile)
-	if r.code != 0 || r.stderr != "" {
-		t.Fatalf("exit %d, stderr %q", r.code, r.stderr)
-	}
+	succeeded(t, r)
 	var dumped []byte
 	resources, octets := "", -1
 	for _, l := range strings.Split(r.stdout, "\n") {
@@ -256,9 +261,7 @@ func TestIntentDigest(t *testing.T) {
 	const canonical = `{"a":[1e+21,0],"b":1}`
 	sum := sha256.Sum256([]byte(canonical))
 	want := canonical + "\nsha256:" + hex.EncodeToString(sum[:]) + "\n"
-	if r.code != 0 || r.stderr != "" {
-		t.Fatalf("exit %d, stderr %q", r.code, r.stderr)
-	}
+	succeeded(t, r)
 	if diff := cmp.Diff(want, r.stdout); diff != "" {
 		t.Errorf("stdout (-want +got):\n%s", diff)
 	}

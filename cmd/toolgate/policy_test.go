@@ -14,10 +14,7 @@ import (
 func TestPolicyValidateShippedSamples(t *testing.T) {
 	t.Parallel()
 	r := runCLI("", "policy", "validate", samples(t))
-	if r.code != 0 || r.stderr != "" {
-		t.Fatalf("exit %d, stderr %q", r.code, r.stderr)
-	}
-	lines := strings.Split(strings.TrimSuffix(r.stdout, "\n"), "\n")
+	lines := succeeded(t, r)
 	if len(lines) != 8 {
 		t.Fatalf("stdout has %d lines, want 8:\n%s", len(lines), r.stdout)
 	}
@@ -186,9 +183,7 @@ func TestPolicyValidatePublishesSuccessors(t *testing.T) {
 		}
 	}
 	r := runCLI("", "policy", "validate", dir)
-	if r.code != 0 || r.stderr != "" {
-		t.Fatalf("exit %d, stderr %q", r.code, r.stderr)
-	}
+	succeeded(t, r)
 	var summaries []string
 	for _, l := range strings.Split(r.stdout, "\n") {
 		if strings.HasPrefix(l, "policy snapshot ") {

@@ -2,32 +2,17 @@ package main
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/toolgate/toolgate/internal/testutil"
 )
-
-// syncBuffer is a bytes.Buffer safe for the server's log goroutines.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-func (s *syncBuffer) String() string { s.mu.Lock(); defer s.mu.Unlock(); return s.b.String() }
 
 // TestREADMEWalkthrough runs the README's curl walkthrough, as written,
 // against `toolgate serve --standalone` on the shipped samples (the
@@ -51,7 +36,7 @@ func TestREADMEWalkthrough(t *testing.T) {
 	script, _, _ := strings.Cut(block, "```")
 
 	ctx, cancel := context.WithCancel(context.Background())
-	var logs syncBuffer
+	var logs testutil.SyncBuffer
 	done := make(chan error, 1)
 	state := t.TempDir()
 	go func() {

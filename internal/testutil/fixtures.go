@@ -9,8 +9,10 @@ package testutil
 // packages, and of the packages they import, can import testutil.
 
 import (
+	"bytes"
 	"errors"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/toolgate/toolgate/internal/engine/assessment"
@@ -171,4 +173,24 @@ func CheckNoEcho(tb testing.TB, err error, values ...string) {
 			return
 		}
 	}
+}
+
+// SyncBuffer is a bytes.Buffer that goroutines (a server's loggers, a
+// child process's output copiers) may write while a test reads it.
+type SyncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *SyncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+// String returns everything written so far.
+func (s *SyncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }

@@ -1,7 +1,6 @@
 package e2e_test
 
 import (
-	"bytes"
 	"context"
 	"crypto/tls"
 	"crypto/x509"
@@ -11,7 +10,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -68,24 +66,6 @@ func TestE2E(t *testing.T) {
 	RunSpecs(t, "toolgate binary end to end on a real kube-apiserver")
 }
 
-// syncBuffer is a process's combined stdout and stderr.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // managerProc is one `toolgate manager` process. Its output accumulates
 // across restarts.
 type managerProc struct {
@@ -94,7 +74,7 @@ type managerProc struct {
 	webhookPort int
 	probePort   int
 	servicePort int
-	out         *syncBuffer
+	out         *testutil.SyncBuffer
 	since       int // length of out when the current process started
 	cmd         *exec.Cmd
 	done        chan struct{}
@@ -177,7 +157,7 @@ type etcdProc struct {
 	binary, dataDir string
 	clientPort      int
 	peerPort        int
-	out             *syncBuffer
+	out             *testutil.SyncBuffer
 	cmd             *exec.Cmd
 	done            chan struct{}
 }
@@ -322,7 +302,7 @@ var _ = BeforeSuite(func() {
 
 	By("starting an etcd for the etcd Consumption store")
 	etcdServer = &etcdProc{binary: filepath.Join(assets, "etcd"), dataDir: filepath.Join(workDir, "etcd"),
-		clientPort: freePort(), peerPort: freePort(), out: &syncBuffer{}}
+		clientPort: freePort(), peerPort: freePort(), out: &testutil.SyncBuffer{}}
 	etcdServer.start()
 
 	By("starting two manager processes on each Consumption store")
@@ -338,7 +318,7 @@ var _ = BeforeSuite(func() {
 	// manager-1 leads first: the failover spec then kills the replica that
 	// also serves the webhooks, the hardest case, in every run.
 	for i, p := range allProcs() {
-		p.probePort, p.servicePort, p.out = freePort(), freePort(), &syncBuffer{}
+		p.probePort, p.servicePort, p.out = freePort(), freePort(), &testutil.SyncBuffer{}
 		p.start()
 		if i == 0 {
 			Eventually(p.life).WithTimeout(30*time.Second).Should(ContainSubstring(acquiredLease), "%s did not lead", p.name)
