@@ -194,3 +194,19 @@ func (s *SyncBuffer) String() string {
 	defer s.mu.Unlock()
 	return s.b.String()
 }
+
+// CheckRejectionsDoNotEcho runs each case as a parallel subtest; each must
+// reject, and no rejection may echo secret (CheckNoEcho).
+func CheckRejectionsDoNotEcho(t *testing.T, secret string, cases map[string]func() error) {
+	t.Helper()
+	for name, run := range cases {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			err := run()
+			if err == nil {
+				t.Fatal("want a rejection")
+			}
+			CheckNoEcho(t, err, secret)
+		})
+	}
+}

@@ -54,14 +54,5 @@ func TestRejectionsNeverEchoInput(t *testing.T) {
 			return err
 		},
 	}
-	for name, run := range cases {
-		t.Run(name, func(t *testing.T) {
-			t.Parallel()
-			err := run()
-			if err == nil {
-				t.Fatal("want a rejection")
-			}
-			testutil.CheckNoEcho(t, err, secret)
-		})
-	}
+	testutil.CheckRejectionsDoNotEcho(t, secret, cases)
 }
