@@ -21,6 +21,7 @@ import (
 
 	"github.com/toolgate/toolgate/internal/server"
 	"github.com/toolgate/toolgate/internal/testutil"
+	"github.com/toolgate/toolgate/internal/testutil/kubefixture"
 )
 
 var (
@@ -48,12 +49,7 @@ var _ = BeforeSuite(func() {
 })
 
 var _ = AfterSuite(func() {
-	if cancel != nil {
-		cancel()
-	}
-	if testEnv != nil {
-		Expect(testEnv.Stop()).To(Succeed())
-	}
+	Expect(kubefixture.Stop(cancel, testEnv)).To(Succeed())
 })
 
 func tokenFor(sa string, audiences ...string) string {

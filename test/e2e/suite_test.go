@@ -27,6 +27,7 @@ import (
 
 	"github.com/toolgate/toolgate/api/v1alpha1"
 	"github.com/toolgate/toolgate/internal/testutil"
+	"github.com/toolgate/toolgate/internal/testutil/kubefixture"
 )
 
 const (
@@ -279,11 +280,7 @@ var _ = BeforeSuite(func() {
 	Expect(err).NotTo(HaveOccurred(), "go build: %s", out)
 
 	By("starting the apiserver with the CRDs and webhook configurations")
-	testEnv = &envtest.Environment{
-		CRDDirectoryPaths:     []string{filepath.Join(repoRoot, "config", "crd", "bases")},
-		ErrorIfCRDPathMissing: true,
-		WebhookInstallOptions: envtest.WebhookInstallOptions{Paths: []string{filepath.Join(repoRoot, "config", "webhook")}},
-	}
+	testEnv = kubefixture.Environment(repoRoot, true)
 	cfg, err := testEnv.Start()
 	Expect(err).NotTo(HaveOccurred())
 	admin, err = client.New(cfg, client.Options{Scheme: scheme})
@@ -334,12 +331,7 @@ var _ = AfterSuite(func() {
 		p.stop(false)
 	}
 	etcdServer.kill()
-	if cancel != nil {
-		cancel()
-	}
-	if testEnv != nil {
-		Expect(testEnv.Stop()).To(Succeed())
-	}
+	Expect(kubefixture.Stop(cancel, testEnv)).To(Succeed())
 })
 
 // On a failure, show what the processes wrote.

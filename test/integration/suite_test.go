@@ -30,6 +30,7 @@ import (
 	"github.com/toolgate/toolgate/internal/controller"
 	"github.com/toolgate/toolgate/internal/store"
 	"github.com/toolgate/toolgate/internal/testutil"
+	"github.com/toolgate/toolgate/internal/testutil/kubefixture"
 	tgwebhook "github.com/toolgate/toolgate/internal/webhook"
 )
 
@@ -69,11 +70,7 @@ var _ = BeforeSuite(func() {
 	Expect(clientgoscheme.AddToScheme(scheme)).To(Succeed())
 	Expect(v1alpha1.AddToScheme(scheme)).To(Succeed())
 
-	testEnv = &envtest.Environment{
-		CRDDirectoryPaths:     []string{filepath.Join(repoRoot, "config", "crd", "bases")},
-		ErrorIfCRDPathMissing: true,
-		WebhookInstallOptions: envtest.WebhookInstallOptions{Paths: []string{filepath.Join(repoRoot, "config", "webhook")}},
-	}
+	testEnv = kubefixture.Environment(repoRoot, true)
 	cfg, err := testEnv.Start()
 	Expect(err).NotTo(HaveOccurred())
 	// No client-side rate limit: the latency measurement is of toolgate,
@@ -172,10 +169,5 @@ func userClient(name string, groups ...string) client.Client {
 }
 
 var _ = AfterSuite(func() {
-	if cancel != nil {
-		cancel()
-	}
-	if testEnv != nil {
-		Expect(testEnv.Stop()).To(Succeed())
-	}
+	Expect(kubefixture.Stop(cancel, testEnv)).To(Succeed())
 })

@@ -17,6 +17,7 @@ import (
 
 	"github.com/toolgate/toolgate/api/v1alpha1"
 	"github.com/toolgate/toolgate/internal/consume/consumetest"
+	"github.com/toolgate/toolgate/internal/testutil/kubefixture"
 )
 
 var (
@@ -47,11 +48,8 @@ var _ = BeforeSuite(func() {
 		Skip("skipped: needs the envtest binaries: " + missing)
 	}
 	ctx, cancel = context.WithCancel(context.Background())
-	testEnv = &envtest.Environment{
-		BinaryAssetsDirectory: assets,
-		CRDDirectoryPaths:     []string{filepath.Join("..", "..", "..", "config", "crd", "bases")},
-		ErrorIfCRDPathMissing: true,
-	}
+	testEnv = kubefixture.Environment(filepath.Join("..", "..", ".."), false)
+	testEnv.BinaryAssetsDirectory = assets
 	var err error
 	cfg, err = testEnv.Start()
 	Expect(err).NotTo(HaveOccurred())
@@ -62,12 +60,7 @@ var _ = BeforeSuite(func() {
 })
 
 var _ = AfterSuite(func() {
-	if cancel != nil {
-		cancel()
-	}
-	if testEnv != nil {
-		Expect(testEnv.Stop()).To(Succeed())
-	}
+	Expect(kubefixture.Stop(cancel, testEnv)).To(Succeed())
 })
 
 // newNamespace creates a fresh namespace for one spec.

@@ -1,17 +1,19 @@
 // Package kubefixture holds the fixtures of the suites that run on a real
-// kube-apiserver (test/crd, test/integration): the shipped samples as typed
-// objects and fresh copies ready to create. Like internal/testutil, whose
+// kube-apiserver (test/..., internal/consume/apistore): the shipped samples as
+// typed objects, fresh copies ready to create, and the suite teardown. Like internal/testutil, whose
 // part it is, it is for tests only. It is a package of its own because it
 // imports internal/manifest, which internal/testutil's in-package users
 // (internal/agentsafe among them) must not reach.
 package kubefixture
 
 import (
+	"context"
 	"fmt"
 	"path/filepath"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
 	"github.com/toolgate/toolgate/internal/manifest"
 )
@@ -48,4 +50,31 @@ func Fresh[T client.Object](obj T, namespace, name string) T {
 	c.SetGeneration(0)
 	c.SetAnnotations(nil)
 	return c
+}
+
+// Stop ends a suite: it cancels the suite's context (when there is one) and
+// stops its envtest environment (when it started), in that order so the
+// managers let go of the apiserver before it stops.
+func Stop(cancel context.CancelFunc, env *envtest.Environment) error {
+	if cancel != nil {
+		cancel()
+	}
+	if env == nil {
+		return nil
+	}
+	return env.Stop()
+}
+
+// Environment returns an envtest environment that installs the repository's
+// CRDs (config/crd/bases, which must exist) and, with webhooks, its admission
+// webhook configurations (config/webhook).
+func Environment(repoRoot string, webhooks bool) *envtest.Environment {
+	env := &envtest.Environment{
+		CRDDirectoryPaths:     []string{filepath.Join(repoRoot, "config", "crd", "bases")},
+		ErrorIfCRDPathMissing: true,
+	}
+	if webhooks {
+		env.WebhookInstallOptions = envtest.WebhookInstallOptions{Paths: []string{filepath.Join(repoRoot, "config", "webhook")}}
+	}
+	return env
 }
