@@ -5,7 +5,6 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/event"
@@ -48,18 +47,12 @@ func (r *HostAuthorityReconciler) Reconcile(ctx context.Context, req ctrl.Reques
 	defer func() { observe("HostAuthority", start, result) }()
 
 	var ha v1alpha1.HostAuthority
-	if err := r.Client.Get(ctx, req.NamespacedName, &ha); err != nil {
-		if apierrors.IsNotFound(err) {
+	if live, err := getLive(ctx, r.Client, req, &ha); !live {
+		if err == nil {
 			r.remove(req.Namespace, req.Name)
 			result = resultRemoved
-			return ctrl.Result{}, nil
 		}
 		return ctrl.Result{}, err
-	}
-	if !ha.DeletionTimestamp.IsZero() {
-		r.remove(ha.Namespace, ha.Name)
-		result = resultRemoved
-		return ctrl.Result{}, nil
 	}
 	by := publishedBy(&ha)
 	cfg, err := manifest.HostConfig(&ha)
@@ -111,20 +104,7 @@ func (r *HostAuthorityReconciler) remove(namespace, name string) {
 
 // notify tells the PolicySnapshot reconciler that ha's domain changed.
 func (r *HostAuthorityReconciler) notify(ha *v1alpha1.HostAuthority) {
-	if r.domainChanged == nil {
-		return
-	}
-	ev := event.GenericEvent{Object: ha.DeepCopy()}
-	select {
-	case r.domainChanged <- ev:
-	default:
-		go func() {
-			select {
-			case r.domainChanged <- ev:
-			case <-r.done:
-			}
-		}()
-	}
+	send(r.domainChanged, r.done, ha)
 }
 
 // publishedBy returns the admission user recorded by the mutating webhook,

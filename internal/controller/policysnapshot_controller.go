@@ -7,7 +7,6 @@ import (
 	"strconv"
 	"time"
 
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/types"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -50,18 +49,12 @@ func (r *PolicySnapshotReconciler) Reconcile(ctx context.Context, req ctrl.Reque
 	defer func() { observe("PolicySnapshot", start, result) }()
 
 	var ps v1alpha1.PolicySnapshot
-	if err := r.Client.Get(ctx, req.NamespacedName, &ps); err != nil {
-		if apierrors.IsNotFound(err) {
+	if live, err := getLive(ctx, r.Client, req, &ps); !live {
+		if err == nil {
 			r.Store.RemovePolicy(req.Namespace, req.Name)
 			result = resultRemoved
-			return ctrl.Result{}, nil
 		}
 		return ctrl.Result{}, err
-	}
-	if !ps.DeletionTimestamp.IsZero() {
-		r.Store.RemovePolicy(ps.Namespace, ps.Name)
-		result = resultRemoved
-		return ctrl.Result{}, nil
 	}
 	reject := func(err error, by string) (ctrl.Result, error) {
 		r.Store.RemovePolicy(ps.Namespace, ps.Name)
@@ -103,20 +96,7 @@ func (r *PolicySnapshotReconciler) Reconcile(ctx context.Context, req ctrl.Reque
 
 // wakeSuccessor sends ps on accepted without blocking the reconcile.
 func (r *PolicySnapshotReconciler) wakeSuccessor(ps *v1alpha1.PolicySnapshot) {
-	if r.accepted == nil {
-		return
-	}
-	ev := event.GenericEvent{Object: ps.DeepCopy()}
-	select {
-	case r.accepted <- ev:
-	default:
-		go func() {
-			select {
-			case r.accepted <- ev:
-			case <-r.done:
-			}
-		}()
-	}
+	send(r.accepted, r.done, ps)
 }
 
 func (r *PolicySnapshotReconciler) setup(mgr ctrl.Manager, resync, domainChanged, accepted <-chan event.GenericEvent) error {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"time"
 
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/event"
@@ -34,18 +33,12 @@ func (r *ToolRegistryReconciler) Reconcile(ctx context.Context, req ctrl.Request
 	defer func() { observe("ToolRegistry", start, result) }()
 
 	var tr v1alpha1.ToolRegistry
-	if err := r.Client.Get(ctx, req.NamespacedName, &tr); err != nil {
-		if apierrors.IsNotFound(err) {
+	if live, err := getLive(ctx, r.Client, req, &tr); !live {
+		if err == nil {
 			r.Store.RemoveRegistry(req.Namespace, req.Name)
 			result = resultRemoved
-			return ctrl.Result{}, nil
 		}
 		return ctrl.Result{}, err
-	}
-	if !tr.DeletionTimestamp.IsZero() {
-		r.Store.RemoveRegistry(tr.Namespace, tr.Name)
-		result = resultRemoved
-		return ctrl.Result{}, nil
 	}
 	by := publishedBy(&tr)
 	d, err := manifest.RegistryDraft(tr.Spec)

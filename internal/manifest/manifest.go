@@ -17,6 +17,7 @@ import (
 	"slices"
 	"strings"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"sigs.k8s.io/yaml"
 
@@ -127,31 +128,21 @@ func (s *Set) add(name string, data []byte) error {
 		if h.APIVersion != v1alpha1.GroupVersion {
 			return fmt.Errorf("%s: document %d: apiVersion must be %s", name, doc, v1alpha1.GroupVersion)
 		}
+		var obj metav1.Object
 		switch h.Kind {
 		case "ToolRegistry":
-			var tr v1alpha1.ToolRegistry
-			if err := decodeStrict(raw, &tr); err != nil {
-				return fmt.Errorf("%s: document %d: %s", name, doc, invalidToolRegistry)
-			}
-			s.ToolRegistries = append(s.ToolRegistries, tr)
-			record(h.Kind, tr.Namespace, tr.Name)
+			obj, err = appendDecoded(raw, &s.ToolRegistries)
 		case "HostAuthority":
-			var ha v1alpha1.HostAuthority
-			if err := decodeStrict(raw, &ha); err != nil {
-				return fmt.Errorf("%s: document %d: %s", name, doc, invalidHostAuthority)
-			}
-			s.HostAuthorities = append(s.HostAuthorities, ha)
-			record(h.Kind, ha.Namespace, ha.Name)
+			obj, err = appendDecoded(raw, &s.HostAuthorities)
 		case "PolicySnapshot":
-			var ps v1alpha1.PolicySnapshot
-			if err := decodeStrict(raw, &ps); err != nil {
-				return fmt.Errorf("%s: document %d: %s", name, doc, invalidPolicySnapshot)
-			}
-			s.PolicySnapshots = append(s.PolicySnapshots, ps)
-			record(h.Kind, ps.Namespace, ps.Name)
+			obj, err = appendDecoded(raw, &s.PolicySnapshots)
 		default:
 			return fmt.Errorf("%s: document %d: kind is not a toolgate kind this build reads (%s)", name, doc, knownKinds)
 		}
+		if err != nil {
+			return fmt.Errorf("%s: document %d: is not a valid %s document: %s", name, doc, h.Kind, invalidDocument)
+		}
+		record(h.Kind, obj.GetNamespace(), obj.GetName())
 	}
 }
 
@@ -161,12 +152,24 @@ func (s *Set) add(name string, data []byte) error {
 // replaced by constant text; the file name and document number locate the
 // problem.
 const (
-	notYAMLObject         = "is not a valid YAML mapping with string apiVersion and kind"
-	invalidToolRegistry   = "is not a valid ToolRegistry document: unknown field, duplicate key or wrong value type"
-	invalidHostAuthority  = "is not a valid HostAuthority document: unknown field, duplicate key or wrong value type"
-	invalidPolicySnapshot = "is not a valid PolicySnapshot document: unknown field, duplicate key or wrong value type"
-	knownKinds            = "HostAuthority, PolicySnapshot, ToolRegistry"
+	notYAMLObject   = "is not a valid YAML mapping with string apiVersion and kind"
+	invalidDocument = "unknown field, duplicate key or wrong value type"
+	knownKinds      = "HostAuthority, PolicySnapshot, ToolRegistry"
 )
+
+// appendDecoded decodes one YAML document strictly (decodeStrict) and
+// appends it to list, returning the appended object's metadata.
+func appendDecoded[T any, P interface {
+	*T
+	metav1.Object
+}](raw []byte, list *[]T) (metav1.Object, error) {
+	var v T
+	if err := decodeStrict(raw, &v); err != nil {
+		return nil, err
+	}
+	*list = append(*list, v)
+	return P(&(*list)[len(*list)-1]), nil
+}
 
 // decodeStrict decodes one YAML document into obj: duplicate keys and
 // unknown fields reject, and so does a value of the wrong JSON type.
