@@ -48,6 +48,19 @@ func writeFile(t *testing.T, name, content string) string {
 	return p
 }
 
+// writeDocs writes each document to a file of its own in a fresh
+// temporary directory, which it returns.
+func writeDocs(t *testing.T, docs []string) string {
+	t.Helper()
+	dir := t.TempDir()
+	for i, d := range docs {
+		if err := os.WriteFile(filepath.Join(dir, strconv.Itoa(i)+".yaml"), []byte(d), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
 // succeeded fails the test unless r exited 0 with nothing on stderr, and
 // returns r's stdout lines.
 func succeeded(t *testing.T, r result) []string {
@@ -355,12 +368,7 @@ func TestRequestCanonicalizeSelectsOneExactSnapshot(t *testing.T) {
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			dir := t.TempDir()
-			for i, d := range tc.docs {
-				if err := os.WriteFile(filepath.Join(dir, strconv.Itoa(i)+".yaml"), []byte(d), 0o600); err != nil {
-					t.Fatal(err)
-				}
-			}
+			dir := writeDocs(t, tc.docs)
 			args := append([]string{"request", "canonicalize", "--manifests", dir, "--proposal", proposal}, tc.flags...)
 			r := runCLI("", args...)
 			if tc.wantCode == 0 {

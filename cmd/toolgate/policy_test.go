@@ -148,12 +148,7 @@ func TestPolicyValidateRejects(t *testing.T) {
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			dir := t.TempDir()
-			for i, d := range tc.docs {
-				if err := os.WriteFile(filepath.Join(dir, strconv.Itoa(i)+".yaml"), []byte(d), 0o600); err != nil {
-					t.Fatal(err)
-				}
-			}
+			dir := writeDocs(t, tc.docs)
 			r := runCLI("", append(append([]string{"policy", "validate"}, tc.args...), dir)...)
 			if tc.also == "" {
 				oneLine(t, r, 1, tc.wantText)
