@@ -56,6 +56,12 @@ func (a *attested) Attestation() authority.Attestation { return a.attestation }
 // Domain returns the Host authority domain of the attesting role authority.
 func (a *attested) Domain() boundary.Domain { return a.attestation.Domain() }
 
+// same reports the same Host domain and the same complete content: evidence
+// from independent boundaries is never the same, however alike (P-016).
+func (a *attested) same(b *attested) bool {
+	return a.Domain().Same(b.Domain()) && a.digest.Equal(b.digest)
+}
+
 // Digest returns the digest of the complete evidence: its content and its
 // attestation.
 func (a *attested) Digest() digest.Digest { return a.digest }

@@ -99,7 +99,7 @@ func (c *SecurityContext) MethodAt(i int) vocab.AuthMethod { return c.methods[i]
 
 // Equal reports the same domain and complete content.
 func (a *SecurityContext) Equal(b *SecurityContext) bool {
-	return a != nil && b != nil && a.Domain().Same(b.Domain()) && a.digest.Equal(b.digest)
+	return a != nil && b != nil && a.same(&b.attested)
 }
 
 // contentDigest is the digest of the fact content the attestation covers.
@@ -163,7 +163,7 @@ func (g *Delegation) Subject() ident.ControlledID { return g.subject }
 
 // Equal reports the same domain and complete content.
 func (a *Delegation) Equal(b *Delegation) bool {
-	return a != nil && b != nil && a.Domain().Same(b.Domain()) && a.digest.Equal(b.digest)
+	return a != nil && b != nil && a.same(&b.attested)
 }
 
 func (g *Delegation) contentDigest() digest.Digest {

@@ -250,7 +250,7 @@ func (in *Intent) Matches(r *request.CanonicalRequest) bool {
 
 // Equal reports the same domain and complete content.
 func (a *Intent) Equal(b *Intent) bool {
-	return a != nil && b != nil && a.Domain().Same(b.Domain()) && a.digest.Equal(b.digest)
+	return a != nil && b != nil && a.same(&b.attested)
 }
 
 func (in *Intent) contentDigest() digest.Digest {
