@@ -134,19 +134,12 @@ func (p *parser) array(depth int) (Value, error) {
 			return Value{}, err
 		}
 		elems = append(elems, v)
-		p.skipSpace()
-		if p.pos >= len(p.data) {
-			return Value{}, p.syntax()
+		closed, err := p.next(']')
+		if err != nil {
+			return Value{}, err
 		}
-		switch p.data[p.pos] {
-		case ',':
-			p.pos++
-			p.skipSpace()
-		case ']':
-			p.pos++
+		if closed {
 			return Value{kind: kindArray, arr: elems}, nil
-		default:
-			return Value{}, p.syntax()
 		}
 	}
 }
@@ -185,16 +178,11 @@ func (p *parser) object(depth int) (Value, error) {
 			return Value{}, err
 		}
 		ms = append(ms, member{key: key, val: v, off: off})
-		p.skipSpace()
-		if p.pos >= len(p.data) {
-			return Value{}, p.syntax()
+		closed, err := p.next('}')
+		if err != nil {
+			return Value{}, err
 		}
-		switch p.data[p.pos] {
-		case ',':
-			p.pos++
-			p.skipSpace()
-		case '}':
-			p.pos++
+		if closed {
 			sortMembers(ms)
 			// JSON.parse would keep the last duplicate; we refuse to guess.
 			// Report the later occurrence in the text.
@@ -204,9 +192,28 @@ func (p *parser) object(depth int) (Value, error) {
 				}
 			}
 			return Value{kind: kindObject, obj: ms}, nil
-		default:
-			return Value{}, p.syntax()
 		}
+	}
+}
+
+// next consumes what follows a container's entry: a ',' (more entries
+// follow, closed false) or the closing byte (closed true); anything else is
+// a syntax error.
+func (p *parser) next(closing byte) (closed bool, err error) {
+	p.skipSpace()
+	if p.pos >= len(p.data) {
+		return false, p.syntax()
+	}
+	switch p.data[p.pos] {
+	case ',':
+		p.pos++
+		p.skipSpace()
+		return false, nil
+	case closing:
+		p.pos++
+		return true, nil
+	default:
+		return false, p.syntax()
 	}
 }
 
