@@ -105,25 +105,47 @@ func top(body string, obj func(d *scanner) error) error {
 	return nil
 }
 
+// open enters the object or array (opening byte c, closing byte end) of
+// member name of the object at parent, reporting whether it is empty and
+// so already passed. null and a value of another kind are rejected at
+// parent.name; the path is joined only then.
+func (d *scanner) open(parent, name string, c, end byte) (empty bool, err error) {
+	switch d.peek() {
+	case c:
+		d.i++
+	case 'n':
+		return false, d.null(parent, name)
+	default:
+		return false, d.mismatch(fault.Join(parent, name))
+	}
+	if d.peek() == end {
+		d.i++
+		return true, nil
+	}
+	return false, nil
+}
+
+// next passes what follows a member or an element: a comma, or end (then
+// done).
+func (d *scanner) next(end byte) (done bool, err error) {
+	switch d.peek() {
+	case ',':
+		d.i++
+		return false, nil
+	case end:
+		d.i++
+		return true, nil
+	}
+	return false, errSyntax
+}
+
 // object decodes one object at path whose members are names (at most 32,
 // the bits of seen); member decodes the value of names[field].
 func (d *scanner) object(path string, names []string, member func(d *scanner, field int) error) error {
-	switch d.peek() {
-	case '{':
-		d.i++
-	case 'n':
-		if d.literal("null") {
-			return nullRejected(path)
-		}
-		return errSyntax
-	default:
-		return d.mismatch(path)
+	if empty, err := d.open(path, "", '{', '}'); empty || err != nil {
+		return err
 	}
 	var seen uint32
-	if d.peek() == '}' {
-		d.i++
-		return nil
-	}
 	for {
 		if d.peek() != '"' {
 			return errSyntax
@@ -153,14 +175,8 @@ func (d *scanner) object(path string, names []string, member func(d *scanner, fi
 		if err := member(d, field); err != nil {
 			return err
 		}
-		switch d.peek() {
-		case ',':
-			d.i++
-		case '}':
-			d.i++
-			return nil
-		default:
-			return errSyntax
+		if done, err := d.next('}'); done || err != nil {
+			return err
 		}
 	}
 }
@@ -171,7 +187,7 @@ func (d *scanner) object(path string, names []string, member func(d *scanner, fi
 // the array walk stops at that failure anyway.
 func objects[T any](d *scanner, path string, out *[]T, obj func(d *scanner, path string, v *T) error) error {
 	*out = []T{}
-	return d.array(path, func(d *scanner) error {
+	return d.array(path, "", func(d *scanner) error {
 		var v T
 		err := obj(d, path, &v)
 		*out = append(*out, v)
@@ -179,35 +195,18 @@ func objects[T any](d *scanner, path string, out *[]T, obj func(d *scanner, path
 	})
 }
 
-// array decodes one array at path, elem decoding each element.
-func (d *scanner) array(path string, elem func(d *scanner) error) error {
-	switch d.peek() {
-	case '[':
-		d.i++
-	case 'n':
-		if d.literal("null") {
-			return nullRejected(path)
-		}
-		return errSyntax
-	default:
-		return d.mismatch(path)
-	}
-	if d.peek() == ']' {
-		d.i++
-		return nil
+// array decodes the array of member name of the object at parent (or, with
+// no name, the array at parent), elem decoding each element.
+func (d *scanner) array(parent, name string, elem func(d *scanner) error) error {
+	if empty, err := d.open(parent, name, '[', ']'); empty || err != nil {
+		return err
 	}
 	for {
 		if err := elem(d); err != nil {
 			return err
 		}
-		switch d.peek() {
-		case ',':
-			d.i++
-		case ']':
-			d.i++
-			return nil
-		default:
-			return errSyntax
+		if done, err := d.next(']'); done || err != nil {
+			return err
 		}
 	}
 }
@@ -254,39 +253,20 @@ func (d *scanner) String(parent, name string, into *string) error {
 	return d.mismatch(fault.Join(parent, name))
 }
 
-// Strings reads an array of strings.
+// Strings reads an array of strings (empty, not nil, for []); an element's
+// faults are at the array's path.
 func (d *scanner) Strings(parent, name string, into *[]string) error {
-	switch d.peek() {
-	case '[':
-	case 'n':
-		return d.null(parent, name)
-	default:
-		return d.mismatch(fault.Join(parent, name))
-	}
 	out := []string{}
-	d.i++
-	if d.peek() == ']' {
-		d.i++
-		*into = out
-		return nil
-	}
-	for {
+	err := d.array(parent, name, func(d *scanner) error {
 		var s string
-		if err := d.String(parent, name, &s); err != nil {
-			return err
-		}
+		err := d.String(parent, name, &s)
 		out = append(out, s)
-		switch d.peek() {
-		case ',':
-			d.i++
-		case ']':
-			d.i++
-			*into = out
-			return nil
-		default:
-			return errSyntax
-		}
+		return err
+	})
+	if err == nil {
+		*into = out
 	}
+	return err
 }
 
 // Uint reads an unsigned integer.
@@ -351,7 +331,7 @@ func (d *scanner) Raw(parent, name string, into *json.RawMessage) error {
 
 // skip validates and passes one JSON value.
 func (d *scanner) skip() error {
-	var stack []byte // open containers: '{' or '['
+	var stack []byte // the closing bytes of the open containers: '}' or ']'
 	for {
 		// A value.
 		switch c := d.peek(); {
@@ -360,28 +340,19 @@ func (d *scanner) skip() error {
 				return errSyntax
 			}
 			d.i++
-			stack = append(stack, c)
-			if c == '{' {
-				switch d.peek() {
-				case '}':
-					d.i++
-					stack = stack[:len(stack)-1]
-					goto after
-				case '"':
-					if _, err := d.str(); err != nil {
-						return err
-					}
-					if d.peek() != ':' {
-						return errSyntax
-					}
-					d.i++
-				default:
-					return errSyntax
-				}
-			} else if d.peek() == ']' {
+			end := byte('}')
+			if c == '[' {
+				end = ']'
+			}
+			if d.peek() == end {
 				d.i++
-				stack = stack[:len(stack)-1]
 				goto after
+			}
+			stack = append(stack, end)
+			if c == '{' {
+				if err := d.key(); err != nil {
+					return err
+				}
 			}
 			continue
 		case c == '"':
@@ -409,35 +380,18 @@ func (d *scanner) skip() error {
 		}
 	after:
 		// After a value: close containers or go on to the next value.
-		for {
-			if len(stack) == 0 {
-				return nil
-			}
-			top := stack[len(stack)-1]
+		for len(stack) > 0 {
+			end := stack[len(stack)-1]
 			switch d.peek() {
 			case ',':
 				d.i++
-				if top == '{' {
-					if d.peek() != '"' {
-						return errSyntax
-					}
-					if err := d.strSkip(); err != nil {
+				if end == '}' {
+					if err := d.key(); err != nil {
 						return err
 					}
-					if d.peek() != ':' {
-						return errSyntax
-					}
-					d.i++
 				}
-			case '}':
-				if top != '{' {
-					return errSyntax
-				}
-				d.i++
-				stack = stack[:len(stack)-1]
-				continue
-			case ']':
-				if top != '[' {
+			case '}', ']':
+				if d.s[d.i] != end {
 					return errSyntax
 				}
 				d.i++
@@ -448,7 +402,25 @@ func (d *scanner) skip() error {
 			}
 			break
 		}
+		if len(stack) == 0 {
+			return nil
+		}
 	}
+}
+
+// key validates and passes a member name and its colon.
+func (d *scanner) key() error {
+	if d.peek() != '"' {
+		return errSyntax
+	}
+	if err := d.strSkip(); err != nil {
+		return err
+	}
+	if d.peek() != ':' {
+		return errSyntax
+	}
+	d.i++
+	return nil
 }
 
 // number passes one JSON number, reporting whether it is well formed.
