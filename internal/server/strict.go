@@ -75,9 +75,9 @@ func (d *scanner) peek() byte {
 }
 
 // top decodes the body, which must be one JSON object, with obj (a
-// generated decoding method, at the empty path), then requires its end.
-// obj is a closure, not a method value taking the destination, so that
-// the destination does not escape through an indirect call.
+// closure calling the root type's generated decoding method at the empty
+// path), then requires its end. A closure rather than a method value and
+// the destination: the destination would escape through the indirect call.
 func top(body string, obj func(d *scanner) error) error {
 	d := &scanner{s: body}
 	if d.peek() != '{' {
