@@ -254,15 +254,18 @@ func (d *scanner) String(parent, name string, into *string) error {
 }
 
 // Strings reads an array of strings (empty, not nil, for []); an element's
-// faults are at the array's path.
+// faults are at the array's path. It is array's walk written out, without
+// a closure call per element.
 func (d *scanner) Strings(parent, name string, into *[]string) error {
 	out := []string{}
-	err := d.array(parent, name, func(d *scanner) error {
+	empty, err := d.open(parent, name, '[', ']')
+	for done := empty; err == nil && !done; {
 		var s string
-		err := d.String(parent, name, &s)
-		out = append(out, s)
-		return err
-	})
+		if err = d.String(parent, name, &s); err == nil {
+			out = append(out, s)
+			done, err = d.next(']')
+		}
+	}
 	if err == nil {
 		*into = out
 	}
