@@ -183,22 +183,21 @@ func (d *scanner) object(path string, names []string, member func(d *scanner, fi
 
 // objects decodes the array of objects at path into *out (empty, not nil,
 // for []), each element with obj (a generated decoding method; elements
-// share the array's path). An element is appended even when it fails, as
-// the array walk stops at that failure anyway.
+// share the array's path). Each element is decoded in place, in the slice:
+// a separate value would escape to the heap through the indirect call. An
+// element stays appended when it fails, as the array walk stops there.
 func objects[T any](d *scanner, path string, out *[]T, obj func(d *scanner, path string, v *T) error) error {
 	*out = []T{}
-	return d.array(path, "", func(d *scanner) error {
-		var v T
-		err := obj(d, path, &v)
-		*out = append(*out, v)
-		return err
+	return d.array(path, func(d *scanner) error {
+		var zero T
+		*out = append(*out, zero)
+		return obj(d, path, &(*out)[len(*out)-1])
 	})
 }
 
-// array decodes the array of member name of the object at parent (or, with
-// no name, the array at parent), elem decoding each element.
-func (d *scanner) array(parent, name string, elem func(d *scanner) error) error {
-	if empty, err := d.open(parent, name, '[', ']'); empty || err != nil {
+// array decodes one array at path, elem decoding each element.
+func (d *scanner) array(path string, elem func(d *scanner) error) error {
+	if empty, err := d.open(path, "", '[', ']'); empty || err != nil {
 		return err
 	}
 	for {
