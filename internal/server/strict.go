@@ -65,13 +65,21 @@ func (d *scanner) ws() {
 	}
 }
 
-// peek returns the next non-space byte, or 0 at the end.
+// peek returns the next non-space byte, or 0 at the end (a NUL byte in
+// the body is also 0 here: test for the end with atEnd).
 func (d *scanner) peek() byte {
 	d.ws()
 	if d.i < len(d.s) {
 		return d.s[d.i]
 	}
 	return 0
+}
+
+// atEnd reports whether only white space is left. Not peek() == 0, which
+// would take a NUL byte (invalid JSON) for the end of the body.
+func (d *scanner) atEnd() bool {
+	d.ws()
+	return d.i >= len(d.s)
 }
 
 // top decodes the body, which must be one JSON object, with obj (a
@@ -83,7 +91,7 @@ func top(body string, obj func(d *scanner) error) error {
 	if d.peek() != '{' {
 		// Not an object: no value or invalid JSON first, as the token walk
 		// found them.
-		if d.peek() == 0 || !validStream(d.s) {
+		if d.atEnd() || !validStream(d.s) {
 			return errSyntax
 		}
 		return kindMismatch("")
@@ -96,7 +104,7 @@ func top(body string, obj func(d *scanner) error) error {
 		}
 		return err
 	}
-	if d.peek() != 0 {
+	if !d.atEnd() {
 		if err := d.skip(); err != nil {
 			return err
 		}
@@ -222,7 +230,7 @@ func (d *scanner) mismatch(path string) error {
 // validStream reports whether s is a sequence of valid JSON values.
 func validStream(s string) bool {
 	d := &scanner{s: s}
-	for d.peek() != 0 {
+	for !d.atEnd() {
 		if d.skip() != nil {
 			return false
 		}
