@@ -39,8 +39,9 @@ vet: ## Run go vet.
 CONTROLLER_GEN ?= $(BIN)/controller-gen
 
 .PHONY: generate
-generate: $(CONTROLLER_GEN) ## Regenerate generated code (Section 48 vocabularies, API deepcopy).
+generate: $(CONTROLLER_GEN) ## Regenerate generated code (Section 48 vocabularies, the strict request decoder, API deepcopy).
 	$(GO) generate ./internal/engine/vocab/
+	$(GO) generate ./internal/server/
 	$(CONTROLLER_GEN) object:headerFile=hack/boilerplate.go.txt paths=./api/...
 
 .PHONY: manifests
@@ -52,6 +53,7 @@ manifests: $(CONTROLLER_GEN) ## Regenerate the CRDs (config/crd/bases), the mana
 # Files written by generators; verify fails when regenerating changes them or
 # leaves one untracked.
 GENERATED ?= internal/engine/vocab/zz_generated.vocab.go \
+	internal/server/zz_generated.strict.go \
 	api/v1alpha1/zz_generated.deepcopy.go \
 	config/crd/bases config/rbac/role.yaml config/webhook/manifests.yaml
 

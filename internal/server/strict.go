@@ -6,7 +6,6 @@ import (
 	"unicode/utf16"
 	"unicode/utf8"
 
-	"github.com/toolgate/toolgate/client"
 	"github.com/toolgate/toolgate/internal/engine/fault"
 )
 
@@ -24,6 +23,14 @@ import (
 //
 // It scans a string so that decoded strings share the body's memory: one
 // copy of the body, no allocation per string member without escapes.
+//
+// What is hand-written here is the scanning, shared by every wire type.
+// Which member of which wire type goes where (the names lists, a decoding
+// method per type, decodeAuthorize and decodeValidate) is generated from
+// client/types.go into zz_generated.strict.go by hack/strictgen: make
+// generate after changing a wire type.
+
+//go:generate go run ../../hack/strictgen -types ../../client/types.go -out zz_generated.strict.go
 
 // maxDepth is encoding/json's nesting bound, kept so that raw subtrees
 // accept and reject as before.
@@ -58,7 +65,8 @@ func (d *scanner) ws() {
 	}
 }
 
-// peek returns the next non-space byte, or 0 at the end.
+// peek returns the next non-space byte, or 0 at the end (a NUL byte in
+// the body is also 0 here: test for the end with atEnd).
 func (d *scanner) peek() byte {
 	d.ws()
 	if d.i < len(d.s) {
@@ -67,18 +75,28 @@ func (d *scanner) peek() byte {
 	return 0
 }
 
-// top decodes the one JSON object of the body with members, then requires
-// the end of the body.
-func (d *scanner) top(names []string, member func(d *scanner, field int) error) error {
+// atEnd reports whether only white space is left. Not peek() == 0, which
+// would take a NUL byte (invalid JSON) for the end of the body.
+func (d *scanner) atEnd() bool {
+	d.ws()
+	return d.i >= len(d.s)
+}
+
+// top decodes the body, which must be one JSON object, with obj (a
+// closure calling the root type's generated decoding method at the empty
+// path), then requires its end. A closure rather than a method value and
+// the destination: the destination would escape through the indirect call.
+func top(body string, obj func(d *scanner) error) error {
+	d := &scanner{s: body}
 	if d.peek() != '{' {
 		// Not an object: no value or invalid JSON first, as the token walk
 		// found them.
-		if d.peek() == 0 || !validStream(d.s) {
+		if d.atEnd() || !validStream(d.s) {
 			return errSyntax
 		}
 		return kindMismatch("")
 	}
-	if err := d.object("", names, member); err != nil {
+	if err := obj(d); err != nil {
 		if fault.CodeOf(err) != fault.Malformed && !validStream(d.s) {
 			// Invalid JSON anywhere outranks every other fault, as it did
 			// when a token walk of the whole body came first.
@@ -86,7 +104,7 @@ func (d *scanner) top(names []string, member func(d *scanner, field int) error) 
 		}
 		return err
 	}
-	if d.peek() != 0 {
+	if !d.atEnd() {
 		if err := d.skip(); err != nil {
 			return err
 		}
@@ -95,25 +113,47 @@ func (d *scanner) top(names []string, member func(d *scanner, field int) error) 
 	return nil
 }
 
-// object decodes one object at path whose members are names (at most 32);
-// member decodes the value of names[field].
-func (d *scanner) object(path string, names []string, member func(d *scanner, field int) error) error {
+// open enters the object or array (opening byte c, closing byte end) of
+// member name of the object at parent, reporting whether it is empty and
+// so already passed. null and a value of another kind are rejected at
+// parent.name; the path is joined only then.
+func (d *scanner) open(parent, name string, c, end byte) (empty bool, err error) {
 	switch d.peek() {
-	case '{':
+	case c:
 		d.i++
 	case 'n':
-		if d.literal("null") {
-			return nullRejected(path)
-		}
-		return errSyntax
+		return false, d.null(parent, name)
 	default:
-		return d.mismatch(path)
+		return false, d.mismatch(fault.Join(parent, name))
+	}
+	if d.peek() == end {
+		d.i++
+		return true, nil
+	}
+	return false, nil
+}
+
+// next passes what follows a member or an element: a comma, or end (then
+// done).
+func (d *scanner) next(end byte) (done bool, err error) {
+	switch d.peek() {
+	case ',':
+		d.i++
+		return false, nil
+	case end:
+		d.i++
+		return true, nil
+	}
+	return false, errSyntax
+}
+
+// object decodes one object at path whose members are names (at most 32,
+// the bits of seen); member decodes the value of names[field].
+func (d *scanner) object(path string, names []string, member func(d *scanner, field int) error) error {
+	if empty, err := d.open(path, "", '{', '}'); empty || err != nil {
+		return err
 	}
 	var seen uint32
-	if d.peek() == '}' {
-		d.i++
-		return nil
-	}
 	for {
 		if d.peek() != '"' {
 			return errSyntax
@@ -143,60 +183,37 @@ func (d *scanner) object(path string, names []string, member func(d *scanner, fi
 		if err := member(d, field); err != nil {
 			return err
 		}
-		switch d.peek() {
-		case ',':
-			d.i++
-		case '}':
-			d.i++
-			return nil
-		default:
-			return errSyntax
+		if done, err := d.next('}'); done || err != nil {
+			return err
 		}
 	}
 }
 
-// array decodes one array at path, elem decoding each element.
 // objects decodes the array of objects at path into *out (empty, not nil,
-// for []), each element's members by field. An element is appended even
-// when it fails, as the array walk stops at that failure anyway.
-func objects[T any](d *scanner, path string, names []string, out *[]T, field func(d *scanner, f int, v *T) error) error {
+// for []), each element with obj (a generated decoding method; elements
+// share the array's path). Each element is decoded in place, in the slice:
+// a separate value would escape to the heap through the indirect call. An
+// element stays appended when it fails, as the array walk stops there.
+func objects[T any](d *scanner, path string, out *[]T, obj func(d *scanner, path string, v *T) error) error {
 	*out = []T{}
 	return d.array(path, func(d *scanner) error {
-		var v T
-		err := d.object(path, names, func(d *scanner, f int) error { return field(d, f, &v) })
-		*out = append(*out, v)
-		return err
+		var zero T
+		*out = append(*out, zero)
+		return obj(d, path, &(*out)[len(*out)-1])
 	})
 }
 
+// array decodes one array at path, elem decoding each element.
 func (d *scanner) array(path string, elem func(d *scanner) error) error {
-	switch d.peek() {
-	case '[':
-		d.i++
-	case 'n':
-		if d.literal("null") {
-			return nullRejected(path)
-		}
-		return errSyntax
-	default:
-		return d.mismatch(path)
-	}
-	if d.peek() == ']' {
-		d.i++
-		return nil
+	if empty, err := d.open(path, "", '[', ']'); empty || err != nil {
+		return err
 	}
 	for {
 		if err := elem(d); err != nil {
 			return err
 		}
-		switch d.peek() {
-		case ',':
-			d.i++
-		case ']':
-			d.i++
-			return nil
-		default:
-			return errSyntax
+		if done, err := d.next(']'); done || err != nil {
+			return err
 		}
 	}
 }
@@ -213,7 +230,7 @@ func (d *scanner) mismatch(path string) error {
 // validStream reports whether s is a sequence of valid JSON values.
 func validStream(s string) bool {
 	d := &scanner{s: s}
-	for d.peek() != 0 {
+	for !d.atEnd() {
 		if d.skip() != nil {
 			return false
 		}
@@ -243,39 +260,23 @@ func (d *scanner) String(parent, name string, into *string) error {
 	return d.mismatch(fault.Join(parent, name))
 }
 
-// Strings reads an array of strings.
+// Strings reads an array of strings (empty, not nil, for []); an element's
+// faults are at the array's path. It is array's walk written out, without
+// a closure call per element.
 func (d *scanner) Strings(parent, name string, into *[]string) error {
-	switch d.peek() {
-	case '[':
-	case 'n':
-		return d.null(parent, name)
-	default:
-		return d.mismatch(fault.Join(parent, name))
-	}
 	out := []string{}
-	d.i++
-	if d.peek() == ']' {
-		d.i++
-		*into = out
-		return nil
-	}
-	for {
+	empty, err := d.open(parent, name, '[', ']')
+	for done := empty; err == nil && !done; {
 		var s string
-		if err := d.String(parent, name, &s); err != nil {
-			return err
-		}
-		out = append(out, s)
-		switch d.peek() {
-		case ',':
-			d.i++
-		case ']':
-			d.i++
-			*into = out
-			return nil
-		default:
-			return errSyntax
+		if err = d.String(parent, name, &s); err == nil {
+			out = append(out, s)
+			done, err = d.next(']')
 		}
 	}
+	if err == nil {
+		*into = out
+	}
+	return err
 }
 
 // Uint reads an unsigned integer.
@@ -340,7 +341,7 @@ func (d *scanner) Raw(parent, name string, into *json.RawMessage) error {
 
 // skip validates and passes one JSON value.
 func (d *scanner) skip() error {
-	var stack []byte // open containers: '{' or '['
+	var stack []byte // the closing bytes of the open containers: '}' or ']'
 	for {
 		// A value.
 		switch c := d.peek(); {
@@ -349,28 +350,19 @@ func (d *scanner) skip() error {
 				return errSyntax
 			}
 			d.i++
-			stack = append(stack, c)
-			if c == '{' {
-				switch d.peek() {
-				case '}':
-					d.i++
-					stack = stack[:len(stack)-1]
-					goto after
-				case '"':
-					if _, err := d.str(); err != nil {
-						return err
-					}
-					if d.peek() != ':' {
-						return errSyntax
-					}
-					d.i++
-				default:
-					return errSyntax
-				}
-			} else if d.peek() == ']' {
+			end := byte('}')
+			if c == '[' {
+				end = ']'
+			}
+			if d.peek() == end {
 				d.i++
-				stack = stack[:len(stack)-1]
 				goto after
+			}
+			stack = append(stack, end)
+			if c == '{' {
+				if err := d.key(); err != nil {
+					return err
+				}
 			}
 			continue
 		case c == '"':
@@ -398,35 +390,18 @@ func (d *scanner) skip() error {
 		}
 	after:
 		// After a value: close containers or go on to the next value.
-		for {
-			if len(stack) == 0 {
-				return nil
-			}
-			top := stack[len(stack)-1]
+		for len(stack) > 0 {
+			end := stack[len(stack)-1]
 			switch d.peek() {
 			case ',':
 				d.i++
-				if top == '{' {
-					if d.peek() != '"' {
-						return errSyntax
-					}
-					if err := d.strSkip(); err != nil {
+				if end == '}' {
+					if err := d.key(); err != nil {
 						return err
 					}
-					if d.peek() != ':' {
-						return errSyntax
-					}
-					d.i++
 				}
-			case '}':
-				if top != '{' {
-					return errSyntax
-				}
-				d.i++
-				stack = stack[:len(stack)-1]
-				continue
-			case ']':
-				if top != '[' {
+			case '}', ']':
+				if d.s[d.i] != end {
 					return errSyntax
 				}
 				d.i++
@@ -437,7 +412,25 @@ func (d *scanner) skip() error {
 			}
 			break
 		}
+		if len(stack) == 0 {
+			return nil
+		}
 	}
+}
+
+// key validates and passes a member name and its colon.
+func (d *scanner) key() error {
+	if d.peek() != '"' {
+		return errSyntax
+	}
+	if err := d.strSkip(); err != nil {
+		return err
+	}
+	if d.peek() != ':' {
+		return errSyntax
+	}
+	d.i++
+	return nil
 }
 
 // number passes one JSON number, reporting whether it is well formed.
@@ -603,294 +596,4 @@ func unescape(s string) string {
 		i += 2
 	}
 	return string(b)
-}
-
-// The members of each wire type, in the order the decoders below switch
-// on. Tests check these against the types' JSON tags.
-var (
-	namesAuthorizeRequest = []string{"hostAuthority", "proposal", "registry", "policy", "decisionID", "facts",
-		"requestedCapabilities", "requestedResources", "authorizationID", "replayID", "consumptionID", "maxLifetimeSeconds"}
-	namesHostAuthority = []string{"namespace", "name"}
-	namesProposal      = []string{"proposalID", "toolID", "version", "arguments"}
-	namesRegistry      = []string{"snapshotID", "generation"}
-	namesPolicy        = []string{"snapshotID", "snapshotGeneration", "policyID", "policyGeneration"}
-	namesFacts         = []string{"assessment", "securityContext", "intent", "delegation", "provenance", "influence"}
-	namesAssessment    = []string{"assessmentID", "provenanceIDs", "influenceIDs"}
-	namesSecurity      = []string{"id", "identity", "assurance", "methods", "validity"}
-	namesIdentity      = []string{"subject", "tenant", "session", "sessionIndependent", "delegation"}
-	namesWindow        = []string{"issuedAt", "notBefore", "expiresAt"}
-	namesIntent        = []string{"id", "identity", "target", "capabilities", "resources", "renewalGeneration", "display", "validity", "binding"}
-	namesDelegation    = []string{"id", "subject", "validity"}
-	namesProvenance    = []string{"records", "validity"}
-	namesRecord        = []string{"id", "source", "custody", "transformations", "verification"}
-	namesInfluence     = []string{"collections", "nodes", "validity"}
-	namesCollection    = []string{"boundary", "completeness", "evidence"}
-	namesNode          = []string{"id", "kind", "boundary", "parents"}
-	namesValidate      = []string{"artifact", "expectations"}
-	namesExpectations  = []string{"authorizationID", "replayID", "consumptionID", "proposalID", "toolID", "version",
-		"arguments", "identity", "capabilities", "resources", "intentBinding"}
-)
-
-// decodeAuthorize decodes an authorize request body strictly.
-func decodeAuthorize(body string, v *client.AuthorizeRequest) error {
-	d := &scanner{s: body}
-	return d.top(namesAuthorizeRequest, func(d *scanner, f int) error {
-		switch f {
-		case 0:
-			return d.object("hostAuthority", namesHostAuthority, func(d *scanner, f int) error {
-				if f == 0 {
-					return d.String("hostAuthority", "namespace", &v.HostAuthority.Namespace)
-				}
-				return d.String("hostAuthority", "name", &v.HostAuthority.Name)
-			})
-		case 1:
-			p := &v.Proposal
-			return d.object("proposal", namesProposal, func(d *scanner, f int) error {
-				switch f {
-				case 0:
-					return d.String("proposal", "proposalID", &p.ProposalID)
-				case 1:
-					return d.String("proposal", "toolID", &p.ToolID)
-				case 2:
-					return d.String("proposal", "version", &p.Version)
-				default:
-					return d.Raw("proposal", "arguments", &p.Arguments)
-				}
-			})
-		case 2:
-			return d.object("registry", namesRegistry, func(d *scanner, f int) error {
-				if f == 0 {
-					return d.String("registry", "snapshotID", &v.Registry.SnapshotID)
-				}
-				return d.String("registry", "generation", &v.Registry.Generation)
-			})
-		case 3:
-			p := &v.Policy
-			return d.object("policy", namesPolicy, func(d *scanner, f int) error {
-				switch f {
-				case 0:
-					return d.String("policy", "snapshotID", &p.SnapshotID)
-				case 1:
-					return d.String("policy", "snapshotGeneration", &p.SnapshotGeneration)
-				case 2:
-					return d.String("policy", "policyID", &p.PolicyID)
-				default:
-					return d.String("policy", "policyGeneration", &p.PolicyGeneration)
-				}
-			})
-		case 4:
-			return d.String("", "decisionID", &v.DecisionID)
-		case 5:
-			return d.facts(&v.Facts)
-		case 6:
-			return d.Strings("", "requestedCapabilities", &v.RequestedCapabilities)
-		case 7:
-			return d.Strings("", "requestedResources", &v.RequestedResources)
-		case 8:
-			return d.String("", "authorizationID", &v.AuthorizationID)
-		case 9:
-			return d.String("", "replayID", &v.ReplayID)
-		case 10:
-			return d.String("", "consumptionID", &v.ConsumptionID)
-		default:
-			return d.Uint("", "maxLifetimeSeconds", &v.MaxLifetimeSeconds)
-		}
-	})
-}
-
-func (d *scanner) facts(v *client.Facts) error {
-	return d.object("facts", namesFacts, func(d *scanner, f int) error {
-		switch f {
-		case 0:
-			a := &v.Assessment
-			return d.object("facts.assessment", namesAssessment, func(d *scanner, f int) error {
-				switch f {
-				case 0:
-					return d.String("facts.assessment", "assessmentID", &a.AssessmentID)
-				case 1:
-					return d.Strings("facts.assessment", "provenanceIDs", &a.ProvenanceIDs)
-				default:
-					return d.Strings("facts.assessment", "influenceIDs", &a.InfluenceIDs)
-				}
-			})
-		case 1:
-			c := &v.SecurityContext
-			return d.object("facts.securityContext", namesSecurity, func(d *scanner, f int) error {
-				switch f {
-				case 0:
-					return d.String("facts.securityContext", "id", &c.ID)
-				case 1:
-					return d.identity("facts.securityContext.identity", &c.Identity)
-				case 2:
-					return d.String("facts.securityContext", "assurance", &c.Assurance)
-				case 3:
-					return d.Strings("facts.securityContext", "methods", &c.Methods)
-				default:
-					return d.window("facts.securityContext.validity", &c.Validity)
-				}
-			})
-		case 2:
-			in := &v.Intent
-			return d.object("facts.intent", namesIntent, func(d *scanner, f int) error {
-				switch f {
-				case 0:
-					return d.String("facts.intent", "id", &in.ID)
-				case 1:
-					return d.identity("facts.intent.identity", &in.Identity)
-				case 2:
-					return d.String("facts.intent", "target", &in.Target)
-				case 3:
-					return d.Strings("facts.intent", "capabilities", &in.Capabilities)
-				case 4:
-					return d.Strings("facts.intent", "resources", &in.Resources)
-				case 5:
-					return d.String("facts.intent", "renewalGeneration", &in.RenewalGeneration)
-				case 6:
-					return d.String("facts.intent", "display", &in.Display)
-				case 7:
-					return d.window("facts.intent.validity", &in.Validity)
-				default:
-					return d.Raw("facts.intent", "binding", &in.Binding)
-				}
-			})
-		case 3:
-			del := &client.Delegation{}
-			v.Delegation = del
-			return d.object("facts.delegation", namesDelegation, func(d *scanner, f int) error {
-				switch f {
-				case 0:
-					return d.String("facts.delegation", "id", &del.ID)
-				case 1:
-					return d.String("facts.delegation", "subject", &del.Subject)
-				default:
-					return d.window("facts.delegation.validity", &del.Validity)
-				}
-			})
-		case 4:
-			p := &client.Provenance{}
-			v.Provenance = p
-			return d.object("facts.provenance", namesProvenance, func(d *scanner, f int) error {
-				if f == 1 {
-					return d.window("facts.provenance.validity", &p.Validity)
-				}
-				const path = "facts.provenance.records"
-				return objects(d, path, namesRecord, &p.Records, func(d *scanner, f int, r *client.ProvenanceRecord) error {
-					switch f {
-					case 0:
-						return d.String(path, "id", &r.ID)
-					case 1:
-						return d.String(path, "source", &r.Source)
-					case 2:
-						return d.String(path, "custody", &r.Custody)
-					case 3:
-						return d.Strings(path, "transformations", &r.Transformations)
-					default:
-						return d.String(path, "verification", &r.Verification)
-					}
-				})
-			})
-		default:
-			in := &client.Influence{}
-			v.Influence = in
-			return d.object("facts.influence", namesInfluence, func(d *scanner, f int) error {
-				switch f {
-				case 0:
-					const path = "facts.influence.collections"
-					return objects(d, path, namesCollection, &in.Collections, func(d *scanner, f int, c *client.InfluenceCollection) error {
-						switch f {
-						case 0:
-							return d.String(path, "boundary", &c.Boundary)
-						case 1:
-							return d.String(path, "completeness", &c.Completeness)
-						default:
-							return d.String(path, "evidence", &c.Evidence)
-						}
-					})
-				case 1:
-					const path = "facts.influence.nodes"
-					return objects(d, path, namesNode, &in.Nodes, func(d *scanner, f int, n *client.InfluenceNode) error {
-						switch f {
-						case 0:
-							return d.String(path, "id", &n.ID)
-						case 1:
-							return d.String(path, "kind", &n.Kind)
-						case 2:
-							return d.String(path, "boundary", &n.Boundary)
-						default:
-							return d.Strings(path, "parents", &n.Parents)
-						}
-					})
-				default:
-					return d.window("facts.influence.validity", &in.Validity)
-				}
-			})
-		}
-	})
-}
-
-func (d *scanner) identity(path string, v *client.Identity) error {
-	return d.object(path, namesIdentity, func(d *scanner, f int) error {
-		switch f {
-		case 0:
-			return d.String(path, "subject", &v.Subject)
-		case 1:
-			return d.String(path, "tenant", &v.Tenant)
-		case 2:
-			return d.String(path, "session", &v.Session)
-		case 3:
-			return d.Bool(path, "sessionIndependent", &v.SessionIndependent)
-		default:
-			return d.String(path, "delegation", &v.Delegation)
-		}
-	})
-}
-
-func (d *scanner) window(path string, v *client.Window) error {
-	return d.object(path, namesWindow, func(d *scanner, f int) error {
-		switch f {
-		case 0:
-			return d.Uint(path, "issuedAt", &v.IssuedAt)
-		case 1:
-			return d.Uint(path, "notBefore", &v.NotBefore)
-		default:
-			return d.Uint(path, "expiresAt", &v.ExpiresAt)
-		}
-	})
-}
-
-// decodeValidate decodes a validate or consume request body strictly.
-func decodeValidate(body string, v *client.ValidateRequest) error {
-	d := &scanner{s: body}
-	return d.top(namesValidate, func(d *scanner, f int) error {
-		if f == 0 {
-			return d.String("", "artifact", &v.Artifact)
-		}
-		e := &v.Expectations
-		return d.object("expectations", namesExpectations, func(d *scanner, f int) error {
-			switch f {
-			case 0:
-				return d.String("expectations", "authorizationID", &e.AuthorizationID)
-			case 1:
-				return d.String("expectations", "replayID", &e.ReplayID)
-			case 2:
-				return d.String("expectations", "consumptionID", &e.ConsumptionID)
-			case 3:
-				return d.String("expectations", "proposalID", &e.ProposalID)
-			case 4:
-				return d.String("expectations", "toolID", &e.ToolID)
-			case 5:
-				return d.String("expectations", "version", &e.Version)
-			case 6:
-				return d.Raw("expectations", "arguments", &e.Arguments)
-			case 7:
-				return d.identity("expectations.identity", &e.Identity)
-			case 8:
-				return d.Strings("expectations", "capabilities", &e.Capabilities)
-			case 9:
-				return d.Strings("expectations", "resources", &e.Resources)
-			default:
-				return d.Raw("expectations", "intentBinding", &e.IntentBinding)
-			}
-		})
-	})
 }
