@@ -1,6 +1,7 @@
 package policy
 
 import (
+	"math/bits"
 	"slices"
 
 	"github.com/toolgate/toolgate/internal/engine/epoch"
@@ -70,6 +71,7 @@ type ruleSet [2]uint64
 func (s *ruleSet) add(i int)            { s[i>>6] |= 1 << (i & 63) }
 func (s ruleSet) and(t ruleSet) ruleSet { return ruleSet{s[0] & t[0], s[1] & t[1]} }
 func (s ruleSet) or(t ruleSet) ruleSet  { return ruleSet{s[0] | t[0], s[1] | t[1]} }
+func (s ruleSet) len() int              { return bits.OnesCount64(s[0]) + bits.OnesCount64(s[1]) }
 
 // cNode is one compiled condition node. Compound nodes hold their children
 // as the range nodes[first : first+n] of the definition's flat node list.
@@ -107,7 +109,9 @@ type compiled struct {
 
 	// Indexes: for each interned identifier, the rules requiring exactly it;
 	// and the rules with no such requirement.
-	byTool, byTenant, bySubject    map[int32]ruleSet
+	// Indexed by interned identifier (shorter when the last ones are
+	// never required), so the lookup is a bounds check and a load.
+	byTool, byTenant, bySubject    []ruleSet
 	anyTool, anyTenant, anySubject ruleSet
 }
 
@@ -122,7 +126,11 @@ const maxCompiledResources = 63
 func compile(d *Definition) *compiled {
 	c := &compiled{
 		names: map[string]int32{}, resources: map[string]int32{},
-		byTool: map[int32]ruleSet{}, byTenant: map[int32]ruleSet{}, bySubject: map[int32]ruleSet{},
+	}
+	// The scope Resources first, in order, so that interned Resource n <
+	// len(d.scopeResources) is position n there (constrainCompiled).
+	if _, ok := c.resourceMask(d.scopeResources); !ok {
+		return nil
 	}
 	c.rules = make([]cRule, len(d.rules))
 	for i, r := range d.rules {
@@ -144,9 +152,9 @@ func compile(d *Definition) *compiled {
 		if len(cr.boundaries) > 0 {
 			c.boundary.add(i)
 		}
-		index(c, r.condition, i, vocab.ExactToolID, c.byTool, &c.anyTool)
-		index(c, r.condition, i, vocab.ExactTenant, c.byTenant, &c.anyTenant)
-		index(c, r.condition, i, vocab.ExactSubject, c.bySubject, &c.anySubject)
+		index(c, r.condition, i, vocab.ExactToolID, &c.byTool, &c.anyTool)
+		index(c, r.condition, i, vocab.ExactTenant, &c.byTenant, &c.anyTenant)
+		index(c, r.condition, i, vocab.ExactSubject, &c.bySubject, &c.anySubject)
 	}
 	return c
 }
@@ -271,11 +279,13 @@ func (c *compiled) fill(at int32, n *Condition, r *cRule) bool {
 // all nodes only: the rule cannot match unless that predicate matches.
 // With two different required identifiers the rule can never match; it is
 // indexed under the first, which is still exact.
-func index(c *compiled, n *Condition, i int, k vocab.Predicate, by map[int32]ruleSet, none *ruleSet) {
+func index(c *compiled, n *Condition, i int, k vocab.Predicate, by *[]ruleSet, none *ruleSet) {
 	if id, ok := required(n, k); ok {
-		s := by[c.names[id]]
-		s.add(i)
-		by[c.names[id]] = s
+		at := int(c.names[id])
+		if at >= len(*by) {
+			*by = append(*by, make([]ruleSet, at+1-len(*by))...)
+		}
+		(*by)[at].add(i)
 		return
 	}
 	none.add(i)

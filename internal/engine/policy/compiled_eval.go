@@ -266,8 +266,8 @@ func (c *compiled) eval(i int32, v *cView) bool {
 // candidates returns the rules that can match v by the indexes: those
 // whose required tool, tenant and subject (if any) are v's.
 func (c *compiled) candidates(v *cView) ruleSet {
-	pick := func(by map[int32]ruleSet, none ruleSet, id int32) ruleSet {
-		if id < 0 {
+	pick := func(by []ruleSet, none ruleSet, id int32) ruleSet {
+		if id < 0 || int(id) >= len(by) {
 			return none
 		}
 		return none.or(by[id])
@@ -345,14 +345,11 @@ func (d *Decision) evaluateCompiled(c *compiled, in facts) {
 	}
 	reasons |= outcome
 	if nMatched > MaxDecisionMatches {
-		d.capabilities, d.resources = 0, nil
+		d.capabilities, d.resources = 0, 0
 		d.deny(vocab.ReasonPolicyLimitExceeded)
 		return
 	}
-	d.matched = d.matchedBuf[:0]
-	if nMatched > len(d.matchedBuf) {
-		d.matched = make([]ident.PolicyID, 0, nMatched)
-	}
+	d.matched = matched
 	var single []Obligation
 	var obligations []Obligation
 	for w, word := range matched {
@@ -360,7 +357,6 @@ func (d *Decision) evaluateCompiled(c *compiled, in facts) {
 			i := w<<6 | trailingZeros(word)
 			word &= word - 1
 			r := c.rules[i].rule
-			d.matched = append(d.matched, r.id)
 			if len(r.obligations) == 0 {
 				continue
 			}
@@ -380,9 +376,9 @@ func (d *Decision) evaluateCompiled(c *compiled, in facts) {
 	} else {
 		d.obligations = single
 	}
-	d.reasons = appendReasons(d.reasonBuf[:0], reasons)
-	if len(d.reasons) > MaxDecisionReasons || len(d.matched) > MaxDecisionMatches || len(d.obligations) > MaxDecisionObligations {
-		d.capabilities, d.resources, d.matched, d.obligations = 0, nil, nil, nil
+	d.reasons = reasons & reasonMask
+	if bits.OnesCount32(d.reasons) > MaxDecisionReasons || nMatched > MaxDecisionMatches || len(d.obligations) > MaxDecisionObligations {
+		d.capabilities, d.resources, d.matched, d.obligations = 0, 0, ruleSet{}, nil
 		d.deny(vocab.ReasonPolicyLimitExceeded)
 	}
 }
@@ -410,7 +406,10 @@ func (d *Decision) constrainCompiled(c *compiled, v *cView, capsAllowed uint32, 
 	if lost == 0 {
 		d.capabilities = caps
 		// Every requested Resource survived: the scope is exactly them.
-		d.resources = append(d.resourceBuf[:0], v.requestedResources...)
+		// Each is in a matched non-deny rule's constraint, and compile
+		// interned the definition's scope Resources first, in order: bit
+		// n+1 of reqRes is position n of scopeResources.
+		d.resources = uint32(v.reqRes >> 1)
 	}
 	return lost
 }

@@ -119,6 +119,11 @@ type Definition struct {
 	rulesDigest digest.Digest // the complete rule content, without the lifecycle
 	digest      digest.Digest
 	compiled    *compiled // evaluation form built at publication (compile.go); nil: reference evaluator
+
+	// Every Resource of a non-deny rule's scope constraint, ASCII order,
+	// unique: a Decision's Resource scope is a set of positions in it. All
+	// lie within the publisher's Host ceiling (at most 16 Resources).
+	scopeResources []ident.Resource
 }
 
 // ID returns the Policy identity.
