@@ -71,6 +71,9 @@ type Input struct {
 	inflColls []InfluenceCollectionFact
 	inflKinds []vocab.InfluenceKind
 	masks     FactMasks
+	summary   Summary
+	// HashIdentifier of each requested Resource, in their order.
+	resourceHashes []uint64
 
 	digest digest.Digest
 }
@@ -105,6 +108,13 @@ func New(b boundary.Boundary, d Draft) (*Input, error) {
 		}
 	}
 	in.deriveFacts()
+	in.summary = SummaryOf(in) // after the masks it includes
+	if len(in.resources) != 0 {
+		in.resourceHashes = make([]uint64, len(in.resources))
+		for i, r := range in.resources {
+			in.resourceHashes[i] = HashIdentifier(r.String())
+		}
+	}
 	in.digest = in.computeDigest()
 	return in, nil
 }

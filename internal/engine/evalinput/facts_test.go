@@ -142,6 +142,29 @@ func TestInputExposesPolicyFacts(t *testing.T) {
 		"NumInfluenceKinds":            {facts.NumInfluenceKinds(), len(wantKinds)},
 		"InfluenceKindAt":              {collect(facts.NumInfluenceKinds(), facts.InfluenceKindAt), wantKinds},
 
+		// The Summary holds the single-valued facts above, read here from
+		// the evidence, each identifier with its hash.
+		"Summary": {facts.Summary(), evalinput.Summary{
+			ToolID:             identifierOf(def.ToolID().String()),
+			DefinitionID:       identifierOf(def.ID().String()),
+			RegistrySnapshotID: identifierOf(f.Snapshot.ID().String()),
+			Subject:            identifierOf(d.SecurityContext.Identity().Subject().String()),
+			Tenant:             identifierOf(d.SecurityContext.Identity().Tenant().String()),
+			Session:            identifierOf(d.SecurityContext.Identity().Session().ID().String()),
+			Delegation:         identifierOf(d.SecurityContext.Identity().Delegation().String()),
+			ToolVersion:        def.Version().Uint64(), RegistrySnapshotGeneration: f.Snapshot.Generation().Uint64(),
+			RenewalGeneration: d.Intent.Renewal().Uint64(),
+			EvaluationTime:    d.EvaluationTime, IntentIssuedAt: at(t, 950), ContextIssuedAt: at(t, 900),
+			NumProvenanceRecords: len(wantRecords), NumInfluenceKinds: len(wantKinds),
+			Lifecycle: def.Lifecycle(), Risk: def.Risk(), SideEffect: def.SideEffect(), Reversibility: def.Reversibility(),
+			Assurance: d.SecurityContext.Assurance(), Coverage: d.Provenance.Coverage(),
+			SessionIndependent: d.SecurityContext.Identity().Session().IsIndependent(),
+			Delegated:          !d.SecurityContext.Identity().Delegation().IsZero(),
+			Masks: wantMasks(d.SecurityContext.Methods(), []vocab.Capability{vocab.FinancialTransfer},
+				d.Intent.Capabilities(), d.Host.Capabilities(), wantRecords, wantCollections, wantKinds),
+		}},
+		"RequestedResourceHashAt": {collect(facts.NumRequestedResources(), facts.RequestedResourceHashAt), resourceHashes(f.Request.Resources())},
+
 		// The masks are the same collections as bit sets.
 		"FactMasks": {facts.FactMasks(), wantMasks(d.SecurityContext.Methods(), []vocab.Capability{vocab.FinancialTransfer},
 			d.Intent.Capabilities(), d.Host.Capabilities(), wantRecords, wantCollections, wantKinds)},
@@ -480,4 +503,27 @@ func indexedRecords(in *evalinput.Input) []evalinput.ProvenanceFact {
 		})
 	}
 	return out
+}
+
+func identifierOf(s string) evalinput.Identifier {
+	return evalinput.Identifier{Text: s, Hash: evalinput.HashIdentifier(s)}
+}
+
+func resourceHashes[T interface{ String() string }](rs []T) []uint64 {
+	var out []uint64
+	for _, r := range rs {
+		out = append(out, evalinput.HashIdentifier(r.String()))
+	}
+	return out
+}
+
+// TestHashIdentifier: HashIdentifier is 64-bit FNV-1a (its published
+// test vectors).
+func TestHashIdentifier(t *testing.T) {
+	t.Parallel()
+	for s, want := range map[string]uint64{"": 0xcbf29ce484222325, "a": 0xaf63dc4c8601ec8c, "foobar": 0x85944171f73967e8} {
+		if got := evalinput.HashIdentifier(s); got != want {
+			t.Errorf("HashIdentifier(%q) = %#x, want %#x", s, got, want)
+		}
+	}
 }

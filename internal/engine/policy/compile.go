@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/toolgate/toolgate/internal/engine/epoch"
+	"github.com/toolgate/toolgate/internal/engine/evalinput"
 	"github.com/toolgate/toolgate/internal/engine/ident"
 	"github.com/toolgate/toolgate/internal/engine/vocab"
 )
@@ -99,13 +100,16 @@ type cRule struct {
 
 // compiled is the evaluation form of one Definition.
 type compiled struct {
-	names     map[string]int32 // interned identifier operands
-	resources map[string]int32 // interned Resources: bit 1<<(index+1); bit 0 is "not named by this policy"
-	nodes     []cNode
-	rules     []cRule
-	triggers  uint32  // union over rules
-	boundary  ruleSet // rules with boundary triggers
-	needs     uint32  // the input facts some rule reads (need* bits)
+	// Interned identifier operands, and Resources (bit 1<<(index+1); bit 0
+	// is "not named by this policy"): maps while compiling, then the
+	// tables evaluation probes.
+	names, resources         map[string]int32
+	nameTable, resourceTable internTable
+	nodes                    []cNode
+	rules                    []cRule
+	triggers                 uint32  // union over rules
+	boundary                 ruleSet // rules with boundary triggers
+	needs                    uint32  // the input facts some rule reads (need* bits)
 
 	// Indexes: for each interned identifier, the rules requiring exactly it;
 	// and the rules with no such requirement.
@@ -156,6 +160,9 @@ func compile(d *Definition) *compiled {
 		index(c, r.condition, i, vocab.ExactTenant, &c.byTenant, &c.anyTenant)
 		index(c, r.condition, i, vocab.ExactSubject, &c.bySubject, &c.anySubject)
 	}
+	c.nameTable = newInternTable(c.names, evalinput.HashIdentifier)
+	c.resourceTable = newInternTable(c.resources, evalinput.HashIdentifier)
+	c.names, c.resources = nil, nil // compile-time only
 	return c
 }
 
@@ -334,4 +341,59 @@ func needsOf(k vocab.Predicate) uint32 {
 		return needDelegation
 	}
 	return 0
+}
+
+// internTable finds an interned string of a compiled definition by its
+// evalinput.HashIdentifier, which the Evaluation Input computed once at
+// construction, so evaluation hashes nothing: open addressing with linear
+// probing in a power-of-two table at most half full. A hit compares the
+// text too, so a hash collision never confuses two identifiers; it costs
+// at most a longer probe. Built once, from the sorted keys (the layout
+// does not depend on map order), and never modified.
+type internTable struct {
+	slots []internSlot
+}
+
+type internSlot struct {
+	hash uint64
+	text string
+	n    int32 // interned value + 1; 0 marks an empty slot
+}
+
+func newInternTable(m map[string]int32, hash func(string) uint64) internTable {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	size := 1
+	for size < 2*len(keys) {
+		size <<= 1
+	}
+	t := internTable{slots: make([]internSlot, size)}
+	mask := uint64(size - 1)
+	for _, k := range keys {
+		h := hash(k)
+		i := h & mask
+		for t.slots[i].n != 0 {
+			i = (i + 1) & mask
+		}
+		t.slots[i] = internSlot{hash: h, text: k, n: m[k] + 1}
+	}
+	return t
+}
+
+// find returns the interned value of text, whose hash is h, or -1 when
+// the definition never names it.
+func (t *internTable) find(h uint64, text string) int32 {
+	mask := uint64(len(t.slots) - 1)
+	for i := h & mask; ; i = (i + 1) & mask {
+		e := &t.slots[i]
+		if e.n == 0 {
+			return -1
+		}
+		if e.hash == h && e.text == text {
+			return e.n - 1
+		}
+	}
 }
