@@ -3,7 +3,7 @@ package policy
 import (
 	"math/bits"
 	"slices"
-	"sync"
+	"sync/atomic"
 
 	"github.com/toolgate/toolgate/internal/engine/boundary"
 	"github.com/toolgate/toolgate/internal/engine/digest"
@@ -24,13 +24,17 @@ import (
 // in that order, so the content and the digest are those of the lists they
 // stand for; evaluation allocates only this small Decision.
 type Decision struct {
-	input       facts // the exact Evaluation Input; its digest is the bound input digest
-	snapshot    *Snapshot
-	policy      *Definition // nil when the selected policy is missing or unknown
-	domain      boundary.Domain
-	id          ident.PolicyID
-	selection   policySelection // the snapshot part of the Selection is snapshot's (Evaluate checks it)
-	obligations []Obligation    // Section 50 order, unique
+	input    facts // the exact Evaluation Input; its digest is the bound input digest
+	snapshot *Snapshot
+	policy   *Definition // nil when the selected policy is missing or unknown
+	domain   boundary.Domain
+	id       ident.PolicyID
+	// The policy part of the Selection when no definition is bound (a
+	// missing policy or unknown generation); otherwise it is the bound
+	// definition's identity and generation, which find matched exactly.
+	// The snapshot part is snapshot's (Evaluate checks it).
+	selection   *policySelection
+	obligations []Obligation // Section 50 order, unique
 
 	matched      ruleSet // positions in policy.rules: ASCII order, unique
 	resources    uint32  // constrained scope: bit i is policy.scopeResources[i]; empty unless non-deny
@@ -39,13 +43,16 @@ type Decision struct {
 	version      vocab.Version
 	outcome      vocab.Effect
 
-	// The complete-content digest, computed once, on first use (Digest,
-	// Equal): a Decision is complete and immutable when Evaluate returns
-	// it, and its digest is a function of that content, so when it is
-	// computed changes nothing but who pays for it. Reproduces compares a
-	// re-evaluated Decision by content and never hashes it.
-	digestOnce sync.Once
-	digest     digest.Digest
+	// The complete-content digest, computed on first use (Digest, Equal):
+	// a Decision is complete and immutable when Evaluate returns it, and
+	// its digest is a function of that content, so when it is computed
+	// changes nothing but who pays for it. Reproduces compares a
+	// re-evaluated Decision by content and never hashes it. A pointer (8
+	// octets) rather than the digest and a sync.Once (44) keeps the
+	// Decision that every evaluation allocates small; the digest is
+	// allocated when first asked for. Goroutines that ask at once may
+	// each compute it; the first stored is kept, and all are equal.
+	digest atomic.Pointer[digest.Digest]
 }
 
 // policySelection is the policy part of a Selection.
@@ -83,8 +90,15 @@ func (d *Decision) Policy() *Definition { return d.policy }
 func (d *Decision) Selection() Selection {
 	return Selection{
 		SnapshotID: d.snapshot.id, SnapshotGeneration: d.snapshot.gen,
-		PolicyID: d.selection.id, PolicyGeneration: d.selection.gen,
+		PolicyID: d.policySelection().id, PolicyGeneration: d.policySelection().gen,
 	}
+}
+
+func (d *Decision) policySelection() policySelection {
+	if d.selection != nil {
+		return *d.selection
+	}
+	return policySelection{d.policy.id, d.policy.gen}
 }
 
 // Outcome returns deny, requireConfirmation or allow.
@@ -184,8 +198,12 @@ func (d *Decision) Domain() boundary.Domain { return d.domain }
 // absence), selection, outcome, scope, reasons, matched rules and
 // obligations.
 func (d *Decision) Digest() digest.Digest {
-	d.digestOnce.Do(func() { d.digest = d.computeDigest() })
-	return d.digest
+	if p := d.digest.Load(); p != nil {
+		return *p
+	}
+	sum := d.computeDigest()
+	d.digest.CompareAndSwap(nil, &sum)
+	return *d.digest.Load()
 }
 
 // Equal reports complete Decision equality: the same Host domain and
@@ -208,7 +226,7 @@ func (a *Decision) sameContent(b *Decision) bool {
 		a.snapshot.digest.Equal(b.snapshot.digest) &&
 		a.snapshot.id == b.snapshot.id && a.snapshot.gen == b.snapshot.gen &&
 		(a.policy == nil) == (b.policy == nil) && (a.policy == nil || a.policy.digest.Equal(b.policy.digest)) &&
-		a.selection == b.selection && a.outcome == b.outcome && a.capabilities == b.capabilities &&
+		a.policySelection() == b.policySelection() && a.outcome == b.outcome && a.capabilities == b.capabilities &&
 		a.resources == b.resources && a.reasons == b.reasons &&
 		a.matched == b.matched && slices.Equal(a.obligations, b.obligations)
 }
@@ -226,8 +244,9 @@ func (d *Decision) computeDigest() digest.Digest {
 	}
 	b.String(d.snapshot.id.String())
 	b.Uint(d.snapshot.gen.Uint64())
-	b.String(d.selection.id.String())
-	b.Uint(d.selection.gen.Uint64())
+	sel := d.policySelection()
+	b.String(sel.id.String())
+	b.Uint(sel.gen.Uint64())
 	b.Uint(uint64(d.outcome))
 	writeCapabilities(b, d.capabilities)
 	b.Count(bits.OnesCount32(d.resources))

@@ -105,21 +105,22 @@ func evaluateWith(in facts, snap *Snapshot, sel Selection, decisionID string, re
 	var d *Decision
 	if into == nil {
 		d = &Decision{
-			input:     in,
-			snapshot:  snap,
-			domain:    snap.domain,
-			id:        id,
-			selection: policySelection{sel.PolicyID, sel.PolicyGeneration},
-			version:   vocab.V1,
+			input:    in,
+			snapshot: snap,
+			domain:   snap.domain,
+			id:       id,
+			version:  vocab.V1,
 		}
 	} else {
 		// into is a zeroed scratch Decision (Reproduces): set the fields
 		// one by one rather than copy a whole Decision over it.
 		d = into
 		d.input, d.snapshot, d.domain, d.id, d.version = in, snap, snap.domain, id, vocab.V1
-		d.selection = policySelection{sel.PolicyID, sel.PolicyGeneration}
 	}
 	def, idFound := snap.find(sel.PolicyID, sel.PolicyGeneration)
+	if def == nil {
+		d.selection = &policySelection{sel.PolicyID, sel.PolicyGeneration}
+	}
 	switch {
 	case !idFound:
 		d.deny(vocab.ReasonPolicyMissing)

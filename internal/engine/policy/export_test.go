@@ -36,13 +36,13 @@ func Compiled(s *Snapshot, i int) bool { return s.defs[i].compiled != nil }
 func SameContent(a, b *Decision) bool { return a.sameContent(b) }
 
 // DecisionContentFields lists the fields of Decision that hold content (all
-// but the digest itself and its once).
+// but the digest itself).
 func DecisionContentFields() []string {
 	var out []string
 	t := reflect.TypeFor[Decision]()
 	for i := range t.NumField() {
 		switch n := t.Field(i).Name; n {
-		case "digestOnce", "digest":
+		case "digest":
 		default:
 			out = append(out, n)
 		}
@@ -103,7 +103,11 @@ func DecisionVariants(d *Decision, other boundary.Domain) map[string]*Decision {
 			p.digest = flip(p.digest)
 			c.policy = &p
 		}),
-		"selection":    variant(func(c *Decision) { c.selection.gen = otherGen }),
+		"selection": variant(func(c *Decision) {
+			sel := c.policySelection()
+			sel.gen = otherGen
+			c.selection = &sel
+		}),
 		"outcome":      variant(func(c *Decision) { c.outcome = (c.outcome + 1) % (vocab.Allow + 1) }),
 		"capabilities": variant(func(c *Decision) { c.capabilities ^= bit(allCapabilities[0]) }),
 		"resources":    variant(func(c *Decision) { withPolicy(c); c.resources ^= 1 }),
