@@ -72,8 +72,9 @@ type Input struct {
 	inflKinds []vocab.InfluenceKind
 	masks     FactMasks
 	summary   Summary
-	// HashIdentifier of each requested Resource, in their order.
-	resourceHashes []uint64
+	// HashIdentifier of each requested Resource, in their order (inline:
+	// bindResources bounds them to MaxRequestedResources).
+	resourceHashes [MaxRequestedResources]uint64
 
 	digest digest.Digest
 }
@@ -109,11 +110,8 @@ func New(b boundary.Boundary, d Draft) (*Input, error) {
 	}
 	in.deriveFacts()
 	in.summary = SummaryOf(in) // after the masks it includes
-	if len(in.resources) != 0 {
-		in.resourceHashes = make([]uint64, len(in.resources))
-		for i, r := range in.resources {
-			in.resourceHashes[i] = HashIdentifier(r.String())
-		}
+	for i, r := range in.resources {
+		in.resourceHashes[i] = HashIdentifier(r.String())
 	}
 	in.digest = in.computeDigest()
 	return in, nil

@@ -115,4 +115,6 @@ func HashIdentifier(s string) uint64 {
 
 // RequestedResourceHashAt returns the HashIdentifier of requested Resource
 // i (ASCII order), computed at construction.
-func (in *Input) RequestedResourceHashAt(i int) uint64 { return in.resourceHashes[i] }
+func (in *Input) RequestedResourceHashAt(i int) uint64 {
+	return in.resourceHashes[:len(in.resources)][i]
+}
