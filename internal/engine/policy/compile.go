@@ -47,6 +47,8 @@ const (
 	trigContextFuture                  // maximumContextAge: evaluation precedes the Security Context
 	// influenceBoundaryCompletenessIs is indeterminate when its boundary is
 	// absent from the input: per rule, a list of boundaries (cRule.boundaries).
+
+	numTriggers = iota
 )
 
 // The input facts a compiled definition reads beyond the identity, tool and
@@ -107,9 +109,10 @@ type compiled struct {
 	nameTable, resourceTable internTable
 	nodes                    []cNode
 	rules                    []cRule
-	triggers                 uint32  // union over rules
-	boundary                 ruleSet // rules with boundary triggers
-	needs                    uint32  // the input facts some rule reads (need* bits)
+	triggers                 uint32               // union over rules
+	boundary                 ruleSet              // rules with boundary triggers
+	byTrigger                [numTriggers]ruleSet // the rules with each trigger
+	needs                    uint32               // the input facts some rule reads (need* bits)
 
 	// Indexes: for each interned identifier, the rules requiring exactly it;
 	// and the rules with no such requirement.
@@ -153,6 +156,11 @@ func compile(d *Definition) *compiled {
 			cr.res = m
 		}
 		c.triggers |= cr.triggers
+		for t := range numTriggers {
+			if cr.triggers&(1<<t) != 0 {
+				c.byTrigger[t].add(i)
+			}
+		}
 		if len(cr.boundaries) > 0 {
 			c.boundary.add(i)
 		}

@@ -107,11 +107,11 @@ func (c *compiled) project(in facts, reqBuf []ident.Resource, collBuf []evalinpu
 }
 
 // projectRequested returns the requested Resources (ASCII order, unique)
-// and their mask (it returns rather than stores them, so that buf, on the
-// caller's stack, stays there). An
-// Evaluation Input's requested Resources are in ASCII order and unique,
-// with their hashes computed at construction; facts in any other order
-// (this package's tests) are normalized and hashed here.
+// and their mask; it returns rather than stores them so that buf stays on
+// the caller's stack. An Evaluation Input's requested Resources are in
+// ASCII order and unique, with their hashes computed at construction;
+// facts in any other order (this package's tests) are normalized and
+// hashed here.
 func (c *compiled) projectRequested(in facts, buf []ident.Resource) (rs []ident.Resource, mask uint64) {
 	n := in.NumRequestedResources()
 	rs = buf[:0]
@@ -298,17 +298,21 @@ func (d *Decision) evaluateCompiled(c *compiled, in facts) {
 	var collBuf [smallFacts]evalinput.InfluenceCollectionFact
 	v := c.project(in, reqBuf[:], collBuf[:])
 
-	// Indeterminate rules: only rules with a trigger the input activates.
+	// A rule is indeterminate when the input activates one of its triggers
+	// (the union of the active triggers' rule sets) or lacks one of its
+	// boundaries (only the rules with boundaries are looked at).
 	var indeterminate ruleSet
-	anyIndeterminate := false
-	if c.triggers&v.triggers != 0 || c.boundary != (ruleSet{}) {
-		for i := range c.rules {
-			if v.indeterminate(&c.rules[i]) {
+	for t := c.triggers & v.triggers; t != 0; t &= t - 1 {
+		indeterminate = indeterminate.or(c.byTrigger[bits.TrailingZeros32(t)])
+	}
+	for w, word := range c.boundary {
+		for ; word != 0; word &= word - 1 {
+			if i := w<<6 | trailingZeros(word); v.indeterminate(&c.rules[i]) {
 				indeterminate.add(i)
-				anyIndeterminate = true
 			}
 		}
 	}
+	anyIndeterminate := indeterminate != (ruleSet{})
 	cand := c.candidates(&v)
 	cand = ruleSet{cand[0] &^ indeterminate[0], cand[1] &^ indeterminate[1]}
 
