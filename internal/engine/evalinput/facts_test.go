@@ -144,7 +144,7 @@ func TestInputExposesPolicyFacts(t *testing.T) {
 
 		// The Summary holds the single-valued facts above, read here from
 		// the evidence, each identifier with its hash.
-		"Summary": {facts.Summary(), evalinput.Summary{
+		"Summary": {facts.Summary().Summary(), evalinput.Summary{
 			ToolID:             identifierOf(def.ToolID().String()),
 			DefinitionID:       identifierOf(def.ID().String()),
 			RegistrySnapshotID: identifierOf(f.Snapshot.ID().String()),
@@ -525,5 +525,37 @@ func TestHashIdentifier(t *testing.T) {
 		if got := evalinput.HashIdentifier(s); got != want {
 			t.Errorf("HashIdentifier(%q) = %#x, want %#x", s, got, want)
 		}
+	}
+}
+
+// TestSummaryViewReadsItsSummary: every method of a SummaryView returns
+// the field of its name.
+func TestSummaryViewReadsItsSummary(t *testing.T) {
+	t.Parallel()
+	f := build(t, distinctCeilings)
+	in := must[*evalinput.Input](t)(evalinput.New(f.Boundary, f.Draft))
+	view := in.Summary()
+	sum := reflect.ValueOf(view.Summary())
+	vt := reflect.TypeFor[evalinput.SummaryView]()
+	if vt.NumMethod() != sum.NumField()+1 {
+		t.Errorf("SummaryView has %d methods for %d fields", vt.NumMethod(), sum.NumField())
+	}
+	for i := range vt.NumMethod() {
+		m := vt.Method(i)
+		if m.Name == "Summary" {
+			continue
+		}
+		field := sum.FieldByName(m.Name)
+		if !field.IsValid() {
+			t.Errorf("SummaryView.%s reads no field of that name", m.Name)
+			continue
+		}
+		got := reflect.ValueOf(view).Method(i).Call(nil)[0].Interface()
+		if diff := cmp.Diff(field.Interface(), got, exportAll); diff != "" {
+			t.Errorf("SummaryView.%s (-field +method):\n%s", m.Name, diff)
+		}
+	}
+	if !reflect.DeepEqual(evalinput.ViewOf(view.Summary()).Summary(), view.Summary()) {
+		t.Error("ViewOf does not read its Summary")
 	}
 }

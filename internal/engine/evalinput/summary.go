@@ -9,9 +9,9 @@ import (
 
 // Summary is every single-valued fact of an Input that policy reads, as
 // plain values, computed once at construction (SummaryOf): a compiled
-// policy reads it with one call instead of one accessor call per fact,
-// each through the request, the Security Context or the Intent. Like
-// FactMasks it is a copy; nothing of the Input is reachable through it.
+// policy reads it through one SummaryView instead of one accessor call per
+// fact, each through the request, the Security Context or the Intent.
+// Nothing of the Input is reachable through a Summary.
 type Summary struct {
 	// Identifiers, exactly as the accessors' String (the zero
 	// identifier's is empty), with their HashIdentifier.
@@ -88,8 +88,92 @@ func SummaryOf(f SummarySource) Summary {
 	}
 }
 
-// Summary returns the Summary of in, computed at construction.
-func (in *Input) Summary() Summary { return in.summary }
+// Summary returns the Summary of in, computed at construction, read in
+// place: no copy per evaluation, and nothing can write through the view.
+func (in *Input) Summary() SummaryView { return SummaryView{&in.summary} }
+
+// SummaryView reads one Summary in place. Its only field is unexported, so
+// it cannot be written through; each method returns a copy of one fact.
+// The zero SummaryView reads nothing (its methods panic).
+type SummaryView struct{ s *Summary }
+
+// ViewOf returns a view of a copy of s (for facts that are not an Input).
+func ViewOf(s Summary) SummaryView { return SummaryView{&s} }
+
+// Summary returns a copy of the whole Summary.
+func (v SummaryView) Summary() Summary { return *v.s }
+
+// ToolID returns Summary.ToolID.
+func (v SummaryView) ToolID() Identifier { return v.s.ToolID }
+
+// DefinitionID returns Summary.DefinitionID.
+func (v SummaryView) DefinitionID() Identifier { return v.s.DefinitionID }
+
+// RegistrySnapshotID returns Summary.RegistrySnapshotID.
+func (v SummaryView) RegistrySnapshotID() Identifier { return v.s.RegistrySnapshotID }
+
+// Subject returns Summary.Subject.
+func (v SummaryView) Subject() Identifier { return v.s.Subject }
+
+// Tenant returns Summary.Tenant.
+func (v SummaryView) Tenant() Identifier { return v.s.Tenant }
+
+// Session returns Summary.Session.
+func (v SummaryView) Session() Identifier { return v.s.Session }
+
+// Delegation returns Summary.Delegation.
+func (v SummaryView) Delegation() Identifier { return v.s.Delegation }
+
+// ToolVersion returns Summary.ToolVersion.
+func (v SummaryView) ToolVersion() uint64 { return v.s.ToolVersion }
+
+// RegistrySnapshotGeneration returns Summary.RegistrySnapshotGeneration.
+func (v SummaryView) RegistrySnapshotGeneration() uint64 { return v.s.RegistrySnapshotGeneration }
+
+// RenewalGeneration returns Summary.RenewalGeneration.
+func (v SummaryView) RenewalGeneration() uint64 { return v.s.RenewalGeneration }
+
+// EvaluationTime returns Summary.EvaluationTime.
+func (v SummaryView) EvaluationTime() epoch.Time { return v.s.EvaluationTime }
+
+// IntentIssuedAt returns Summary.IntentIssuedAt.
+func (v SummaryView) IntentIssuedAt() epoch.Time { return v.s.IntentIssuedAt }
+
+// ContextIssuedAt returns Summary.ContextIssuedAt.
+func (v SummaryView) ContextIssuedAt() epoch.Time { return v.s.ContextIssuedAt }
+
+// NumProvenanceRecords returns Summary.NumProvenanceRecords.
+func (v SummaryView) NumProvenanceRecords() int { return v.s.NumProvenanceRecords }
+
+// NumInfluenceKinds returns Summary.NumInfluenceKinds.
+func (v SummaryView) NumInfluenceKinds() int { return v.s.NumInfluenceKinds }
+
+// Lifecycle returns Summary.Lifecycle.
+func (v SummaryView) Lifecycle() vocab.Lifecycle { return v.s.Lifecycle }
+
+// Risk returns Summary.Risk.
+func (v SummaryView) Risk() vocab.Risk { return v.s.Risk }
+
+// SideEffect returns Summary.SideEffect.
+func (v SummaryView) SideEffect() vocab.SideEffect { return v.s.SideEffect }
+
+// Reversibility returns Summary.Reversibility.
+func (v SummaryView) Reversibility() vocab.Reversibility { return v.s.Reversibility }
+
+// Assurance returns Summary.Assurance.
+func (v SummaryView) Assurance() vocab.Assurance { return v.s.Assurance }
+
+// Coverage returns Summary.Coverage.
+func (v SummaryView) Coverage() vocab.ProvenanceCoverage { return v.s.Coverage }
+
+// SessionIndependent returns Summary.SessionIndependent.
+func (v SummaryView) SessionIndependent() bool { return v.s.SessionIndependent }
+
+// Delegated returns Summary.Delegated.
+func (v SummaryView) Delegated() bool { return v.s.Delegated }
+
+// Masks returns Summary.Masks.
+func (v SummaryView) Masks() FactMasks { return v.s.Masks }
 
 // Identifier is an identifier's text and its HashIdentifier.
 type Identifier struct {

@@ -96,12 +96,12 @@ func maximalRule(j int, c policy.ConditionDraft) policy.RuleDraft {
 type digestedFacts struct {
 	*facts
 	d      digest.Digest
-	sum    evalinput.Summary
+	sum    evalinput.SummaryView
 	hashes []uint64
 }
 
 func (f digestedFacts) Digest() digest.Digest                { return f.d }
-func (f digestedFacts) Summary() evalinput.Summary           { return f.sum }
+func (f digestedFacts) Summary() evalinput.SummaryView       { return f.sum }
 func (f digestedFacts) RequestedResourceHashAt(i int) uint64 { return f.hashes[i] }
 
 func digested(f *facts) digestedFacts {

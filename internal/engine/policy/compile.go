@@ -391,9 +391,14 @@ func newInternTable(m map[string]int32, hash func(string) uint64) internTable {
 	return t
 }
 
-// find returns the interned value of text, whose hash is h, or -1 when
+// find returns the interned value of id (its text and hash), or -1 when
 // the definition never names it.
-func (t *internTable) find(h uint64, text string) int32 {
+func (t *internTable) find(id evalinput.Identifier) int32 {
+	return t.findHashed(id.Hash, id.Text)
+}
+
+// findHashed is find of text, whose hash is h.
+func (t *internTable) findHashed(h uint64, text string) int32 {
 	mask := uint64(len(t.slots) - 1)
 	for i := h & mask; ; i = (i + 1) & mask {
 		e := &t.slots[i]

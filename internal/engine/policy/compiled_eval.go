@@ -15,7 +15,7 @@ import (
 // Resources as a mask, and the active indeterminacy triggers. It lives on
 // the evaluator's stack.
 type cView struct {
-	evalinput.Summary
+	sum                                                              evalinput.SummaryView
 	tool, definition, registry, subject, tenant, session, delegation int32
 
 	methods, requested, intended, host uint32
@@ -40,35 +40,35 @@ const smallFacts = 8
 // project returns the projection of in onto c. The collections it copies
 // are read into reqBuf and collBuf when they fit.
 func (c *compiled) project(in facts, reqBuf []ident.Resource, collBuf []evalinput.InfluenceCollectionFact) (v cView) {
-	v.Summary = in.Summary()
-	s := &v.Summary
-	v.tool = c.nameTable.find(s.ToolID.Hash, s.ToolID.Text)
-	v.subject = c.nameTable.find(s.Subject.Hash, s.Subject.Text)
-	v.tenant = c.nameTable.find(s.Tenant.Hash, s.Tenant.Text)
+	s := in.Summary()
+	v.sum = s
+	v.tool = c.nameTable.find(s.ToolID())
+	v.subject = c.nameTable.find(s.Subject())
+	v.tenant = c.nameTable.find(s.Tenant())
 	v.definition, v.registry, v.session, v.delegation = -1, -1, -1, -1
 	if c.needs&needDefinition != 0 {
-		v.definition = c.nameTable.find(s.DefinitionID.Hash, s.DefinitionID.Text)
+		v.definition = c.nameTable.find(s.DefinitionID())
 	}
 	if c.needs&needRegistry != 0 {
-		v.registry = c.nameTable.find(s.RegistrySnapshotID.Hash, s.RegistrySnapshotID.Text)
+		v.registry = c.nameTable.find(s.RegistrySnapshotID())
 	}
 	if c.needs&needSession != 0 {
-		v.session = c.nameTable.find(s.Session.Hash, s.Session.Text)
+		v.session = c.nameTable.find(s.Session())
 	}
 	if c.needs&needDelegation != 0 {
-		v.delegation = c.nameTable.find(s.Delegation.Hash, s.Delegation.Text)
+		v.delegation = c.nameTable.find(s.Delegation())
 	}
-	m := &s.Masks
+	m := s.Masks()
 	v.methods, v.intended, v.host = m.AuthMethods, m.IntendedCapabilities, m.HostCapabilities
 	if c.needs&needRequested != 0 {
 		v.requested = m.RequestedCapabilities
 		v.requestedList, v.reqRes = c.projectRequested(in, reqBuf)
 		v.reqCount = len(v.requestedList)
 	}
-	represented := s.Coverage == vocab.CoverageRepresented
+	represented := s.Coverage() == vocab.CoverageRepresented
 	records := 0
 	if c.needs&needRecords != 0 {
-		records = s.NumProvenanceRecords
+		records = s.NumProvenanceRecords()
 		v.sources, v.trusts, v.transformations = m.ProvenanceSources, m.ProvenanceTrusts, m.ProvenanceTransformations
 		v.semanticPresent = v.transformations&(semantic|1) != 0
 	}
@@ -78,14 +78,12 @@ func (c *compiled) project(in facts, reqBuf []ident.Resource, collBuf []evalinpu
 	}
 	if c.needs&needKinds != 0 {
 		v.kinds = m.InfluenceKinds
-	} else {
-		v.NumInfluenceKinds = 0 // read only by maximumInfluenceCount, which sets needKinds
 	}
 
-	if s.SessionIndependent {
+	if s.SessionIndependent() {
 		v.triggers |= trigSessionIndependent
 	}
-	if !s.Delegated {
+	if !s.Delegated() {
 		v.triggers |= trigNoDelegation
 	}
 	if !represented {
@@ -97,10 +95,10 @@ func (c *compiled) project(in facts, reqBuf []ident.Resource, collBuf []evalinpu
 	if len(v.collections) == 0 {
 		v.triggers |= trigNoCollections
 	}
-	if s.EvaluationTime.Before(s.IntentIssuedAt) {
+	if s.EvaluationTime().Before(s.IntentIssuedAt()) {
 		v.triggers |= trigIntentFuture
 	}
-	if s.EvaluationTime.Before(s.ContextIssuedAt) {
+	if s.EvaluationTime().Before(s.ContextIssuedAt()) {
 		v.triggers |= trigContextFuture
 	}
 	return v
@@ -137,7 +135,7 @@ func (c *compiled) projectRequested(in facts, buf []ident.Resource) (rs []ident.
 		} else {
 			h = evalinput.HashIdentifier(r.String())
 		}
-		if k := c.resourceTable.find(h, r.String()); k >= 0 {
+		if k := c.resourceTable.findHashed(h, r.String()); k >= 0 {
 			mask |= 1 << (k + 1)
 		} else {
 			mask |= 1
@@ -193,19 +191,19 @@ func (c *compiled) eval(i int32, v *cView) bool {
 	case vocab.ExactToolID:
 		return v.tool == n.id
 	case vocab.ExactToolVersion:
-		return v.ToolVersion == n.num
+		return v.sum.ToolVersion() == n.num
 	case vocab.ExactDefinitionID:
 		return v.definition == n.id
 	case vocab.ExactRegistrySnapshot:
-		return v.registry == n.id && v.RegistrySnapshotGeneration == n.num
+		return v.registry == n.id && v.sum.RegistrySnapshotGeneration() == n.num
 	case vocab.LifecycleIs:
-		return uint8(v.Lifecycle) == n.enum
+		return uint8(v.sum.Lifecycle()) == n.enum
 	case vocab.RiskIs:
-		return uint8(v.Risk) == n.enum
+		return uint8(v.sum.Risk()) == n.enum
 	case vocab.SideEffectIs:
-		return uint8(v.SideEffect) == n.enum
+		return uint8(v.sum.SideEffect()) == n.enum
 	case vocab.ReversibilityIs:
-		return uint8(v.Reversibility) == n.enum
+		return uint8(v.sum.Reversibility()) == n.enum
 	case vocab.ExactSubject:
 		return v.subject == n.id
 	case vocab.ExactTenant:
@@ -213,13 +211,13 @@ func (c *compiled) eval(i int32, v *cView) bool {
 	case vocab.ExactSession:
 		return v.session == n.id
 	case vocab.SessionIsIndependent:
-		return v.SessionIndependent
+		return v.sum.SessionIndependent()
 	case vocab.DelegationPresent:
-		return v.Delegated
+		return v.sum.Delegated()
 	case vocab.ExactDelegationID:
 		return v.delegation == n.id
 	case vocab.AssuranceIsOneOf:
-		return bit(v.Assurance)&n.mask != 0
+		return bit(v.sum.Assurance())&n.mask != 0
 	case vocab.AuthenticationMethodIncludes:
 		return v.methods&bit(n.enum) != 0
 	case vocab.AuthenticationMethodsIncludeAll:
@@ -237,7 +235,7 @@ func (c *compiled) eval(i int32, v *cView) bool {
 	case vocab.RequestedResourcesInclude:
 		return v.reqRes&n.res == n.res
 	case vocab.ProvenanceCoverageIs:
-		return uint8(v.Coverage) == n.enum
+		return uint8(v.sum.Coverage()) == n.enum
 	case vocab.ProvenanceContainsSource:
 		return v.sources&bit(n.enum) != 0
 	case vocab.ProvenanceTrustIsOneOf:
@@ -259,16 +257,16 @@ func (c *compiled) eval(i int32, v *cView) bool {
 		_, ok := v.collection(n.boundary)
 		return ok
 	case vocab.MaximumInfluenceCount:
-		return uint64(v.NumInfluenceKinds) <= n.num
+		return uint64(v.sum.NumInfluenceKinds()) <= n.num
 	case vocab.EvaluationTimeWithin:
-		return n.window.Contains(v.EvaluationTime)
+		return n.window.Contains(v.sum.EvaluationTime())
 	case vocab.RenewalGenerationIs:
-		return v.RenewalGeneration == n.num
+		return v.sum.RenewalGeneration() == n.num
 	case vocab.MaximumIntentAge:
-		d, err := v.EvaluationTime.Since(v.IntentIssuedAt)
+		d, err := v.sum.EvaluationTime().Since(v.sum.IntentIssuedAt())
 		return err == nil && d <= n.num
 	case vocab.MaximumContextAge:
-		d, err := v.EvaluationTime.Since(v.ContextIssuedAt)
+		d, err := v.sum.EvaluationTime().Since(v.sum.ContextIssuedAt())
 		return err == nil && d <= n.num
 	}
 	// compile admits only the predicates above.

@@ -63,7 +63,7 @@ type facts interface {
 	// Summary is the single-valued facts above, and RequestedResourceHashAt
 	// the hash of each requested Resource, computed once when the input is
 	// built (evalinput.SummaryOf, evalinput.HashIdentifier).
-	Summary() evalinput.Summary
+	Summary() evalinput.SummaryView
 	RequestedResourceHashAt(i int) uint64
 }
 

@@ -135,7 +135,7 @@ func (f *facts) ProvenanceRecordAt(i int) (vocab.ProvenanceSource, vocab.Trust) 
 func (f *facts) ProvenanceTransformationAt(i, j int) vocab.Transformation {
 	return f.records[i].Transformations[j]
 }
-func (f *facts) Summary() evalinput.Summary { return evalinput.SummaryOf(f) }
+func (f *facts) Summary() evalinput.SummaryView { return evalinput.ViewOf(evalinput.SummaryOf(f)) }
 func (f *facts) RequestedResourceHashAt(i int) uint64 {
 	return evalinput.HashIdentifier(f.requestedRes[i].String())
 }

@@ -31,21 +31,21 @@ func TestInternTableFindsExactly(t *testing.T) {
 			t.Errorf("%s: %d slots for %d names: more than half full", name, len(tab.slots), len(names))
 		}
 		for k, want := range names {
-			if got := tab.find(hash(k), k); got != want {
+			if got := tab.findHashed(hash(k), k); got != want {
 				t.Errorf("%s: find(%q) = %d, want %d", name, k, got, want)
 			}
 		}
 		for _, k := range []string{"id-40", "id-1x", "id-0 ", "ID-1", "zz"} {
-			if got := tab.find(hash(k), k); got != -1 {
+			if got := tab.findHashed(hash(k), k); got != -1 {
 				t.Errorf("%s: find(%q) = %d for a string never interned", name, k, got)
 			}
-			if got := tab.find(hash("id-3"), k); got != -1 {
+			if got := tab.findHashed(hash("id-3"), k); got != -1 {
 				t.Errorf("%s: find(%q) with the hash of id-3 = %d", name, k, got)
 			}
 		}
 	}
 	empty := newInternTable(map[string]int32{}, evalinput.HashIdentifier)
-	if got := empty.find(evalinput.HashIdentifier("id-1"), "id-1"); got != -1 {
+	if got := empty.findHashed(evalinput.HashIdentifier("id-1"), "id-1"); got != -1 {
 		t.Errorf("the empty table finds id-1: %d", got)
 	}
 }
