@@ -28,7 +28,7 @@ func TestAgreement(t *testing.T) {
 					if strings.HasPrefix(d.Name, "toolgate") {
 						if why := Difference(Selected(e.Rules, size.PerTenant, in), in); why != "" {
 							wantHere = false
-							if d.Name == "toolgate" { // toolgate+digest is the same evaluation: listed once
+							if d.Name == "toolgate" { // toolgate+lists and +digest are the same evaluation: listed once
 								differences++
 								t.Logf("input %d (%s %s): common reading allow, toolgate deny: %s", i, in.Tenant, in.Tool, why)
 							}

@@ -1,6 +1,9 @@
 package bench
 
-import "testing"
+import (
+	"errors"
+	"testing"
+)
 
 // Sizes are the two generated rule sets: 20 rules in one toolgate policy,
 // and 512 rules as four tenant policies of 128 (the Section 39 snapshot
@@ -33,7 +36,9 @@ type Engines struct {
 type Decider func(i int) (bool, error)
 
 // Deciders returns the four engines by name, in table order, toolgate
-// twice: without and with the Decision digest.
+// three times: the evaluation (a complete Decision, its lists held as sets
+// over the policy), then with every list expanded through the accessors, then
+// with the Decision digest.
 func (e *Engines) Deciders() []struct {
 	Name   string
 	Decide Decider
@@ -43,6 +48,23 @@ func (e *Engines) Deciders() []struct {
 		Decide Decider
 	}{
 		{"toolgate", func(i int) (bool, error) { ok, _, err := e.Toolgate.Decide(i); return ok, err }},
+		// The same evaluation, then every list of the Decision expanded
+		// (reasons, matched rules, obligations, Capability and Resource
+		// scope), as a Host that writes the Decision out reads them: the
+		// evaluation holds them as sets over the compiled policy.
+		{"toolgate+lists", func(i int) (bool, error) {
+			ok, d, err := e.Toolgate.Decide(i)
+			if err != nil {
+				return ok, err
+			}
+			// Every list is used, so none can be optimized away.
+			if len(d.Reasons()) == 0 || len(d.MatchedRules()) > d.Policy().Len() ||
+				len(d.Obligations()) != d.NumObligations() || len(d.Capabilities()) != d.NumCapabilities() ||
+				len(d.Resources()) != d.NumResources() {
+				return false, errors.New("toolgate: an expanded Decision list disagrees with its count")
+			}
+			return ok, nil
+		}},
 		// The same evaluation, then the Decision's complete-content digest
 		// (computed on first use: Issue, Equal, Digest), as a Host that
 		// issues, compares or records the Decision pays for it.

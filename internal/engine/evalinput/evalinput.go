@@ -71,6 +71,10 @@ type Input struct {
 	inflColls []InfluenceCollectionFact
 	inflKinds []vocab.InfluenceKind
 	masks     FactMasks
+	summary   Summary
+	// HashIdentifier of each requested Resource, in their order (inline:
+	// bindResources bounds them to MaxRequestedResources).
+	resourceHashes [MaxRequestedResources]uint64
 
 	digest digest.Digest
 }
@@ -105,6 +109,10 @@ func New(b boundary.Boundary, d Draft) (*Input, error) {
 		}
 	}
 	in.deriveFacts()
+	in.summary = SummaryOf(in) // after the masks it includes
+	for i, r := range in.resources {
+		in.resourceHashes[i] = HashIdentifier(r.String())
+	}
 	in.digest = in.computeDigest()
 	return in, nil
 }

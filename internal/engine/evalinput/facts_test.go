@@ -142,6 +142,29 @@ func TestInputExposesPolicyFacts(t *testing.T) {
 		"NumInfluenceKinds":            {facts.NumInfluenceKinds(), len(wantKinds)},
 		"InfluenceKindAt":              {collect(facts.NumInfluenceKinds(), facts.InfluenceKindAt), wantKinds},
 
+		// The Summary holds the single-valued facts above, read here from
+		// the evidence, each identifier with its hash.
+		"Summary": {facts.Summary().Summary(), evalinput.Summary{
+			ToolID:             identifierOf(def.ToolID().String()),
+			DefinitionID:       identifierOf(def.ID().String()),
+			RegistrySnapshotID: identifierOf(f.Snapshot.ID().String()),
+			Subject:            identifierOf(d.SecurityContext.Identity().Subject().String()),
+			Tenant:             identifierOf(d.SecurityContext.Identity().Tenant().String()),
+			Session:            identifierOf(d.SecurityContext.Identity().Session().ID().String()),
+			Delegation:         identifierOf(d.SecurityContext.Identity().Delegation().String()),
+			ToolVersion:        def.Version().Uint64(), RegistrySnapshotGeneration: f.Snapshot.Generation().Uint64(),
+			RenewalGeneration: d.Intent.Renewal().Uint64(),
+			EvaluationTime:    d.EvaluationTime, IntentIssuedAt: at(t, 950), ContextIssuedAt: at(t, 900),
+			NumProvenanceRecords: len(wantRecords), NumInfluenceKinds: len(wantKinds),
+			Lifecycle: def.Lifecycle(), Risk: def.Risk(), SideEffect: def.SideEffect(), Reversibility: def.Reversibility(),
+			Assurance: d.SecurityContext.Assurance(), Coverage: d.Provenance.Coverage(),
+			SessionIndependent: d.SecurityContext.Identity().Session().IsIndependent(),
+			Delegated:          !d.SecurityContext.Identity().Delegation().IsZero(),
+			Masks: wantMasks(d.SecurityContext.Methods(), []vocab.Capability{vocab.FinancialTransfer},
+				d.Intent.Capabilities(), d.Host.Capabilities(), wantRecords, wantCollections, wantKinds),
+		}},
+		"RequestedResourceHashAt": {collect(facts.NumRequestedResources(), facts.RequestedResourceHashAt), resourceHashes(f.Request.Resources())},
+
 		// The masks are the same collections as bit sets.
 		"FactMasks": {facts.FactMasks(), wantMasks(d.SecurityContext.Methods(), []vocab.Capability{vocab.FinancialTransfer},
 			d.Intent.Capabilities(), d.Host.Capabilities(), wantRecords, wantCollections, wantKinds)},
@@ -480,4 +503,59 @@ func indexedRecords(in *evalinput.Input) []evalinput.ProvenanceFact {
 		})
 	}
 	return out
+}
+
+func identifierOf(s string) evalinput.Identifier {
+	return evalinput.Identifier{Text: s, Hash: evalinput.HashIdentifier(s)}
+}
+
+func resourceHashes[T interface{ String() string }](rs []T) []uint64 {
+	var out []uint64
+	for _, r := range rs {
+		out = append(out, evalinput.HashIdentifier(r.String()))
+	}
+	return out
+}
+
+// TestHashIdentifier: HashIdentifier is 64-bit FNV-1a (its published
+// test vectors).
+func TestHashIdentifier(t *testing.T) {
+	t.Parallel()
+	for s, want := range map[string]uint64{"": 0xcbf29ce484222325, "a": 0xaf63dc4c8601ec8c, "foobar": 0x85944171f73967e8} {
+		if got := evalinput.HashIdentifier(s); got != want {
+			t.Errorf("HashIdentifier(%q) = %#x, want %#x", s, got, want)
+		}
+	}
+}
+
+// TestSummaryViewReadsItsSummary: every method of a SummaryView returns
+// the field of its name.
+func TestSummaryViewReadsItsSummary(t *testing.T) {
+	t.Parallel()
+	f := build(t, distinctCeilings)
+	in := must[*evalinput.Input](t)(evalinput.New(f.Boundary, f.Draft))
+	view := in.Summary()
+	sum := reflect.ValueOf(view.Summary())
+	vt := reflect.TypeFor[evalinput.SummaryView]()
+	if vt.NumMethod() != sum.NumField()+1 {
+		t.Errorf("SummaryView has %d methods for %d fields", vt.NumMethod(), sum.NumField())
+	}
+	for i := range vt.NumMethod() {
+		m := vt.Method(i)
+		if m.Name == "Summary" {
+			continue
+		}
+		field := sum.FieldByName(m.Name)
+		if !field.IsValid() {
+			t.Errorf("SummaryView.%s reads no field of that name", m.Name)
+			continue
+		}
+		got := reflect.ValueOf(view).Method(i).Call(nil)[0].Interface()
+		if diff := cmp.Diff(field.Interface(), got, exportAll); diff != "" {
+			t.Errorf("SummaryView.%s (-field +method):\n%s", m.Name, diff)
+		}
+	}
+	if !reflect.DeepEqual(evalinput.ViewOf(view.Summary()).Summary(), view.Summary()) {
+		t.Error("ViewOf does not read its Summary")
+	}
 }

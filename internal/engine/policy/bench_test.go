@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/toolgate/toolgate/internal/engine/digest"
+	"github.com/toolgate/toolgate/internal/engine/evalinput"
 	"github.com/toolgate/toolgate/internal/engine/policy"
 	"github.com/toolgate/toolgate/internal/engine/vocab"
 )
@@ -89,16 +90,27 @@ func maximalRule(j int, c policy.ConditionDraft) policy.RuleDraft {
 	return r
 }
 
-// digestedFacts carries its digest computed once, as an engine-built
-// Evaluation Input does (the test facts type hashes its salt per call).
+// digestedFacts carries its digest, Summary and requested-Resource hashes
+// computed once, as an engine-built Evaluation Input does (the test facts
+// type computes them per call).
 type digestedFacts struct {
 	*facts
-	d digest.Digest
+	d      digest.Digest
+	sum    evalinput.SummaryView
+	hashes []uint64
 }
 
-func (f digestedFacts) Digest() digest.Digest { return f.d }
+func (f digestedFacts) Digest() digest.Digest                { return f.d }
+func (f digestedFacts) Summary() evalinput.SummaryView       { return f.sum }
+func (f digestedFacts) RequestedResourceHashAt(i int) uint64 { return f.hashes[i] }
 
-func digested(f *facts) digestedFacts { return digestedFacts{f, f.Digest()} }
+func digested(f *facts) digestedFacts {
+	out := digestedFacts{facts: f, d: f.Digest(), sum: f.Summary()}
+	for i := range f.NumRequestedResources() {
+		out.hashes = append(out.hashes, f.RequestedResourceHashAt(i))
+	}
+	return out
+}
 
 func BenchmarkEvaluate(b *testing.B) {
 	for name, draft := range map[string]func() policy.SnapshotDraft{

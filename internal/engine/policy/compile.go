@@ -1,9 +1,11 @@
 package policy
 
 import (
+	"math/bits"
 	"slices"
 
 	"github.com/toolgate/toolgate/internal/engine/epoch"
+	"github.com/toolgate/toolgate/internal/engine/evalinput"
 	"github.com/toolgate/toolgate/internal/engine/ident"
 	"github.com/toolgate/toolgate/internal/engine/vocab"
 )
@@ -45,6 +47,8 @@ const (
 	trigContextFuture                  // maximumContextAge: evaluation precedes the Security Context
 	// influenceBoundaryCompletenessIs is indeterminate when its boundary is
 	// absent from the input: per rule, a list of boundaries (cRule.boundaries).
+
+	numTriggers = iota
 )
 
 // The input facts a compiled definition reads beyond the identity, tool and
@@ -70,6 +74,7 @@ type ruleSet [2]uint64
 func (s *ruleSet) add(i int)            { s[i>>6] |= 1 << (i & 63) }
 func (s ruleSet) and(t ruleSet) ruleSet { return ruleSet{s[0] & t[0], s[1] & t[1]} }
 func (s ruleSet) or(t ruleSet) ruleSet  { return ruleSet{s[0] | t[0], s[1] | t[1]} }
+func (s ruleSet) len() int              { return bits.OnesCount64(s[0]) + bits.OnesCount64(s[1]) }
 
 // cNode is one compiled condition node. Compound nodes hold their children
 // as the range nodes[first : first+n] of the definition's flat node list.
@@ -97,17 +102,23 @@ type cRule struct {
 
 // compiled is the evaluation form of one Definition.
 type compiled struct {
-	names     map[string]int32 // interned identifier operands
-	resources map[string]int32 // interned Resources: bit 1<<(index+1); bit 0 is "not named by this policy"
-	nodes     []cNode
-	rules     []cRule
-	triggers  uint32  // union over rules
-	boundary  ruleSet // rules with boundary triggers
-	needs     uint32  // the input facts some rule reads (need* bits)
+	// Interned identifier operands, and Resources (bit 1<<(index+1); bit 0
+	// is "not named by this policy"): maps while compiling, then the
+	// tables evaluation probes.
+	names, resources         map[string]int32
+	nameTable, resourceTable internTable
+	nodes                    []cNode
+	rules                    []cRule
+	triggers                 uint32               // union over rules
+	boundary                 ruleSet              // rules with boundary triggers
+	byTrigger                [numTriggers]ruleSet // the rules with each trigger
+	needs                    uint32               // the input facts some rule reads (need* bits)
 
 	// Indexes: for each interned identifier, the rules requiring exactly it;
 	// and the rules with no such requirement.
-	byTool, byTenant, bySubject    map[int32]ruleSet
+	// Indexed by interned identifier (shorter when the last ones are
+	// never required), so the lookup is a bounds check and a load.
+	byTool, byTenant, bySubject    []ruleSet
 	anyTool, anyTenant, anySubject ruleSet
 }
 
@@ -122,7 +133,11 @@ const maxCompiledResources = 63
 func compile(d *Definition) *compiled {
 	c := &compiled{
 		names: map[string]int32{}, resources: map[string]int32{},
-		byTool: map[int32]ruleSet{}, byTenant: map[int32]ruleSet{}, bySubject: map[int32]ruleSet{},
+	}
+	// The scope Resources first, in order, so that interned Resource n <
+	// len(d.scopeResources) is position n there (constrainCompiled).
+	if _, ok := c.resourceMask(d.scopeResources); !ok {
+		return nil
 	}
 	c.rules = make([]cRule, len(d.rules))
 	for i, r := range d.rules {
@@ -141,13 +156,21 @@ func compile(d *Definition) *compiled {
 			cr.res = m
 		}
 		c.triggers |= cr.triggers
+		for t := range numTriggers {
+			if cr.triggers&(1<<t) != 0 {
+				c.byTrigger[t].add(i)
+			}
+		}
 		if len(cr.boundaries) > 0 {
 			c.boundary.add(i)
 		}
-		index(c, r.condition, i, vocab.ExactToolID, c.byTool, &c.anyTool)
-		index(c, r.condition, i, vocab.ExactTenant, c.byTenant, &c.anyTenant)
-		index(c, r.condition, i, vocab.ExactSubject, c.bySubject, &c.anySubject)
+		index(c, r.condition, i, vocab.ExactToolID, &c.byTool, &c.anyTool)
+		index(c, r.condition, i, vocab.ExactTenant, &c.byTenant, &c.anyTenant)
+		index(c, r.condition, i, vocab.ExactSubject, &c.bySubject, &c.anySubject)
 	}
+	c.nameTable = newInternTable(c.names, evalinput.HashIdentifier)
+	c.resourceTable = newInternTable(c.resources, evalinput.HashIdentifier)
+	c.names, c.resources = nil, nil // compile-time only
 	return c
 }
 
@@ -271,11 +294,13 @@ func (c *compiled) fill(at int32, n *Condition, r *cRule) bool {
 // all nodes only: the rule cannot match unless that predicate matches.
 // With two different required identifiers the rule can never match; it is
 // indexed under the first, which is still exact.
-func index(c *compiled, n *Condition, i int, k vocab.Predicate, by map[int32]ruleSet, none *ruleSet) {
+func index(c *compiled, n *Condition, i int, k vocab.Predicate, by *[]ruleSet, none *ruleSet) {
 	if id, ok := required(n, k); ok {
-		s := by[c.names[id]]
-		s.add(i)
-		by[c.names[id]] = s
+		at := int(c.names[id])
+		if at >= len(*by) {
+			*by = append(*by, make([]ruleSet, at+1-len(*by))...)
+		}
+		(*by)[at].add(i)
 		return
 	}
 	none.add(i)
@@ -324,4 +349,64 @@ func needsOf(k vocab.Predicate) uint32 {
 		return needDelegation
 	}
 	return 0
+}
+
+// internTable finds an interned string of a compiled definition by its
+// evalinput.HashIdentifier, which the Evaluation Input computed once at
+// construction, so evaluation hashes nothing: open addressing with linear
+// probing in a power-of-two table at most half full. A hit compares the
+// text too, so a hash collision never confuses two identifiers; it costs
+// at most a longer probe. Built once, from the sorted keys (the layout
+// does not depend on map order), and never modified.
+type internTable struct {
+	slots []internSlot
+}
+
+type internSlot struct {
+	hash uint64
+	text string
+	n    int32 // interned value + 1; 0 marks an empty slot
+}
+
+func newInternTable(m map[string]int32, hash func(string) uint64) internTable {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	size := 1
+	for size < 2*len(keys) {
+		size <<= 1
+	}
+	t := internTable{slots: make([]internSlot, size)}
+	mask := uint64(size - 1)
+	for _, k := range keys {
+		h := hash(k)
+		i := h & mask
+		for t.slots[i].n != 0 {
+			i = (i + 1) & mask
+		}
+		t.slots[i] = internSlot{hash: h, text: k, n: m[k] + 1}
+	}
+	return t
+}
+
+// find returns the interned value of id (its text and hash), or -1 when
+// the definition never names it.
+func (t *internTable) find(id evalinput.Identifier) int32 {
+	return t.findHashed(id.Hash, id.Text)
+}
+
+// findHashed is find of text, whose hash is h.
+func (t *internTable) findHashed(h uint64, text string) int32 {
+	mask := uint64(len(t.slots) - 1)
+	for i := h & mask; ; i = (i + 1) & mask {
+		e := &t.slots[i]
+		if e.n == 0 {
+			return -1
+		}
+		if e.hash == h && e.text == text {
+			return e.n - 1
+		}
+	}
 }

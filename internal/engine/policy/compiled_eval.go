@@ -4,26 +4,24 @@ import (
 	"math/bits"
 	"slices"
 
-	"github.com/toolgate/toolgate/internal/engine/epoch"
 	"github.com/toolgate/toolgate/internal/engine/evalinput"
 	"github.com/toolgate/toolgate/internal/engine/ident"
 	"github.com/toolgate/toolgate/internal/engine/vocab"
 )
 
 // cView is the projection of one Evaluation Input onto one compiled
-// definition: identifiers as the definition's interned integers (-1 when
-// the policy never names them), Resources as a mask, and the active
-// indeterminacy triggers. It lives on the evaluator's stack.
+// definition: the input's Summary, its identifiers as the definition's
+// interned integers (-1 when the policy never names them), requested
+// Resources as a mask, and the active indeterminacy triggers. It lives on
+// the evaluator's stack.
 type cView struct {
+	sum                                                              evalinput.SummaryView
 	tool, definition, registry, subject, tenant, session, delegation int32
-	toolVersion, registryGen, renewal                                uint64
-	lifecycle, risk, sideEffect, reversibility, assurance, coverage  uint8
-	sessionIndependent, delegated                                    bool
 
 	methods, requested, intended, host uint32
-	reqRes                             uint64 // bit 0: a requested Resource this policy never names
-	reqCount                           int
-	requestedResources, hostResources  []ident.Resource // ASCII order, unique
+	reqRes                             uint64           // bit 0: a requested Resource this policy never names
+	reqCount                           int              // distinct requested Resources
+	requestedList                      []ident.Resource // ASCII order, unique
 
 	sources, trusts, transformations uint32
 	semanticPresent                  bool
@@ -31,72 +29,46 @@ type cView struct {
 	collections []evalinput.InfluenceCollectionFact
 	allComplete bool
 	kinds       uint32
-	influences  int
 
-	now, intentAt, contextAt epoch.Time
-	triggers                 uint32
+	triggers uint32
 }
 
 // smallFacts is the evaluator's stack storage for the usual small
 // collections a projection copies (more spill to the heap).
 const smallFacts = 8
 
-func (c *compiled) lookup(s string) int32 {
-	if n, ok := c.names[s]; ok {
-		return n
-	}
-	return -1
-}
-
 // project returns the projection of in onto c. The collections it copies
 // are read into reqBuf and collBuf when they fit.
 func (c *compiled) project(in facts, reqBuf []ident.Resource, collBuf []evalinput.InfluenceCollectionFact) (v cView) {
-	id := in.Identity()
-	v.tool = c.lookup(in.ToolID().String())
-	v.subject = c.lookup(id.Subject().String())
-	v.tenant = c.lookup(id.Tenant().String())
-	v.sessionIndependent = id.Session().IsIndependent()
-	v.delegated = !id.Delegation().IsZero()
+	s := in.Summary()
+	v.sum = s
+	v.tool = c.nameTable.find(s.ToolID())
+	v.subject = c.nameTable.find(s.Subject())
+	v.tenant = c.nameTable.find(s.Tenant())
 	v.definition, v.registry, v.session, v.delegation = -1, -1, -1, -1
 	if c.needs&needDefinition != 0 {
-		v.definition = c.lookup(in.DefinitionID().String())
+		v.definition = c.nameTable.find(s.DefinitionID())
 	}
 	if c.needs&needRegistry != 0 {
-		v.registry = c.lookup(in.RegistrySnapshotID().String())
+		v.registry = c.nameTable.find(s.RegistrySnapshotID())
 	}
 	if c.needs&needSession != 0 {
-		v.session = c.lookup(id.Session().ID().String())
+		v.session = c.nameTable.find(s.Session())
 	}
 	if c.needs&needDelegation != 0 {
-		v.delegation = c.lookup(id.Delegation().String())
+		v.delegation = c.nameTable.find(s.Delegation())
 	}
-	v.toolVersion = in.ToolVersion().Uint64()
-	v.registryGen = in.RegistrySnapshotGeneration().Uint64()
-	v.renewal = in.RenewalGeneration().Uint64()
-	v.lifecycle = uint8(in.Lifecycle())
-	v.risk = uint8(in.Risk())
-	v.sideEffect = uint8(in.SideEffect())
-	v.reversibility = uint8(in.Reversibility())
-	v.assurance = uint8(in.Assurance())
-	v.coverage = uint8(in.ProvenanceCoverage())
-	m := in.FactMasks()
+	m := s.Masks()
 	v.methods, v.intended, v.host = m.AuthMethods, m.IntendedCapabilities, m.HostCapabilities
 	if c.needs&needRequested != 0 {
 		v.requested = m.RequestedCapabilities
-		v.requestedResources = resourcesInto(reqBuf, in.NumRequestedResources(), in.RequestedResourceAt)
-		v.reqCount = len(v.requestedResources)
-		for _, r := range v.requestedResources {
-			if n, ok := c.resources[r.String()]; ok {
-				v.reqRes |= 1 << (n + 1)
-			} else {
-				v.reqRes |= 1
-			}
-		}
+		v.requestedList, v.reqRes = c.projectRequested(in, reqBuf)
+		v.reqCount = len(v.requestedList)
 	}
-	represented := in.ProvenanceCoverage() == vocab.CoverageRepresented
+	represented := s.Coverage() == vocab.CoverageRepresented
 	records := 0
 	if c.needs&needRecords != 0 {
-		records = in.NumProvenanceRecords()
+		records = s.NumProvenanceRecords()
 		v.sources, v.trusts, v.transformations = m.ProvenanceSources, m.ProvenanceTrusts, m.ProvenanceTransformations
 		v.semanticPresent = v.transformations&(semantic|1) != 0
 	}
@@ -105,15 +77,13 @@ func (c *compiled) project(in facts, reqBuf []ident.Resource, collBuf []evalinpu
 		v.allComplete = m.AllCollectionsComplete
 	}
 	if c.needs&needKinds != 0 {
-		v.influences = in.NumInfluenceKinds()
 		v.kinds = m.InfluenceKinds
 	}
-	v.now, v.intentAt, v.contextAt = in.EvaluationTime(), in.IntentIssuedAt(), in.ContextIssuedAt()
 
-	if v.sessionIndependent {
+	if s.SessionIndependent() {
 		v.triggers |= trigSessionIndependent
 	}
-	if !v.delegated {
+	if !s.Delegated() {
 		v.triggers |= trigNoDelegation
 	}
 	if !represented {
@@ -125,13 +95,53 @@ func (c *compiled) project(in facts, reqBuf []ident.Resource, collBuf []evalinpu
 	if len(v.collections) == 0 {
 		v.triggers |= trigNoCollections
 	}
-	if v.now.Before(v.intentAt) {
+	if s.EvaluationTime().Before(s.IntentIssuedAt()) {
 		v.triggers |= trigIntentFuture
 	}
-	if v.now.Before(v.contextAt) {
+	if s.EvaluationTime().Before(s.ContextIssuedAt()) {
 		v.triggers |= trigContextFuture
 	}
 	return v
+}
+
+// projectRequested returns the requested Resources (ASCII order, unique)
+// and their mask; it returns rather than stores them so that buf stays on
+// the caller's stack. An Evaluation Input's requested Resources are in
+// ASCII order and unique, with their hashes computed at construction;
+// facts in any other order (this package's tests) are normalized and
+// hashed here.
+func (c *compiled) projectRequested(in facts, buf []ident.Resource) (rs []ident.Resource, mask uint64) {
+	n := in.NumRequestedResources()
+	rs = buf[:0]
+	if n > cap(buf) {
+		rs = make([]ident.Resource, 0, n)
+	}
+	inOrder := true
+	for i := range n {
+		r := in.RequestedResourceAt(i)
+		if i > 0 && rs[i-1].Compare(r) >= 0 {
+			inOrder = false
+		}
+		rs = append(rs, r)
+	}
+	if !inOrder {
+		slices.SortFunc(rs, ident.Resource.Compare)
+		rs = slices.Compact(rs)
+	}
+	for i, r := range rs {
+		var h uint64
+		if inOrder {
+			h = in.RequestedResourceHashAt(i)
+		} else {
+			h = evalinput.HashIdentifier(r.String())
+		}
+		if k := c.resourceTable.findHashed(h, r.String()); k >= 0 {
+			mask |= 1 << (k + 1)
+		} else {
+			mask |= 1
+		}
+	}
+	return rs, mask
 }
 
 func (v *cView) collection(boundary string) (evalinput.InfluenceCollectionFact, bool) {
@@ -181,19 +191,19 @@ func (c *compiled) eval(i int32, v *cView) bool {
 	case vocab.ExactToolID:
 		return v.tool == n.id
 	case vocab.ExactToolVersion:
-		return v.toolVersion == n.num
+		return v.sum.ToolVersion() == n.num
 	case vocab.ExactDefinitionID:
 		return v.definition == n.id
 	case vocab.ExactRegistrySnapshot:
-		return v.registry == n.id && v.registryGen == n.num
+		return v.registry == n.id && v.sum.RegistrySnapshotGeneration() == n.num
 	case vocab.LifecycleIs:
-		return v.lifecycle == n.enum
+		return uint8(v.sum.Lifecycle()) == n.enum
 	case vocab.RiskIs:
-		return v.risk == n.enum
+		return uint8(v.sum.Risk()) == n.enum
 	case vocab.SideEffectIs:
-		return v.sideEffect == n.enum
+		return uint8(v.sum.SideEffect()) == n.enum
 	case vocab.ReversibilityIs:
-		return v.reversibility == n.enum
+		return uint8(v.sum.Reversibility()) == n.enum
 	case vocab.ExactSubject:
 		return v.subject == n.id
 	case vocab.ExactTenant:
@@ -201,13 +211,13 @@ func (c *compiled) eval(i int32, v *cView) bool {
 	case vocab.ExactSession:
 		return v.session == n.id
 	case vocab.SessionIsIndependent:
-		return v.sessionIndependent
+		return v.sum.SessionIndependent()
 	case vocab.DelegationPresent:
-		return v.delegated
+		return v.sum.Delegated()
 	case vocab.ExactDelegationID:
 		return v.delegation == n.id
 	case vocab.AssuranceIsOneOf:
-		return bit(v.assurance)&n.mask != 0
+		return bit(v.sum.Assurance())&n.mask != 0
 	case vocab.AuthenticationMethodIncludes:
 		return v.methods&bit(n.enum) != 0
 	case vocab.AuthenticationMethodsIncludeAll:
@@ -225,7 +235,7 @@ func (c *compiled) eval(i int32, v *cView) bool {
 	case vocab.RequestedResourcesInclude:
 		return v.reqRes&n.res == n.res
 	case vocab.ProvenanceCoverageIs:
-		return v.coverage == n.enum
+		return uint8(v.sum.Coverage()) == n.enum
 	case vocab.ProvenanceContainsSource:
 		return v.sources&bit(n.enum) != 0
 	case vocab.ProvenanceTrustIsOneOf:
@@ -247,16 +257,16 @@ func (c *compiled) eval(i int32, v *cView) bool {
 		_, ok := v.collection(n.boundary)
 		return ok
 	case vocab.MaximumInfluenceCount:
-		return uint64(v.influences) <= n.num
+		return uint64(v.sum.NumInfluenceKinds()) <= n.num
 	case vocab.EvaluationTimeWithin:
-		return n.window.Contains(v.now)
+		return n.window.Contains(v.sum.EvaluationTime())
 	case vocab.RenewalGenerationIs:
-		return v.renewal == n.num
+		return v.sum.RenewalGeneration() == n.num
 	case vocab.MaximumIntentAge:
-		d, err := v.now.Since(v.intentAt)
+		d, err := v.sum.EvaluationTime().Since(v.sum.IntentIssuedAt())
 		return err == nil && d <= n.num
 	case vocab.MaximumContextAge:
-		d, err := v.now.Since(v.contextAt)
+		d, err := v.sum.EvaluationTime().Since(v.sum.ContextIssuedAt())
 		return err == nil && d <= n.num
 	}
 	// compile admits only the predicates above.
@@ -266,8 +276,8 @@ func (c *compiled) eval(i int32, v *cView) bool {
 // candidates returns the rules that can match v by the indexes: those
 // whose required tool, tenant and subject (if any) are v's.
 func (c *compiled) candidates(v *cView) ruleSet {
-	pick := func(by map[int32]ruleSet, none ruleSet, id int32) ruleSet {
-		if id < 0 {
+	pick := func(by []ruleSet, none ruleSet, id int32) ruleSet {
+		if id < 0 || int(id) >= len(by) {
 			return none
 		}
 		return none.or(by[id])
@@ -282,21 +292,25 @@ func (c *compiled) candidates(v *cView) ruleSet {
 // TestCompiledEvaluatorMatchesReference and FuzzCompiledEvaluator compare
 // complete Decisions.
 func (d *Decision) evaluateCompiled(c *compiled, in facts) {
-	var reqBuf, hostBuf [smallFacts]ident.Resource
+	var reqBuf [smallFacts]ident.Resource
 	var collBuf [smallFacts]evalinput.InfluenceCollectionFact
 	v := c.project(in, reqBuf[:], collBuf[:])
 
-	// Indeterminate rules: only rules with a trigger the input activates.
+	// A rule is indeterminate when the input activates one of its triggers
+	// (the union of the active triggers' rule sets) or lacks one of its
+	// boundaries (only the rules with boundaries are looked at).
 	var indeterminate ruleSet
-	anyIndeterminate := false
-	if c.triggers&v.triggers != 0 || c.boundary != (ruleSet{}) {
-		for i := range c.rules {
-			if v.indeterminate(&c.rules[i]) {
+	for t := c.triggers & v.triggers; t != 0; t &= t - 1 {
+		indeterminate = indeterminate.or(c.byTrigger[bits.TrailingZeros32(t)])
+	}
+	for w, word := range c.boundary {
+		for ; word != 0; word &= word - 1 {
+			if i := w<<6 | trailingZeros(word); v.indeterminate(&c.rules[i]) {
 				indeterminate.add(i)
-				anyIndeterminate = true
 			}
 		}
 	}
+	anyIndeterminate := indeterminate != (ruleSet{})
 	cand := c.candidates(&v)
 	cand = ruleSet{cand[0] &^ indeterminate[0], cand[1] &^ indeterminate[1]}
 
@@ -337,22 +351,17 @@ func (d *Decision) evaluateCompiled(c *compiled, in facts) {
 		d.outcome, outcome = vocab.Deny, bit(vocab.ReasonNoAllowRuleMatched)
 	}
 	if d.outcome != vocab.Deny {
-		// The Host ceiling matters only for a non-deny outcome.
-		v.hostResources = resourcesInto(hostBuf[:], in.NumHostResources(), in.HostResourceAt)
-		if lost := d.constrainCompiled(c, &v, capsAllowed, resAllowed); lost != 0 {
+		if lost := d.constrainCompiled(&v, in, capsAllowed, resAllowed); lost != 0 {
 			d.outcome, outcome = vocab.Deny, lost
 		}
 	}
 	reasons |= outcome
 	if nMatched > MaxDecisionMatches {
-		d.capabilities, d.resources = 0, nil
+		d.capabilities, d.resources = 0, 0
 		d.deny(vocab.ReasonPolicyLimitExceeded)
 		return
 	}
-	d.matched = d.matchedBuf[:0]
-	if nMatched > len(d.matchedBuf) {
-		d.matched = make([]ident.PolicyID, 0, nMatched)
-	}
+	d.matched = matched
 	var single []Obligation
 	var obligations []Obligation
 	for w, word := range matched {
@@ -360,7 +369,6 @@ func (d *Decision) evaluateCompiled(c *compiled, in facts) {
 			i := w<<6 | trailingZeros(word)
 			word &= word - 1
 			r := c.rules[i].rule
-			d.matched = append(d.matched, r.id)
 			if len(r.obligations) == 0 {
 				continue
 			}
@@ -380,9 +388,9 @@ func (d *Decision) evaluateCompiled(c *compiled, in facts) {
 	} else {
 		d.obligations = single
 	}
-	d.reasons = appendReasons(d.reasonBuf[:0], reasons)
-	if len(d.reasons) > MaxDecisionReasons || len(d.matched) > MaxDecisionMatches || len(d.obligations) > MaxDecisionObligations {
-		d.capabilities, d.resources, d.matched, d.obligations = 0, nil, nil, nil
+	d.reasons = reasons & reasonMask
+	if bits.OnesCount32(d.reasons) > MaxDecisionReasons || nMatched > MaxDecisionMatches || len(d.obligations) > MaxDecisionObligations {
+		d.capabilities, d.resources, d.matched, d.obligations = 0, 0, ruleSet{}, nil
 		d.deny(vocab.ReasonPolicyLimitExceeded)
 	}
 }
@@ -390,42 +398,44 @@ func (d *Decision) evaluateCompiled(c *compiled, in facts) {
 // constrainCompiled is constrain over masks: the requested scope,
 // intersected with the Host Authority and every matched non-deny rule's
 // constraint (capsAllowed, resAllowed). A non-deny outcome has at least one
-// matched non-deny rule, so a Resource the policy never names never
-// survives, as in constrain.
-func (d *Decision) constrainCompiled(c *compiled, v *cView, capsAllowed uint32, resAllowed uint64) uint32 {
+// matched non-deny rule, whose constraint has no bit 0, so a Resource the
+// policy never names never survives, as in constrain. Only whether every
+// requested member survives matters (the scope is then exactly the
+// request, else empty), so no surviving set is built.
+func (d *Decision) constrainCompiled(v *cView, in facts, capsAllowed uint32, resAllowed uint64) uint32 {
 	caps := v.requested & v.host & capsAllowed
-	kept := 0
-	for _, r := range v.requestedResources {
-		if keepResource(c, v, r, resAllowed) {
-			kept++
-		}
-	}
 	var lost uint32
 	if caps != v.requested {
 		lost |= bit(vocab.ReasonCapabilityNotPermitted)
 	}
-	if kept != len(v.requestedResources) {
+	if v.reqRes&^(resAllowed&^1) != 0 || !withinHost(v.requestedList, in) {
 		lost |= bit(vocab.ReasonResourceNotPermitted)
 	}
 	if lost == 0 {
 		d.capabilities = caps
 		// Every requested Resource survived: the scope is exactly them.
-		d.resources = append(d.resourceBuf[:0], v.requestedResources...)
+		// Each is in a matched non-deny rule's constraint, and compile
+		// interned the definition's scope Resources first, in order: bit
+		// n+1 of reqRes is position n of scopeResources.
+		d.resources = uint32(v.reqRes >> 1)
 	}
 	return lost
 }
 
-func keepResource(c *compiled, v *cView, r ident.Resource, resAllowed uint64) bool {
-	n, ok := c.resources[r.String()]
-	if !ok || resAllowed&(1<<(n+1)) == 0 {
-		return false
-	}
-	for _, h := range v.hostResources {
-		if h.String() == r.String() {
-			return true
+// withinHost reports whether every member of rs is in the input's Host
+// Resource ceiling (read only for a non-deny outcome).
+func withinHost(rs []ident.Resource, in facts) bool {
+	n := in.NumHostResources()
+	for _, r := range rs {
+		found := false
+		for i := 0; i < n && !found; i++ {
+			found = in.HostResourceAt(i).String() == r.String()
+		}
+		if !found {
+			return false
 		}
 	}
-	return false
+	return true
 }
 
 func trailingZeros(x uint64) int { return bits.TrailingZeros64(x) }

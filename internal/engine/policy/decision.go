@@ -1,8 +1,9 @@
 package policy
 
 import (
+	"math/bits"
 	"slices"
-	"sync"
+	"sync/atomic"
 
 	"github.com/toolgate/toolgate/internal/engine/boundary"
 	"github.com/toolgate/toolgate/internal/engine/digest"
@@ -14,35 +15,50 @@ import (
 // Decision is the complete, immutable Policy Decision of Section 22. It is
 // deterministic controlled evidence, not permission to execute: even an
 // exact allow Decision is not Authorization.
+//
+// Its collections are held as sets over the evaluated definition, which is
+// immutable and bound by the Decision: reasons as a mask (Section 48 order
+// is bit order), matched rules as positions in the definition's rules
+// (identity order), the Resource scope as positions in the definition's
+// scope Resources (ASCII order). Every accessor and the digest expand them
+// in that order, so the content and the digest are those of the lists they
+// stand for; evaluation allocates only this small Decision.
 type Decision struct {
-	id           ident.PolicyID
+	input    facts // the exact Evaluation Input; its digest is the bound input digest
+	snapshot *Snapshot
+	policy   *Definition // nil when the selected policy is missing or unknown
+	domain   boundary.Domain
+	id       ident.PolicyID
+	// The policy part of the Selection when no definition is bound (a
+	// missing policy or unknown generation); otherwise it is the bound
+	// definition's identity and generation, which find matched exactly.
+	// The snapshot part is snapshot's (Evaluate checks it).
+	selection   *policySelection
+	obligations []Obligation // Section 50 order, unique
+
+	matched      ruleSet // positions in policy.rules: ASCII order, unique
+	resources    uint32  // constrained scope: bit i is policy.scopeResources[i]; empty unless non-deny
+	capabilities uint32  // constrained scope; empty unless the outcome is non-deny
+	reasons      uint32  // bit r for reason r
 	version      vocab.Version
-	input        *evalinput.Input
-	inputDigest  digest.Digest
-	snapshot     *Snapshot
-	policy       *Definition // nil when the selected policy is missing or unknown
-	selection    Selection
 	outcome      vocab.Effect
-	capabilities uint32           // constrained scope; empty unless the outcome is non-deny
-	resources    []ident.Resource // constrained scope, ASCII order
-	reasons      []vocab.Reason   // Section 48 order, unique
-	matched      []ident.PolicyID // ASCII order, unique
-	obligations  []Obligation     // Section 50 order, unique
-	domain       boundary.Domain
 
-	// The complete-content digest, computed once, on first use (Digest,
-	// Equal): a Decision is complete and immutable when Evaluate returns
-	// it, and its digest is a function of that content, so when it is
-	// computed changes nothing but who pays for it. Reproduces compares a
-	// re-evaluated Decision by content and never hashes it.
-	digestOnce sync.Once
-	digest     digest.Digest
+	// The complete-content digest, computed on first use (Digest, Equal):
+	// a Decision is complete and immutable when Evaluate returns it, and
+	// its digest is a function of that content, so when it is computed
+	// changes nothing but who pays for it. Reproduces compares a
+	// re-evaluated Decision by content and never hashes it. A pointer (8
+	// octets) rather than the digest and a sync.Once (44) keeps the
+	// Decision that every evaluation allocates small; the digest is
+	// allocated when first asked for. Goroutines that ask at once may
+	// each compute it; the first stored is kept, and all are equal.
+	digest atomic.Pointer[digest.Digest]
+}
 
-	// Inline storage for the usual small collections, so that a compiled
-	// evaluation allocates the Decision and nothing else (compiled_eval.go).
-	reasonBuf   [4]vocab.Reason
-	matchedBuf  [4]ident.PolicyID
-	resourceBuf [4]ident.Resource
+// policySelection is the policy part of a Selection.
+type policySelection struct {
+	id  ident.PolicyID
+	gen ident.Generation
 }
 
 // ID returns the Decision identity.
@@ -51,11 +67,15 @@ func (d *Decision) ID() ident.PolicyID { return d.id }
 // Version returns the Decision representation version (v1).
 func (d *Decision) Version() vocab.Version { return d.version }
 
-// Input returns the exact Evaluation Input the Decision was computed from.
-func (d *Decision) Input() *evalinput.Input { return d.input }
+// Input returns the exact Evaluation Input the Decision was computed from
+// (nil for the test facts of this package's tests).
+func (d *Decision) Input() *evalinput.Input {
+	in, _ := d.input.(*evalinput.Input)
+	return in
+}
 
 // InputDigest returns the digest of the Evaluation Input, as bound.
-func (d *Decision) InputDigest() digest.Digest { return d.inputDigest }
+func (d *Decision) InputDigest() digest.Digest { return d.input.Digest() }
 
 // Snapshot returns the exact Policy Snapshot evaluated.
 func (d *Decision) Snapshot() *Snapshot { return d.snapshot }
@@ -67,7 +87,19 @@ func (d *Decision) Policy() *Definition { return d.policy }
 
 // Selection returns the requested Snapshot and Policy identities and
 // generations.
-func (d *Decision) Selection() Selection { return d.selection }
+func (d *Decision) Selection() Selection {
+	return Selection{
+		SnapshotID: d.snapshot.id, SnapshotGeneration: d.snapshot.gen,
+		PolicyID: d.policySelection().id, PolicyGeneration: d.policySelection().gen,
+	}
+}
+
+func (d *Decision) policySelection() policySelection {
+	if d.selection != nil {
+		return *d.selection
+	}
+	return policySelection{d.policy.id, d.policy.gen}
+}
 
 // Outcome returns deny, requireConfirmation or allow.
 func (d *Decision) Outcome() vocab.Effect { return d.outcome }
@@ -79,21 +111,27 @@ func (d *Decision) Capabilities() []vocab.Capability { return capabilitiesOf(d.c
 // Resources returns a copy of the constrained Resource scope in ASCII order;
 // empty for a deny.
 func (d *Decision) Resources() []ident.Resource {
-	if d.resources == nil {
-		return []ident.Resource{}
+	out := make([]ident.Resource, 0, bits.OnesCount32(d.resources))
+	for m := d.resources; m != 0; m &= m - 1 {
+		out = append(out, d.policy.scopeResources[bits.TrailingZeros32(m)])
 	}
-	return slices.Clone(d.resources)
+	return out
 }
 
 // Reasons returns a copy of the reasons in Section 48 reason order.
-func (d *Decision) Reasons() []vocab.Reason { return slices.Clone(d.reasons) }
+func (d *Decision) Reasons() []vocab.Reason {
+	return appendReasons(make([]vocab.Reason, 0, bits.OnesCount32(d.reasons)), d.reasons)
+}
 
 // MatchedRules returns a copy of the matched rule identities in ASCII order.
 func (d *Decision) MatchedRules() []ident.PolicyID {
-	if d.matched == nil {
-		return []ident.PolicyID{}
+	out := make([]ident.PolicyID, 0, d.matched.len())
+	for w, word := range d.matched {
+		for ; word != 0; word &= word - 1 {
+			out = append(out, d.policy.rules[w<<6|bits.TrailingZeros64(word)].id)
+		}
 	}
-	return slices.Clone(d.matched)
+	return out
 }
 
 // Obligations returns a copy of the obligations in Section 50 order.
@@ -121,14 +159,29 @@ func (d *Decision) NumCapabilities() int {
 }
 
 // NumResources returns the size of the constrained Resource scope.
-func (d *Decision) NumResources() int { return len(d.resources) }
+func (d *Decision) NumResources() int { return bits.OnesCount32(d.resources) }
 
 // ResourceAt returns member i of the constrained Resource scope (ASCII
 // order), 0 ≤ i < NumResources, without copying the scope.
-func (d *Decision) ResourceAt(i int) ident.Resource { return d.resources[i] }
+func (d *Decision) ResourceAt(i int) ident.Resource {
+	m := d.resources
+	for range i {
+		m &= m - 1
+	}
+	if m == 0 {
+		panic("policy: Decision.ResourceAt index out of range")
+	}
+	return d.policy.scopeResources[bits.TrailingZeros32(m)]
+}
 
 // HasResource reports whether r is in the constrained Resource scope.
-func (d *Decision) HasResource(r ident.Resource) bool { return containsResource(d.resources, r) }
+func (d *Decision) HasResource(r ident.Resource) bool {
+	if d.resources == 0 {
+		return false
+	}
+	i, ok := slices.BinarySearchFunc(d.policy.scopeResources, r, ident.Resource.Compare)
+	return ok && d.resources&(1<<i) != 0
+}
 
 // NumObligations returns the number of obligations.
 func (d *Decision) NumObligations() int { return len(d.obligations) }
@@ -145,8 +198,12 @@ func (d *Decision) Domain() boundary.Domain { return d.domain }
 // absence), selection, outcome, scope, reasons, matched rules and
 // obligations.
 func (d *Decision) Digest() digest.Digest {
-	d.digestOnce.Do(func() { d.digest = d.computeDigest() })
-	return d.digest
+	if p := d.digest.Load(); p != nil {
+		return *p
+	}
+	sum := d.computeDigest()
+	d.digest.CompareAndSwap(nil, &sum)
+	return *d.digest.Load()
 }
 
 // Equal reports complete Decision equality: the same Host domain and
@@ -159,43 +216,52 @@ func (a *Decision) Equal(b *Decision) bool {
 // sameContent reports what Equal reports, by comparing every value the
 // digest covers (computeDigest below) directly: a Decision built only to be
 // compared need not be hashed. TestSameContentIsDigestEquality keeps the
-// two in step.
+// two in step. The sets (matched rules, Resource scope) are positions in
+// the definition, so equal sets over definitions of equal digest (equal
+// content) are equal lists.
 func (a *Decision) sameContent(b *Decision) bool {
 	return a != nil && b != nil && a.domain.Same(b.domain) &&
 		a.id == b.id && a.version == b.version &&
-		a.inputDigest.Equal(b.inputDigest) &&
+		a.input.Digest().Equal(b.input.Digest()) &&
 		a.snapshot.digest.Equal(b.snapshot.digest) &&
+		a.snapshot.id == b.snapshot.id && a.snapshot.gen == b.snapshot.gen &&
 		(a.policy == nil) == (b.policy == nil) && (a.policy == nil || a.policy.digest.Equal(b.policy.digest)) &&
-		a.selection == b.selection && a.outcome == b.outcome && a.capabilities == b.capabilities &&
-		slices.Equal(a.resources, b.resources) && slices.Equal(a.reasons, b.reasons) &&
-		slices.Equal(a.matched, b.matched) && slices.Equal(a.obligations, b.obligations)
+		a.policySelection() == b.policySelection() && a.outcome == b.outcome && a.capabilities == b.capabilities &&
+		a.resources == b.resources && a.reasons == b.reasons &&
+		a.matched == b.matched && slices.Equal(a.obligations, b.obligations)
 }
 
 func (d *Decision) computeDigest() digest.Digest {
 	b := digest.New("toolgate.policy-decision/1")
 	b.String(d.id.String())
 	b.Uint(uint64(d.version))
-	b.Digest(d.inputDigest)
+	b.Digest(d.input.Digest())
 	b.Digest(d.snapshot.digest)
 	if d.policy == nil {
 		b.Absent()
 	} else {
 		b.Digest(d.policy.digest)
 	}
-	b.String(d.selection.SnapshotID.String())
-	b.Uint(d.selection.SnapshotGeneration.Uint64())
-	b.String(d.selection.PolicyID.String())
-	b.Uint(d.selection.PolicyGeneration.Uint64())
+	b.String(d.snapshot.id.String())
+	b.Uint(d.snapshot.gen.Uint64())
+	sel := d.policySelection()
+	b.String(sel.id.String())
+	b.Uint(sel.gen.Uint64())
 	b.Uint(uint64(d.outcome))
 	writeCapabilities(b, d.capabilities)
-	writeResources(b, d.resources)
-	b.Count(len(d.reasons))
-	for _, r := range d.reasons {
-		b.Uint(uint64(r))
+	b.Count(bits.OnesCount32(d.resources))
+	for m := d.resources; m != 0; m &= m - 1 {
+		b.String(d.policy.scopeResources[bits.TrailingZeros32(m)].String())
 	}
-	b.Count(len(d.matched))
-	for _, m := range d.matched {
-		b.String(m.String())
+	b.Count(bits.OnesCount32(d.reasons))
+	for m := d.reasons; m != 0; m &= m - 1 {
+		b.Uint(uint64(bits.TrailingZeros32(m)))
+	}
+	b.Count(d.matched.len())
+	for w, word := range d.matched {
+		for ; word != 0; word &= word - 1 {
+			b.String(d.policy.rules[w<<6|bits.TrailingZeros64(word)].id.String())
+		}
 	}
 	writeObligations(b, d.obligations)
 	return b.Sum()

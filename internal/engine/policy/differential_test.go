@@ -269,6 +269,48 @@ func viewOf(d *policy.Decision) decisionView {
 	return v
 }
 
+// indexAccessorsAgree checks the Decision's index and membership accessors
+// against its copying accessors: the Decision holds its lists as sets over
+// the definition, and both kinds of accessor expand them.
+func indexAccessorsAgree(d *policy.Decision) string {
+	rs := d.Resources()
+	if d.NumResources() != len(rs) {
+		return "NumResources differs from len(Resources)"
+	}
+	for i, r := range rs {
+		if d.ResourceAt(i) != r || !d.HasResource(r) {
+			return "ResourceAt or HasResource differs from Resources"
+		}
+	}
+	for _, name := range diffResources {
+		if d.HasResource(res(name)) != slices.Contains(rs, res(name)) {
+			return "HasResource(" + name + ") differs from Resources"
+		}
+	}
+	caps := d.Capabilities()
+	if d.NumCapabilities() != len(caps) {
+		return "NumCapabilities differs from len(Capabilities)"
+	}
+	for _, c := range vocab.AllCapability() {
+		if d.HasCapability(c) != slices.Contains(caps, c) {
+			return "HasCapability(" + c.String() + ") differs from Capabilities"
+		}
+	}
+	os := d.Obligations()
+	if d.NumObligations() != len(os) {
+		return "NumObligations differs from len(Obligations)"
+	}
+	for i, o := range os {
+		if d.ObligationAt(i).Key() != o.Key() {
+			return "ObligationAt differs from Obligations"
+		}
+	}
+	if !slices.IsSortedFunc(d.MatchedRules(), ident.PolicyID.Compare) || len(d.Reasons()) == 0 {
+		return "matched rules out of order, or no reason"
+	}
+	return ""
+}
+
 // diffStats counts what a run covered, so that the test fails if the
 // generator stops reaching a case.
 type diffStats struct {
@@ -303,6 +345,11 @@ func differential(t *testing.T, e env, seed uint64, inputs int, st *diffStats) {
 		}
 		if diff := cmp.Diff(viewOf(want), viewOf(got)); diff != "" || !want.Equal(got) {
 			t.Fatalf("seed %d input %d: compiled Decision differs from the reference (-reference +compiled):\n%s", seed, i, diff)
+		}
+		for name, d := range map[string]*policy.Decision{"compiled": got, "reference": want} {
+			if err := indexAccessorsAgree(d); err != "" {
+				t.Fatalf("seed %d input %d: %s Decision: %s", seed, i, name, err)
+			}
 		}
 		st.pairs++
 		st.outcomes[got.Outcome().String()]++

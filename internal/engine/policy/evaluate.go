@@ -38,12 +38,7 @@ func Evaluate(in *evalinput.Input, snap *Snapshot, sel Selection, decisionID str
 	if in == nil {
 		return nil, fault.At("input", fault.Missing, "evaluation needs a complete evaluation input")
 	}
-	d, err := evaluate(in, snap, sel, decisionID, false)
-	if err != nil {
-		return nil, err
-	}
-	d.input = in
-	return d, nil
+	return evaluate(in, snap, sel, decisionID, false)
 }
 
 // Reproduces evaluates the Decision d's exact selection of snap again, with
@@ -66,7 +61,7 @@ func Reproduces(d *Decision, in *evalinput.Input, snap *Snapshot) (bool, error) 
 		*again = Decision{} // nothing of this evaluation survives it
 		scratch.Put(again)
 	}()
-	if _, err := evaluateWith(in, snap, d.selection, d.id.String(), false, again); err != nil {
+	if _, err := evaluateWith(in, snap, d.Selection(), d.id.String(), false, again); err != nil {
 		return false, err
 	}
 	return again.sameContent(d), nil
@@ -110,20 +105,22 @@ func evaluateWith(in facts, snap *Snapshot, sel Selection, decisionID string, re
 	var d *Decision
 	if into == nil {
 		d = &Decision{
-			id:          id,
-			version:     vocab.V1,
-			inputDigest: in.Digest(),
-			snapshot:    snap,
-			selection:   sel,
-			domain:      snap.domain,
+			input:    in,
+			snapshot: snap,
+			domain:   snap.domain,
+			id:       id,
+			version:  vocab.V1,
 		}
 	} else {
 		// into is a zeroed scratch Decision (Reproduces): set the fields
 		// one by one rather than copy a whole Decision over it.
 		d = into
-		d.id, d.version, d.inputDigest, d.snapshot, d.selection, d.domain = id, vocab.V1, in.Digest(), snap, sel, snap.domain
+		d.input, d.snapshot, d.domain, d.id, d.version = in, snap, snap.domain, id, vocab.V1
 	}
 	def, idFound := snap.find(sel.PolicyID, sel.PolicyGeneration)
+	if def == nil {
+		d.selection = &policySelection{sel.PolicyID, sel.PolicyGeneration}
+	}
 	switch {
 	case !idFound:
 		d.deny(vocab.ReasonPolicyMissing)
@@ -145,7 +142,7 @@ func evaluateWith(in facts, snap *Snapshot, sel Selection, decisionID string, re
 // deny makes d a deny Decision with one outcome reason and nothing else.
 func (d *Decision) deny(r vocab.Reason) {
 	d.outcome = vocab.Deny
-	d.reasons = []vocab.Reason{r}
+	d.reasons = bit(r) & reasonMask
 }
 
 // evaluate resolves d.policy against v: the reference evaluator.
@@ -153,6 +150,7 @@ func (d *Decision) evaluate(v *view) {
 	var anyIndeterminate bool
 	var effects [vocab.Allow + 1]bool // matched effects
 	var matches []*Rule
+	var matchedSet ruleSet
 	// Combining rule (Section 21). Every rule is evaluated, in rule-identity
 	// order, with no short-circuit: no early match can hide a later deny or
 	// indeterminate condition, and every match contributes its reason,
@@ -163,13 +161,14 @@ func (d *Decision) evaluate(v *view) {
 	//   otherwise any matched allow                          -> allow;
 	//   otherwise                                            -> deny.
 	// deny > requireConfirmation > allow; the default is deny.
-	for _, r := range d.policy.rules {
+	for i, r := range d.policy.rules {
 		switch r.condition.eval(v) {
 		case indeterminate:
 			anyIndeterminate = true
 		case matched:
 			effects[r.effect] = true
 			matches = append(matches, r)
+			matchedSet.add(i)
 		}
 	}
 	var reasons uint32
@@ -193,16 +192,16 @@ func (d *Decision) evaluate(v *view) {
 	var obligations []Obligation
 	for _, r := range matches {
 		reasons |= bit(r.reason)
-		d.matched = append(d.matched, r.id) // rules are in identity order: unique and sorted
 		obligations = append(obligations, r.obligations...)
 	}
+	d.matched = matchedSet // rules are in identity order: unique and sorted
 	slices.SortFunc(obligations, compareObligations)
 	d.obligations = slices.CompactFunc(obligations, func(a, b Obligation) bool { return a.key == b.key })
-	d.reasons = reasonsOf(reasons)
-	if len(d.reasons) > MaxDecisionReasons || len(d.matched) > MaxDecisionMatches || len(d.obligations) > MaxDecisionObligations {
+	d.reasons = reasons & reasonMask
+	if bits.OnesCount32(d.reasons) > MaxDecisionReasons || d.matched.len() > MaxDecisionMatches || len(d.obligations) > MaxDecisionObligations {
 		// Aggregation limit: deny with the policy-limit reason only, empty
 		// scope, no matched rules and no obligations.
-		d.capabilities, d.resources, d.matched, d.obligations = 0, nil, nil, nil
+		d.capabilities, d.resources, d.matched, d.obligations = 0, 0, ruleSet{}, nil
 		d.deny(vocab.ReasonPolicyLimitExceeded)
 	}
 }
@@ -232,17 +231,32 @@ func (d *Decision) constrain(v *view, matches []*Rule) uint32 {
 	if caps != v.requested {
 		lost |= bit(vocab.ReasonCapabilityNotPermitted)
 	}
-	if len(res) != len(v.requestedResources) {
+	// res is within the scope of a matched non-deny rule (a non-deny
+	// outcome has one), so within the definition's scope Resources; were
+	// it not, the Decision could not hold it and fails closed.
+	resMask, inTable := scopeMask(d.policy.scopeResources, res)
+	if len(res) != len(v.requestedResources) || !inTable {
 		lost |= bit(vocab.ReasonResourceNotPermitted)
 	}
 	if lost == 0 {
-		d.capabilities, d.resources = caps, res
+		d.capabilities, d.resources = caps, resMask
 	}
 	return lost
 }
 
-// reasonsOf expands a reason mask in Section 48 reason order.
-func reasonsOf(m uint32) []vocab.Reason { return appendReasons(make([]vocab.Reason, 0, 4), m) }
+// scopeMask returns rs (ASCII order) as the set of its positions in table
+// (ASCII order), and whether every member of rs is in table.
+func scopeMask(table, rs []ident.Resource) (uint32, bool) {
+	var m uint32
+	for _, r := range rs {
+		i, ok := slices.BinarySearchFunc(table, r, ident.Resource.Compare)
+		if !ok || i >= 32 {
+			return 0, false
+		}
+		m |= 1 << i
+	}
+	return m, true
+}
 
 // appendReasons appends the reasons of mask m to out in Section 48 order.
 func appendReasons(out []vocab.Reason, m uint32) []vocab.Reason {

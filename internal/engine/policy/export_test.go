@@ -36,14 +36,13 @@ func Compiled(s *Snapshot, i int) bool { return s.defs[i].compiled != nil }
 func SameContent(a, b *Decision) bool { return a.sameContent(b) }
 
 // DecisionContentFields lists the fields of Decision that hold content (all
-// but the input pointer, which the input digest stands for, the digest
-// itself and the inline storage of the collections).
+// but the digest itself).
 func DecisionContentFields() []string {
 	var out []string
 	t := reflect.TypeFor[Decision]()
 	for i := range t.NumField() {
 		switch n := t.Field(i).Name; n {
-		case "input", "digestOnce", "digest", "reasonBuf", "matchedBuf", "resourceBuf":
+		case "digest":
 		default:
 			out = append(out, n)
 		}
@@ -51,29 +50,45 @@ func DecisionContentFields() []string {
 	return out
 }
 
+// flippedDigest is facts with another digest.
+type flippedDigest struct {
+	facts
+	d digest.Digest
+}
+
+func (f flippedDigest) Digest() digest.Digest { return f.d }
+
 // DecisionVariants returns, for every content field of d, a copy of d that
 // differs from d in that field only, with its digest computed again. other
-// is a domain other than d's.
+// is a domain other than d's. The matched rules and the Resource scope are
+// positions in the definition: for a Decision without one (a missing
+// policy), their variants also bind a definition of the snapshot.
 func DecisionVariants(d *Decision, other boundary.Domain) map[string]*Decision {
 	variant := func(f func(*Decision)) *Decision {
 		c := &Decision{
-			id: d.id, version: d.version, input: d.input, inputDigest: d.inputDigest, snapshot: d.snapshot,
-			policy: d.policy, selection: d.selection, outcome: d.outcome, capabilities: d.capabilities,
-			resources: slices.Clone(d.resources), reasons: slices.Clone(d.reasons),
-			matched: slices.Clone(d.matched), obligations: slices.Clone(d.obligations), domain: d.domain,
+			input: d.input, snapshot: d.snapshot, policy: d.policy, domain: d.domain, id: d.id,
+			selection: d.selection, obligations: slices.Clone(d.obligations), matched: d.matched,
+			resources: d.resources, capabilities: d.capabilities, reasons: d.reasons,
+			version: d.version, outcome: d.outcome,
 		}
 		f(c)
 		return c
+	}
+	withPolicy := func(c *Decision) {
+		for _, p := range c.snapshot.defs {
+			if c.policy == nil && len(p.scopeResources) > 0 {
+				c.policy = p
+			}
+		}
 	}
 	otherID, _ := ident.ParsePolicyID("zz-other")
 	otherGen, _ := ident.ParseGeneration("999")
 	flip := func(x digest.Digest) digest.Digest { x[0] ^= 1; return x }
 	extra, _ := newObligation(ObligationDraft{Kind: "maximumEvaluationAgeSeconds", Seconds: "7"})
-	otherRes, _ := ident.ParseResource("zz-other-resource")
 	return map[string]*Decision{
-		"id":          variant(func(c *Decision) { c.id = otherID }),
-		"version":     variant(func(c *Decision) { c.version++ }),
-		"inputDigest": variant(func(c *Decision) { c.inputDigest = flip(c.inputDigest) }),
+		"id":      variant(func(c *Decision) { c.id = otherID }),
+		"version": variant(func(c *Decision) { c.version++ }),
+		"input":   variant(func(c *Decision) { c.input = flippedDigest{c.input, flip(c.input.Digest())} }),
 		"snapshot": variant(func(c *Decision) {
 			s := *c.snapshot
 			s.digest = flip(s.digest)
@@ -88,12 +103,16 @@ func DecisionVariants(d *Decision, other boundary.Domain) map[string]*Decision {
 			p.digest = flip(p.digest)
 			c.policy = &p
 		}),
-		"selection":    variant(func(c *Decision) { c.selection.PolicyGeneration = otherGen }),
+		"selection": variant(func(c *Decision) {
+			sel := c.policySelection()
+			sel.gen = otherGen
+			c.selection = &sel
+		}),
 		"outcome":      variant(func(c *Decision) { c.outcome = (c.outcome + 1) % (vocab.Allow + 1) }),
 		"capabilities": variant(func(c *Decision) { c.capabilities ^= bit(allCapabilities[0]) }),
-		"resources":    variant(func(c *Decision) { c.resources = append(c.resources, otherRes) }),
-		"reasons":      variant(func(c *Decision) { c.reasons = append(c.reasons, vocab.ReasonPolicyLimitExceeded) }),
-		"matched":      variant(func(c *Decision) { c.matched = append(c.matched, otherID) }),
+		"resources":    variant(func(c *Decision) { withPolicy(c); c.resources ^= 1 }),
+		"reasons":      variant(func(c *Decision) { c.reasons |= bit(vocab.ReasonPolicyLimitExceeded) }),
+		"matched":      variant(func(c *Decision) { withPolicy(c); c.matched[0] ^= 1 }),
 		"obligations":  variant(func(c *Decision) { c.obligations = append(c.obligations, extra) }),
 		"domain":       variant(func(c *Decision) { c.domain = other }),
 	}

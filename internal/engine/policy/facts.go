@@ -60,6 +60,11 @@ type facts interface {
 	// FactMasks is the collections above as bit masks (bit, maskAt),
 	// computed once when the input is built.
 	FactMasks() evalinput.FactMasks
+	// Summary is the single-valued facts above, and RequestedResourceHashAt
+	// the hash of each requested Resource, computed once when the input is
+	// built (evalinput.SummaryOf, evalinput.HashIdentifier).
+	Summary() evalinput.SummaryView
+	RequestedResourceHashAt(i int) uint64
 }
 
 var _ facts = (*evalinput.Input)(nil)

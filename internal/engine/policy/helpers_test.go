@@ -135,6 +135,10 @@ func (f *facts) ProvenanceRecordAt(i int) (vocab.ProvenanceSource, vocab.Trust) 
 func (f *facts) ProvenanceTransformationAt(i, j int) vocab.Transformation {
 	return f.records[i].Transformations[j]
 }
+func (f *facts) Summary() evalinput.SummaryView { return evalinput.ViewOf(evalinput.SummaryOf(f)) }
+func (f *facts) RequestedResourceHashAt(i int) uint64 {
+	return evalinput.HashIdentifier(f.requestedRes[i].String())
+}
 func (f *facts) EvaluationTime() epoch.Time          { return f.now }
 func (f *facts) IntentIssuedAt() epoch.Time          { return f.intentAt }
 func (f *facts) ContextIssuedAt() epoch.Time         { return f.contextAt }

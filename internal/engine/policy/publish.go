@@ -205,8 +205,19 @@ func (k *compiler) definition(d *DefinitionDraft) (*Definition, error) {
 	def.nodes = k.nodes - before
 	slices.SortFunc(def.rules, func(a, b *Rule) int { return a.id.Compare(b.id) })
 	def.computeDigests()
+	def.scopeResources = scopeResourcesOf(def.rules)
 	def.compiled = compile(def)
 	return def, nil
+}
+
+// scopeResourcesOf is the union of the rules' Resource constraints, ASCII
+// order, unique.
+func scopeResourcesOf(rules []*Rule) []ident.Resource {
+	var out []ident.Resource
+	for _, r := range rules {
+		out = append(out, r.resources...)
+	}
+	return normalizedResources(out)
 }
 
 func (k *compiler) rule(d *RuleDraft) (*Rule, error) {

@@ -74,6 +74,21 @@ func (s *Snapshot) Lookup(id ident.PolicyID, gen ident.Generation) (*Definition,
 // find returns the definition (id, gen), and whether any generation of id
 // exists.
 func (s *Snapshot) find(id ident.PolicyID, gen ident.Generation) (*Definition, bool) {
+	if len(s.defs) <= 8 {
+		// A few definitions: compare for equality, cheaper than the
+		// ordered comparisons of a binary search (same result: the
+		// definitions are sorted by identity, then generation).
+		idFound := false
+		for _, d := range s.defs {
+			if d.id == id {
+				idFound = true
+				if d.gen == gen {
+					return d, true
+				}
+			}
+		}
+		return nil, idFound
+	}
 	lo, idFound := slices.BinarySearchFunc(s.defs, id, func(d *Definition, id ident.PolicyID) int { return d.id.Compare(id) })
 	if !idFound {
 		return nil, false
@@ -119,6 +134,11 @@ type Definition struct {
 	rulesDigest digest.Digest // the complete rule content, without the lifecycle
 	digest      digest.Digest
 	compiled    *compiled // evaluation form built at publication (compile.go); nil: reference evaluator
+
+	// Every Resource of a non-deny rule's scope constraint, ASCII order,
+	// unique: a Decision's Resource scope is a set of positions in it. All
+	// lie within the publisher's Host ceiling (at most 16 Resources).
+	scopeResources []ident.Resource
 }
 
 // ID returns the Policy identity.
