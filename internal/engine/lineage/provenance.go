@@ -128,7 +128,11 @@ func NewProvenance(p *authority.RoleAuthority, attestationID string, validity ep
 		return nil, fault.At("records", fault.LimitExceeded, "a provenance set has at most 64 records")
 	}
 	out := make([]Record, 0, len(records))
-	keys := make([]keyed, 0, len(records))
+	// The keys are transient: they live in a pooled scratch.
+	sc := graphScratches.Get().(*graphScratch)
+	defer sc.release()
+	keys := sc.keyed[:0]
+	defer func() { sc.keyed = keys }()
 	for i, d := range records {
 		r, err := parseRecord(d)
 		if err != nil {
