@@ -36,6 +36,11 @@ func (s Schema) ValidateJSON(data []byte) (Arguments, bool) {
 	}
 	sc := scratchPool.Get().(*scratch)
 	p := fastJSON{data: data, src: string(data), collect: s.hasRes, fields: sc.fields[:0], elems: sc.elems[:0]}
+	// An object's members may be stacked twice (input order, then declared
+	// order), so the field stack needs twice Validate's room.
+	if cap(p.fields) < 2*s.scratch {
+		p.fields = make([]value.Field, 0, 2*s.scratch)
+	}
 	root, ok := p.value(s.root)
 	if ok {
 		p.skipWS()
