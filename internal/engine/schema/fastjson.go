@@ -120,9 +120,11 @@ func (p *fastJSON) tokenEnds() bool {
 	if p.pos == len(p.data) {
 		return true
 	}
-	c := p.data[p.pos]
-	return !('0' <= c && c <= '9' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' ||
-		c == '.' || c == '+' || c == '-' || c == '_')
+	switch c := p.data[p.pos]; {
+	case '0' <= c && c <= '9', 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', c == '.', c == '+', c == '-', c == '_':
+		return false
+	}
+	return true
 }
 
 // integer reads a canonical integer literal whose first octet is at pos:
