@@ -4,7 +4,6 @@ import (
 	"encoding/binary"
 	"math"
 	"slices"
-	"sync"
 
 	"github.com/toolgate/toolgate/internal/engine/fault"
 	"github.com/toolgate/toolgate/internal/engine/ident"
@@ -99,31 +98,15 @@ func Encode(env Envelope) ([]byte, error) {
 	if err := env.check(); err != nil {
 		return nil, err
 	}
-	// One pass into a pooled scratch buffer, then an exact-size copy,
-	// instead of a counting pass and a writing pass: reserve still refuses
-	// every segment that would cross MaxSize before appending it, so the
-	// result and the rejection are those of the two passes (the tests keep
-	// the two-pass encoding as their reference), and the scratch never
-	// holds more than MaxSize octets. It goes back to the pool cleared.
-	sc := encodeBuffers.Get().(*[]byte)
-	w := encoder{buf: (*sc)[:0], emit: true}
-	w.envelope(&env)
-	out, err := w.result()
-	if err == nil {
-		out = append(make([]byte, 0, len(out)), out...)
+	count := encoder{}
+	count.envelope(&env)
+	if _, err := count.result(); err != nil {
+		return nil, err
 	}
-	clear(w.buf)
-	*sc = w.buf[:0]
-	encodeBuffers.Put(sc)
-	return out, err
+	w := encoder{buf: make([]byte, 0, count.n), emit: true}
+	w.envelope(&env)
+	return w.result()
 }
-
-// encodeBuffers holds Encode's scratch buffers; a typical request is a few
-// hundred octets.
-var encodeBuffers = sync.Pool{New: func() any {
-	b := make([]byte, 0, 1024)
-	return &b
-}}
 
 // AppendValue appends the canonical encoding of one value fragment (the
 // Section 51.1 vectors) to dst and returns the extended slice. The fragment
