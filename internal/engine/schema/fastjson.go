@@ -47,9 +47,12 @@ func (s Schema) ValidateJSON(data []byte) (Arguments, bool) {
 		ok = p.pos == len(data)
 	}
 	// As in Validate: value.Object and value.Array copied what they kept,
-	// so the cleared scratch stacks go back to the pool.
-	clear(p.fields[:cap(p.fields)])
-	clear(p.elems[:cap(p.elems)])
+	// so the cleared scratch stacks go back to the pool. Only the part ever
+	// used is cleared (the rest is still zero): the high-water marks cover
+	// containers that returned, the current lengths a rejected path that
+	// stopped without popping.
+	clear(p.fields[:max(p.fieldsHigh, len(p.fields))])
+	clear(p.elems[:max(p.elemsHigh, len(p.elems))])
 	sc.fields, sc.elems = p.fields[:0], p.elems[:0]
 	scratchPool.Put(sc)
 	if !ok {
@@ -69,6 +72,9 @@ type fastJSON struct {
 	res     []ident.Resource
 	fields  []value.Field
 	elems   []value.Value
+	// fieldsHigh and elemsHigh are the most entries fields and elems ever
+	// held in this call.
+	fieldsHigh, elemsHigh int
 }
 
 func (p *fastJSON) skipWS() {
@@ -277,6 +283,7 @@ func (p *fastJSON) array(n *node) (value.Value, bool) {
 			}
 		}
 	}
+	p.elemsHigh = max(p.elemsHigh, len(p.elems))
 	out, err := value.Array(p.elems[base:])
 	p.elems = p.elems[:base]
 	return out, err == nil
@@ -347,6 +354,7 @@ func (p *fastJSON) object(n *node) (value.Value, bool) {
 		}
 		kept = p.fields[top:]
 	}
+	p.fieldsHigh = max(p.fieldsHigh, len(p.fields))
 	out, err := value.Object(kept)
 	p.fields = p.fields[:base]
 	return out, err == nil
