@@ -87,6 +87,7 @@ test-fuzz: ## Run every fuzz target for FUZZTIME each.
 	$(GO) test -run '^$$' -fuzz '^FuzzCanonicalDigest$$' -fuzztime $(FUZZTIME) ./internal/agentsafe/
 	$(GO) test -run '^$$' -fuzz '^FuzzValidate$$' -fuzztime $(FUZZTIME) ./internal/engine/schema/
 	$(GO) test -run '^$$' -fuzz '^FuzzNew$$' -fuzztime $(FUZZTIME) ./internal/engine/schema/
+	$(GO) test -run '^$$' -fuzz '^FuzzValidateJSON$$' -fuzztime $(FUZZTIME) ./internal/engine/schema/
 	$(GO) test -run '^$$' -fuzz '^FuzzEncode$$' -fuzztime $(FUZZTIME) ./internal/engine/canon/
 	$(GO) test -run '^$$' -fuzz '^FuzzPublish$$' -fuzztime $(FUZZTIME) ./internal/engine/policy/
 	$(GO) test -run '^$$' -fuzz '^FuzzCompiledEvaluator$$' -fuzztime $(FUZZTIME) ./internal/engine/policy/

@@ -71,11 +71,42 @@ func newBinding(b boundary.Boundary, v bound, id ids) ConsumptionBinding {
 // seal returns the complete binding: c with the effective scope, the
 // requested scope of in, and its replay scope and content digests.
 func (c ConsumptionBinding) seal(in *evalinput.Input) *ConsumptionBinding {
-	c.capabilities = in.RequestedCapabilities()
-	c.resources = in.RequestedResources()
+	// A typical scope fits the inline arrays: the binding and its scope
+	// copies are then one allocation instead of three. Either way the
+	// binding owns its copies.
+	s := new(sealedBinding)
+	c.capabilities = copyInto(s.caps[:], in.NumRequestedCapabilities(), in.RequestedCapabilityAt, in.RequestedCapabilities)
+	c.resources = copyInto(s.res[:], in.NumRequestedResources(), in.RequestedResourceAt, in.RequestedResources)
 	c.replayScope = replayScope(c.authorizationID, c.identity, c.request)
 	c.digest = c.computeDigest()
-	return &c
+	s.ConsumptionBinding = c
+	return &s.ConsumptionBinding
+}
+
+// copyInto returns a copy of the n members at(0..n-1): in buf when they
+// fit, else in a slice of its own. An empty scope keeps what clone returns
+// (the input's own empty or nil slice, without allocating), as a clone of
+// it always did.
+func copyInto[T any](buf []T, n int, at func(int) T, clone func() []T) []T {
+	if n == 0 {
+		return clone()
+	}
+	out := buf[:0:len(buf)]
+	if n > len(buf) {
+		out = make([]T, 0, n)
+	}
+	for i := range n {
+		out = append(out, at(i))
+	}
+	return out[:n:n]
+}
+
+// sealedBinding is a sealed binding with inline room for a typical
+// requested scope (seal).
+type sealedBinding struct {
+	ConsumptionBinding
+	caps [8]vocab.Capability
+	res  [4]ident.Resource
 }
 
 // matches reports whether the sealed binding a is the unsealed binding c

@@ -2,8 +2,10 @@ package digest_test
 
 import (
 	"crypto/sha256"
+	"crypto/subtle"
 	"encoding/binary"
 	"encoding/hex"
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
@@ -126,5 +128,40 @@ func TestSumEndsTheBuilder(t *testing.T) {
 			}()
 			write()
 		}()
+	}
+}
+
+// TestEqualIsContentEquality checks the word-wise constant-time Equal
+// against array equality and crypto/subtle: for a digest and every
+// single-bit change of it, every single-byte change of each word, and
+// seeded random pairs.
+func TestEqualIsContentEquality(t *testing.T) {
+	t.Parallel()
+	check := func(a, b digest.Digest) {
+		t.Helper()
+		want := a == b
+		if a.Equal(b) != want || b.Equal(a) != want || (subtle.ConstantTimeCompare(a[:], b[:]) == 1) != want {
+			t.Fatalf("Equal(%x, %x) = %v, want %v", a, b, a.Equal(b), want)
+		}
+	}
+	base := digest.New("test.equal/1").Sum()
+	check(base, base)
+	check(digest.Digest{}, digest.Digest{})
+	for i := range digest.Size * 8 {
+		other := base
+		other[i/8] ^= 1 << (i % 8)
+		check(base, other)
+	}
+	r := rand.New(rand.NewPCG(3, 5))
+	for range 10000 {
+		var a, b digest.Digest
+		for i := range a {
+			a[i] = byte(r.Uint32())
+		}
+		b = a
+		if r.IntN(2) == 0 {
+			b[r.IntN(digest.Size)] = byte(r.Uint32())
+		}
+		check(a, b)
 	}
 }

@@ -112,7 +112,9 @@ func NewInfluence(c *authority.RoleAuthority, attestationID string, validity epo
 	if err != nil {
 		return nil, err
 	}
-	g, err := parseNodes(nodes, cols)
+	sc := graphScratches.Get().(*graphScratch)
+	defer sc.release()
+	g, err := parseNodes(sc, nodes, cols, edges)
 	if err != nil {
 		return nil, err
 	}
@@ -149,7 +151,10 @@ func NoInfluence(a *assessment.Assessment, id principal.Identity) (*Influence, e
 
 func parseCollections(drafts []CollectionDraft, a *assessment.Assessment) ([]Collection, error) {
 	cols := make([]Collection, 0, len(drafts))
-	keys := make([]keyed, 0, len(drafts))
+	// MaxCollections bounds the drafts (checked by the caller), so the keys
+	// fit an array on the stack.
+	var keyBuf [MaxCollections]keyed
+	keys := keyBuf[:0]
 	for i, d := range drafts {
 		path := func() string { return "collections" + fault.Index(i) }
 		var col Collection

@@ -128,7 +128,10 @@ func NewProvenance(p *authority.RoleAuthority, attestationID string, validity ep
 		return nil, fault.At("records", fault.LimitExceeded, "a provenance set has at most 64 records")
 	}
 	out := make([]Record, 0, len(records))
-	keys := make([]keyed, 0, len(records))
+	// The keys are transient and bounded by MaxRecords: an array on the
+	// stack (1.5 KiB) holds them.
+	var keyBuf [MaxRecords]keyed
+	keys := keyBuf[:0]
 	for i, d := range records {
 		r, err := parseRecord(d)
 		if err != nil {

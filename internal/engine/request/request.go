@@ -97,11 +97,7 @@ func NewLimited(snap *registry.Snapshot, p Proposal, a *assessment.Assessment, l
 		return nil, fault.Within("proposal", err)
 	}
 	def := res.Definition()
-	raw, err := jsonexact.Decode(p.Arguments, jsonexact.Limits{MaxDepth: schema.MaxDepth, MaxBytes: lim.MaxArgumentBytes})
-	if err != nil {
-		return nil, decodeFault(err)
-	}
-	args, err := def.Schema().Validate(raw)
+	args, err := validateArguments(def.Schema(), p.Arguments, lim)
 	if err != nil {
 		return nil, err
 	}
@@ -121,6 +117,30 @@ func NewLimited(snap *registry.Snapshot, p Proposal, a *assessment.Assessment, l
 	r := &CanonicalRequest{resolution: res, args: args, bytes: b, assessment: a}
 	r.digest = r.computeDigest()
 	return r, nil
+}
+
+// validateArguments decodes and validates the raw arguments. Schema's
+// one-pass ValidateJSON accepts the common request; whatever it does not
+// accept goes through the reference path (jsonexact.Decode, then
+// Schema.Validate), which owns every rejection, so codes and paths do not
+// depend on the fast path. The raw bound applies before either.
+func validateArguments(s schema.Schema, raw []byte, lim Limits) (schema.Arguments, error) {
+	if len(raw) <= lim.MaxArgumentBytes {
+		if args, ok := s.ValidateJSON(raw); ok {
+			return args, nil
+		}
+	}
+	return referenceArguments(s, raw, lim)
+}
+
+// referenceArguments is the reference path: the occurrence-preserving
+// decode, then Schema validation of the decoded tree.
+func referenceArguments(s schema.Schema, raw []byte, lim Limits) (schema.Arguments, error) {
+	v, err := jsonexact.Decode(raw, jsonexact.Limits{MaxDepth: schema.MaxDepth, MaxBytes: lim.MaxArgumentBytes})
+	if err != nil {
+		return schema.Arguments{}, decodeFault(err)
+	}
+	return s.Validate(v)
 }
 
 // decodeFault locates a jsonexact rejection of the raw arguments.

@@ -27,8 +27,8 @@ const (
 // Value is a validated typed value. The zero Value is invalid.
 type Value struct {
 	kind   vocab.ValueKind
+	b      bool   // next to kind: one word for both (values are copied often)
 	text   string // string, resourceID and enumeration payload
-	b      bool
 	u      uint64 // unsigned value, or signed value's two's-complement bits
 	elems  []Value
 	fields []Field

@@ -1,0 +1,361 @@
+package schema
+
+import (
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/toolgate/toolgate/internal/engine/ident"
+	"github.com/toolgate/toolgate/internal/engine/value"
+	"github.com/toolgate/toolgate/internal/engine/vocab"
+)
+
+// ValidateJSON decodes raw argument text and validates it against s in one
+// pass, without building the intermediate jsonexact tree. It is a fast path
+// for the common accepted request, never a second judge of validity:
+//
+//   - It accepts only a strict subset of what jsonexact.Decode followed by
+//     Validate accepts (ASCII input, strings without escapes or control or
+//     DEL octets, canonical integer literals, no unknown or repeated member,
+//     nesting bounded by the Schema), and whatever it accepts it builds with
+//     the same value constructors, so the Arguments are equal to the
+//     reference path's.
+//   - Whenever it cannot accept, it returns false and the zero Arguments,
+//     with no reason. The caller then runs the reference path
+//     (jsonexact.Decode, then Validate), which owns every rejection, its
+//     code and its path, and also accepts what is outside the fast subset
+//     (escaped strings, for example).
+//
+// It reads data only during the call; kept strings share one copy of it,
+// as with jsonexact.Decode. The caller applies its raw size bound first.
+// FuzzValidateJSON and TestValidateJSONMatchesReference hold it to the
+// reference path.
+func (s Schema) ValidateJSON(data []byte) (Arguments, bool) {
+	if s.root == nil || len(data) == 0 {
+		return Arguments{}, false
+	}
+	sc := scratchPool.Get().(*scratch)
+	p := fastJSON{data: data, src: string(data), collect: s.hasRes, fields: sc.fields[:0], elems: sc.elems[:0]}
+	// An object's members may be stacked twice (input order, then declared
+	// order), so the field stack needs twice Validate's room.
+	if cap(p.fields) < 2*s.scratch {
+		p.fields = make([]value.Field, 0, 2*s.scratch)
+	}
+	root, ok := p.value(s.root)
+	if ok {
+		p.skipWS()
+		ok = p.pos == len(data)
+	}
+	// As in Validate: value.Object and value.Array copied what they kept,
+	// so the cleared scratch stacks go back to the pool. Only the part ever
+	// used is cleared (the rest is still zero): the high-water marks cover
+	// containers that returned, the current lengths a rejected path that
+	// stopped without popping.
+	clear(p.fields[:max(p.fieldsHigh, len(p.fields))])
+	clear(p.elems[:max(p.elemsHigh, len(p.elems))])
+	sc.fields, sc.elems = p.fields[:0], p.elems[:0]
+	scratchPool.Put(sc)
+	if !ok {
+		return Arguments{}, false
+	}
+	return Arguments{root: root, resources: resourceSet(p.res)}, true
+}
+
+// fastJSON is the state of one ValidateJSON call. Recursion follows the
+// Schema tree, so its depth is bounded by MaxDepth. fields and elems are
+// scratch stacks shared by nested containers, as in validator.
+type fastJSON struct {
+	data    []byte
+	src     string // one copy of data; kept strings are substrings of it
+	pos     int
+	collect bool
+	res     []ident.Resource
+	fields  []value.Field
+	elems   []value.Value
+	// fieldsHigh and elemsHigh are the most entries fields and elems ever
+	// held in this call.
+	fieldsHigh, elemsHigh int
+}
+
+func (p *fastJSON) skipWS() {
+	for p.pos < len(p.data) {
+		switch p.data[p.pos] {
+		case ' ', '\t', '\n', '\r':
+			p.pos++
+		default:
+			return
+		}
+	}
+}
+
+// next skips whitespace and consumes the following octet, or reports
+// false at the end of the input.
+func (p *fastJSON) next() (byte, bool) {
+	p.skipWS()
+	if p.pos == len(p.data) {
+		return 0, false
+	}
+	c := p.data[p.pos]
+	p.pos++
+	return c, true
+}
+
+// str reads a string token whose opening quote was consumed. Only printable
+// ASCII other than the backslash is taken: such a token means exactly its
+// octets, which is what jsonexact decodes it to. Anything else (escapes,
+// control octets, DEL, non-ASCII, no closing quote) is left to the
+// reference path.
+func (p *fastJSON) str() (string, bool) {
+	start := p.pos
+	for i := start; i < len(p.data); i++ {
+		c := p.data[i]
+		if c == '"' {
+			p.pos = i + 1
+			return p.src[start:i], true
+		}
+		if c == '\\' || c < 0x20 || c > 0x7e {
+			return "", false
+		}
+	}
+	return "", false
+}
+
+// tokenEnds reports whether the octet after a number or literal ends it:
+// jsonexact rejects a token continued by one of these (isTokenByte).
+func (p *fastJSON) tokenEnds() bool {
+	if p.pos == len(p.data) {
+		return true
+	}
+	switch c := p.data[p.pos]; {
+	case '0' <= c && c <= '9', 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', c == '.', c == '+', c == '-', c == '_':
+		return false
+	}
+	return true
+}
+
+// integer reads a canonical integer literal whose first octet is at pos:
+// an optional minus, then 0 or a digit string without a leading zero, not
+// -0 and not followed by a fraction, exponent or other token octet.
+func (p *fastJSON) integer() (string, bool) {
+	start, i := p.pos, p.pos
+	if i < len(p.data) && p.data[i] == '-' {
+		i++
+	}
+	digits := i
+	for i < len(p.data) && '0' <= p.data[i] && p.data[i] <= '9' {
+		i++
+	}
+	if i == digits || (p.data[digits] == '0' && i-digits > 1) {
+		return "", false
+	}
+	p.pos = i
+	lit := p.src[start:i]
+	if lit == "-0" || !p.tokenEnds() {
+		return "", false
+	}
+	return lit, true
+}
+
+// literal consumes the keyword lit at pos.
+func (p *fastJSON) literal(lit string) bool {
+	if !strings.HasPrefix(p.src[p.pos:], lit) {
+		return false
+	}
+	p.pos += len(lit)
+	return p.tokenEnds()
+}
+
+func (p *fastJSON) value(n *node) (value.Value, bool) {
+	c, ok := p.next()
+	if !ok {
+		return value.Value{}, false
+	}
+	//exhaustive:enforce
+	switch n.kind {
+	case vocab.KindString:
+		if c != '"' {
+			return value.Value{}, false
+		}
+		s, ok := p.str()
+		if !ok {
+			return value.Value{}, false
+		}
+		out, err := value.String(s)
+		return out, err == nil
+	case vocab.KindResourceID:
+		if c != '"' {
+			return value.Value{}, false
+		}
+		s, ok := p.str()
+		if !ok {
+			return value.Value{}, false
+		}
+		r, err := ident.ParseResource(s)
+		if err != nil {
+			return value.Value{}, false
+		}
+		if p.collect {
+			if p.res == nil {
+				p.res = make([]ident.Resource, 0, 8)
+			}
+			p.res = append(p.res, r)
+		}
+		out, err := value.Resource(r)
+		return out, err == nil
+	case vocab.KindBool:
+		p.pos--
+		switch c {
+		case 't':
+			return value.Bool(true), p.literal("true")
+		case 'f':
+			return value.Bool(false), p.literal("false")
+		}
+		return value.Value{}, false
+	case vocab.KindSignedInteger:
+		p.pos--
+		lit, ok := p.integer()
+		if !ok {
+			return value.Value{}, false
+		}
+		i, err := strconv.ParseInt(lit, 10, 64)
+		return value.Signed(i), err == nil
+	case vocab.KindUnsignedInteger:
+		p.pos--
+		lit, ok := p.integer()
+		if !ok {
+			return value.Value{}, false
+		}
+		u, err := strconv.ParseUint(lit, 10, 64)
+		return value.Unsigned(u), err == nil
+	case vocab.KindEnumeration:
+		if c != '"' {
+			return value.Value{}, false
+		}
+		s, ok := p.str()
+		if !ok {
+			return value.Value{}, false
+		}
+		i, found := slices.BinarySearchFunc(n.cases, s, func(c ident.Name, s string) int {
+			return strings.Compare(c.String(), s)
+		})
+		if !found {
+			return value.Value{}, false
+		}
+		out, err := value.Enum(n.cases[i])
+		return out, err == nil
+	case vocab.KindArray:
+		if c != '[' {
+			return value.Value{}, false
+		}
+		return p.array(n)
+	case vocab.KindObject:
+		if c != '{' {
+			return value.Value{}, false
+		}
+		return p.object(n)
+	default:
+		return value.Value{}, false
+	}
+}
+
+// array reads the elements of an array whose '[' was consumed.
+func (p *fastJSON) array(n *node) (value.Value, bool) {
+	base := len(p.elems)
+	p.skipWS()
+	if p.pos < len(p.data) && p.data[p.pos] == ']' {
+		p.pos++
+	} else {
+		for {
+			if len(p.elems)-base == MaxElements {
+				return value.Value{}, false
+			}
+			v, ok := p.value(n.items)
+			if !ok {
+				return value.Value{}, false
+			}
+			p.elems = append(p.elems, v)
+			c, ok := p.next()
+			if !ok || (c != ',' && c != ']') {
+				return value.Value{}, false
+			}
+			if c == ']' {
+				break
+			}
+		}
+	}
+	p.elemsHigh = max(p.elemsHigh, len(p.elems))
+	out, err := value.Array(p.elems[base:])
+	p.elems = p.elems[:base]
+	return out, err == nil
+}
+
+// object reads the members of an object whose '{' was consumed. Members are
+// kept in input order on the fields stack; slot maps each declared field to
+// its member, which rejects (falls back on) unknown and repeated names and
+// gives the declared (field-name ASCII) order value.Object requires.
+func (p *fastJSON) object(n *node) (value.Value, bool) {
+	base := len(p.fields)
+	// slot[i] is 1 + the position in this object's members of declared field i, or 0.
+	var slot [MaxFields]uint8
+	ordered, last := true, -1
+	p.skipWS()
+	if p.pos < len(p.data) && p.data[p.pos] == '}' {
+		p.pos++
+	} else {
+		for {
+			if c, ok := p.next(); !ok || c != '"' {
+				return value.Value{}, false
+			}
+			name, ok := p.str()
+			if !ok {
+				return value.Value{}, false
+			}
+			fi, found := slices.BinarySearchFunc(n.fields, name, func(f field, s string) int {
+				return strings.Compare(f.name.String(), s)
+			})
+			if !found || slot[fi] != 0 {
+				return value.Value{}, false
+			}
+			if c, ok := p.next(); !ok || c != ':' {
+				return value.Value{}, false
+			}
+			f := &n.fields[fi]
+			v, ok := p.value(f.typ)
+			if !ok {
+				return value.Value{}, false
+			}
+			p.fields = append(p.fields, value.NewField(f.name, v))
+			slot[fi] = uint8(len(p.fields) - base)
+			ordered = ordered && fi > last
+			last = fi
+			c, ok := p.next()
+			if !ok || (c != ',' && c != '}') {
+				return value.Value{}, false
+			}
+			if c == '}' {
+				break
+			}
+		}
+	}
+	for fi := range n.fields {
+		if slot[fi] == 0 && n.fields[fi].req == vocab.Required {
+			return value.Value{}, false
+		}
+	}
+	kept := p.fields[base:]
+	if !ordered {
+		// Members came in another order: append them again, in declared
+		// order, above the input-order copies.
+		top := len(p.fields)
+		for fi := range n.fields {
+			if slot[fi] != 0 {
+				p.fields = append(p.fields, p.fields[base+int(slot[fi])-1])
+			}
+		}
+		kept = p.fields[top:]
+	}
+	p.fieldsHigh = max(p.fieldsHigh, len(p.fields))
+	out, err := value.Object(kept)
+	p.fields = p.fields[:base]
+	return out, err == nil
+}
