@@ -3,10 +3,8 @@ package policy
 import (
 	"github.com/toolgate/toolgate/internal/engine/boundary"
 	"github.com/toolgate/toolgate/internal/engine/digest"
-	"github.com/toolgate/toolgate/internal/engine/epoch"
 	"github.com/toolgate/toolgate/internal/engine/evalinput"
 	"github.com/toolgate/toolgate/internal/engine/ident"
-	"github.com/toolgate/toolgate/internal/engine/principal"
 	"github.com/toolgate/toolgate/internal/engine/vocab"
 )
 
@@ -16,20 +14,12 @@ import (
 // *evalinput.Input, so no caller can obtain a Decision over facts it made
 // up. Tests of predicate semantics reach it through export_test.go.
 type facts interface {
+	// The single-valued facts, the provenance and influence counts, the
+	// times and FactMasks: what evalinput.SummaryOf reads.
+	evalinput.SummarySource
 	Domain() boundary.Domain
 	Digest() digest.Digest
 	Version() vocab.Version
-	ToolID() ident.ToolID
-	ToolVersion() ident.Generation
-	DefinitionID() ident.DefinitionID
-	RegistrySnapshotID() ident.SnapshotID
-	RegistrySnapshotGeneration() ident.Generation
-	Lifecycle() vocab.Lifecycle
-	Risk() vocab.Risk
-	SideEffect() vocab.SideEffect
-	Reversibility() vocab.Reversibility
-	Identity() principal.Identity
-	Assurance() vocab.Assurance
 	// The collection facts are read by index, without copies (each Num
 	// method's result bounds its At method's index).
 	NumAuthMethods() int
@@ -44,25 +34,16 @@ type facts interface {
 	HostCapabilityAt(i int) vocab.Capability
 	NumHostResources() int
 	HostResourceAt(i int) ident.Resource
-	ProvenanceCoverage() vocab.ProvenanceCoverage
-	NumProvenanceRecords() int
 	ProvenanceRecordAt(i int) (vocab.ProvenanceSource, vocab.Trust)
 	NumProvenanceTransformations(i int) int
 	ProvenanceTransformationAt(i, j int) vocab.Transformation
 	NumInfluenceCollections() int
 	InfluenceCollectionAt(i int) evalinput.InfluenceCollectionFact // ASCII order by boundary
-	NumInfluenceKinds() int
-	InfluenceKindAt(i int) vocab.InfluenceKind // one entry per Influence record
-	EvaluationTime() epoch.Time
-	IntentIssuedAt() epoch.Time
-	ContextIssuedAt() epoch.Time
-	RenewalGeneration() ident.Generation
-	// FactMasks is the collections above as bit masks (bit, maskAt),
-	// computed once when the input is built.
-	FactMasks() evalinput.FactMasks
-	// Summary is the single-valued facts above, and RequestedResourceHashAt
+	InfluenceKindAt(i int) vocab.InfluenceKind                     // one entry per Influence record
+	// Summary is the single-valued facts, and RequestedResourceHashAt
 	// the hash of each requested Resource, computed once when the input is
-	// built (evalinput.SummaryOf, evalinput.HashIdentifier).
+	// built (evalinput.SummaryOf, evalinput.HashIdentifier); FactMasks is
+	// the collections as bit masks (bit, maskAt).
 	Summary() evalinput.SummaryView
 	RequestedResourceHashAt(i int) uint64
 }
