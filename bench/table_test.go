@@ -38,16 +38,7 @@ func TestPeerTable(t *testing.T) {
 	for r := range *rounds {
 		for k := range cells {
 			c := cells[(k+r)%len(cells)]
-			res := testing.Benchmark(func(b *testing.B) {
-				b.ReportAllocs()
-				i := 0
-				for b.Loop() {
-					if _, err := c.decide(i % NumInputs); err != nil {
-						b.Fatal(err)
-					}
-					i++
-				}
-			})
+			res := testing.Benchmark(func(b *testing.B) { benchDecisions(b, c.decide) })
 			c.samples = append(c.samples, sample{res.NsPerOp(), res.AllocsPerOp(), res.AllocedBytesPerOp()})
 		}
 	}

@@ -7,7 +7,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
 	"sigs.k8s.io/yaml"
@@ -51,13 +50,9 @@ func decide(args []string, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	raw, err := os.ReadFile(*reqFile)
+	wr, err := parseFile(*reqFile, "request", parseDecideRequest)
 	if err != nil {
 		return err
-	}
-	wr, err := parseDecideRequest(raw)
-	if err != nil {
-		return fmt.Errorf("request: %w", err)
 	}
 	h, err := loadHost(set, wr.HostAuthority.Namespace, wr.HostAuthority.Name)
 	if err != nil {

@@ -29,16 +29,16 @@ func verbs() []verb {
 	return []verb{
 		{"decide", "--manifests PATH --request FILE [--explain]",
 			"decide one authorization request as the Host of a HostAuthority",
-			func(a []string, _ io.Reader, out io.Writer) error { return decide(a, out) }},
+			writes(decide)},
 		{"registry validate", "PATH...",
 			"publish every ToolRegistry with the engine's rules and summarize it",
-			func(a []string, _ io.Reader, out io.Writer) error { return registryValidate(a, out) }},
+			writes(registryValidate)},
 		{"policy validate", "PATH...",
 			"create each HostAuthority's domain and publish its PolicySnapshot generations",
-			func(a []string, _ io.Reader, out io.Writer) error { return policyValidate(a, out) }},
+			writes(policyValidate)},
 		{"request canonicalize", "--manifests PATH [--registry ID --generation N] --proposal FILE [--assessment-id ID]",
 			"build the Canonical Request of one Proposal",
-			func(a []string, _ io.Reader, out io.Writer) error { return requestCanonicalize(a, out) }},
+			writes(requestCanonicalize)},
 		{"intent digest", "< binding.json",
 			"print the agent-safe.intent/1 canonical JSON and digest of stdin",
 			intentDigest},
@@ -47,19 +47,24 @@ func verbs() []verb {
 			func(a []string, _ io.Reader, _ io.Writer) error { return serve(a, os.Stderr) }},
 		{"validate", "-f PATH...",
 			"check every object with the admission webhook's rules, offline; every violation with its file, line and path",
-			func(a []string, _ io.Reader, out io.Writer) error { return validate(a, out) }},
+			writes(validate)},
 		{"diff", "OLD NEW",
 			"what each new PolicySnapshot generation in NEW changes relative to OLD, and whether it is a valid successor",
-			func(a []string, _ io.Reader, out io.Writer) error { return diff(a, out) }},
+			writes(diff)},
 		{"test", "PATH...",
 			"run the policy tests (*.test.yaml: requests and the Decisions they must get) against their manifests",
-			func(a []string, _ io.Reader, out io.Writer) error { return testPolicies(a, out) }},
+			writes(testPolicies)},
 		{"manager", "[--leader-elect] [--webhook-cert-dir DIR] [--metrics-bind-address ADDR] [--metrics-secure]",
 			"run the controllers and admission webhooks (in a cluster)",
 			func(a []string, _ io.Reader, _ io.Writer) error { return manager(a) }},
 		{"version", "", "print the build version",
-			func(a []string, _ io.Reader, out io.Writer) error { return version(a, out) }},
+			writes(version)},
 	}
+}
+
+// writes adapts a verb that reads no input and writes its result to out.
+func writes(run func(args []string, out io.Writer) error) func([]string, io.Reader, io.Writer) error {
+	return func(a []string, _ io.Reader, out io.Writer) error { return run(a, out) }
 }
 
 func usage() string {
@@ -178,6 +183,34 @@ func parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
 		positional = append(positional, rest[0])
 		args = rest[1:]
 	}
+}
+
+// pathArgs parses the arguments of a verb that takes only paths and
+// requires at least one, each a what ("file or directory").
+func pathArgs(verb string, args []string, what string) ([]string, error) {
+	paths, err := parseFlags(flag.NewFlagSet(verb, flag.ContinueOnError), args)
+	if err != nil {
+		return nil, err
+	}
+	if len(paths) == 0 {
+		return nil, usageError{verb + " needs at least one " + what}
+	}
+	return paths, nil
+}
+
+// parseFile reads the file at path and parses it; a parse error names what
+// the file holds ("request: ...").
+func parseFile[T any](path, what string, parse func([]byte) (T, error)) (T, error) {
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		var zero T
+		return zero, err
+	}
+	v, err := parse(raw)
+	if err != nil {
+		return v, fmt.Errorf("%s: %w", what, err)
+	}
+	return v, nil
 }
 
 // plural returns "1 policy" or "2 policies" for n and the two forms.

@@ -2,7 +2,6 @@ package main
 
 import (
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"strings"
@@ -19,12 +18,9 @@ import (
 // PolicySnapshot. Any invalid object fails the whole run, with every
 // problem reported.
 func policyValidate(args []string, out io.Writer) error {
-	paths, err := parseFlags(flag.NewFlagSet("policy validate", flag.ContinueOnError), args)
+	paths, err := pathArgs("policy validate", args, "file or directory")
 	if err != nil {
 		return err
-	}
-	if len(paths) == 0 {
-		return usageError{"policy validate needs at least one file or directory"}
 	}
 	set, err := manifest.LoadPaths(paths...)
 	if err != nil {

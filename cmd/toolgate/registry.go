@@ -2,7 +2,6 @@ package main
 
 import (
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"text/tabwriter"
@@ -14,12 +13,9 @@ import (
 // registryValidate publishes every ToolRegistry found in the given paths
 // with the engine's publication rules and prints one summary per snapshot.
 func registryValidate(args []string, out io.Writer) error {
-	paths, err := parseFlags(flag.NewFlagSet("registry validate", flag.ContinueOnError), args)
+	paths, err := pathArgs("registry validate", args, "file or directory")
 	if err != nil {
 		return err
-	}
-	if len(paths) == 0 {
-		return usageError{"registry validate needs at least one file or directory"}
 	}
 	snaps, err := loadRegistries(paths...)
 	if err != nil {

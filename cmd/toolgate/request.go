@@ -6,7 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
 	"github.com/toolgate/toolgate/internal/engine/assessment"
@@ -41,13 +40,9 @@ func requestCanonicalize(args []string, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	raw, err := os.ReadFile(*proposalFile)
+	p, err := parseFile(*proposalFile, "proposal", parseProposal)
 	if err != nil {
 		return err
-	}
-	p, err := parseProposal(raw)
-	if err != nil {
-		return fmt.Errorf("proposal: %w", err)
 	}
 	host := boundary.New("toolgate-cli")
 	a, err := assessment.New(host, assessment.Draft{ProposalID: p.ProposalID, AssessmentID: *assessmentID})

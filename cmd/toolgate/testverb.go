@@ -2,7 +2,6 @@ package main
 
 import (
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"io/fs"
@@ -50,12 +49,9 @@ type testCase struct {
 // It prints one line per case and a closing "N passed, N failed" line, and
 // exits 1 when a case fails.
 func testPolicies(args []string, out io.Writer) error {
-	paths, err := parseFlags(flag.NewFlagSet("test", flag.ContinueOnError), args)
+	paths, err := pathArgs("test", args, "file or directory of *.test.yaml files")
 	if err != nil {
 		return err
-	}
-	if len(paths) == 0 {
-		return usageError{"test needs at least one file or directory of *.test.yaml files"}
 	}
 	var files []string
 	for _, p := range paths {

@@ -126,6 +126,20 @@ func (h *Host) attester(r AuthorizeRequest, role vocab.Role, path string) (*auth
 	return h.role(r.Caller, role, path)
 }
 
+// attested is the attester of a fact at path (see attester) and the fact's
+// validity window w, parsed at windowPath.
+func (h *Host) attested(r AuthorizeRequest, role vocab.Role, path string, w Window, windowPath string) (*authority.RoleAuthority, epoch.Validity, error) {
+	ra, err := h.attester(r, role, path)
+	if err != nil {
+		return nil, epoch.Validity{}, err
+	}
+	v, err := validity(w, windowPath)
+	if err != nil {
+		return nil, epoch.Validity{}, err
+	}
+	return ra, v, nil
+}
+
 // Result is the outcome of Authorize.
 type Result struct {
 	// Decision is the complete Policy Decision: outcome, reasons, matched
@@ -264,11 +278,7 @@ func (h *Host) input(r AuthorizeRequest, reg *registry.Snapshot, at epoch.Time) 
 	if err != nil {
 		return nil, err
 	}
-	authn, err := h.attester(r, vocab.AuthenticationAuthority, "facts.securityContext")
-	if err != nil {
-		return nil, err
-	}
-	v, err := validity(f.ContextValidity, "facts.contextValidity")
+	authn, v, err := h.attested(r, vocab.AuthenticationAuthority, "facts.securityContext", f.ContextValidity, "facts.contextValidity")
 	if err != nil {
 		return nil, err
 	}
@@ -286,11 +296,7 @@ func (h *Host) input(r AuthorizeRequest, reg *registry.Snapshot, at epoch.Time) 
 		EvaluationTime: at, ExpectedRenewal: intent.Renewal(),
 	}
 	if f.Delegation != nil {
-		deleg, err := h.attester(r, vocab.DelegationAuthority, "facts.delegation")
-		if err != nil {
-			return nil, err
-		}
-		v, err := validity(f.DelegationValidity, "facts.delegationValidity")
+		deleg, v, err := h.attested(r, vocab.DelegationAuthority, "facts.delegation", f.DelegationValidity, "facts.delegationValidity")
 		if err != nil {
 			return nil, err
 		}
@@ -309,11 +315,7 @@ func (h *Host) input(r AuthorizeRequest, reg *registry.Snapshot, at epoch.Time) 
 
 func (h *Host) intent(r AuthorizeRequest, reg *registry.Snapshot, req *request.CanonicalRequest) (*evidence.Intent, error) {
 	f := r.Facts
-	capture, err := h.attester(r, vocab.IntentCaptureAuthority, "facts.intent")
-	if err != nil {
-		return nil, err
-	}
-	v, err := validity(f.IntentValidity, "facts.intentValidity")
+	capture, v, err := h.attested(r, vocab.IntentCaptureAuthority, "facts.intent", f.IntentValidity, "facts.intentValidity")
 	if err != nil {
 		return nil, err
 	}
@@ -354,11 +356,7 @@ func (h *Host) provenance(r AuthorizeRequest, a *assessment.Assessment, id princ
 		p, err := lineage.UnknownProvenance(a, id)
 		return p, fault.Within("facts.provenance", err)
 	}
-	role, err := h.attester(r, vocab.ProvenanceAuthority, "facts.provenanceRecords")
-	if err != nil {
-		return nil, err
-	}
-	v, err := validity(f.ProvenanceValidity, "facts.provenanceValidity")
+	role, v, err := h.attested(r, vocab.ProvenanceAuthority, "facts.provenanceRecords", f.ProvenanceValidity, "facts.provenanceValidity")
 	if err != nil {
 		return nil, err
 	}
@@ -375,11 +373,7 @@ func (h *Host) influence(r AuthorizeRequest, a *assessment.Assessment, id princi
 		v, err := lineage.NoInfluence(a, id)
 		return v, fault.Within("facts.influence", err)
 	}
-	role, err := h.attester(r, vocab.InfluenceCollector, "facts.influenceCollections")
-	if err != nil {
-		return nil, err
-	}
-	v, err := validity(f.InfluenceValidity, "facts.influenceValidity")
+	role, v, err := h.attested(r, vocab.InfluenceCollector, "facts.influenceCollections", f.InfluenceValidity, "facts.influenceValidity")
 	if err != nil {
 		return nil, err
 	}

@@ -283,14 +283,7 @@ func (h *Host) PublishRegistry(d registry.Draft) (*registry.Snapshot, error) {
 	k := snapshotKey{s.ID().String(), s.Generation().String()}
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if held, ok := h.registries[k]; ok {
-		if !held.Equal(s) {
-			return nil, fault.At("generation", fault.Mismatch, "this registry snapshot generation is already published with other content")
-		}
-		return held, nil
-	}
-	h.registries[k] = s
-	return s, nil
+	return hold(h.registries, k, s, "this registry snapshot generation is already published with other content")
 }
 
 // PublishPolicy publishes one Policy Snapshot generation on behalf of
@@ -324,13 +317,22 @@ func (h *Host) PublishPolicy(publisher Caller, d policy.SnapshotDraft) (*policy.
 		return nil, err
 	}
 	k := snapshotKey{s.ID().String(), s.Generation().String()}
-	if held, ok := h.policies[k]; ok {
-		if !held.Equal(s) {
-			return nil, fault.At("generation", fault.Mismatch, "this policy snapshot generation is already published with other content")
+	return hold(h.policies, k, s, "this policy snapshot generation is already published with other content")
+}
+
+// hold keeps the published snapshot s under k in held, or returns the one
+// already held there when its content is equal; other content under the
+// same identity and generation is fault.Mismatch at "generation"
+// (conflict). The caller holds h.mu.
+func hold[S interface{ Equal(S) bool }](held map[snapshotKey]S, k snapshotKey, s S, conflict string) (S, error) {
+	if prev, ok := held[k]; ok {
+		if !prev.Equal(s) {
+			var none S
+			return none, fault.At("generation", fault.Mismatch, conflict)
 		}
-		return held, nil
+		return prev, nil
 	}
-	h.policies[k] = s
+	held[k] = s
 	return s, nil
 }
 

@@ -138,28 +138,26 @@ func (h *Host) Validate(caller Caller, a *authz.Authorization, exp Expectations,
 // parseCapabilities parses an expected Capability set of any order; the
 // engine normalizes it and rejects duplicates.
 func parseCapabilities(tokens []string) ([]vocab.Capability, error) {
-	out := make([]vocab.Capability, 0, len(tokens))
-	for i, s := range tokens {
-		c, err := vocab.ParseCapability(s)
-		if err != nil {
-			return nil, fault.Within("capabilities"+fault.Index(i), err)
-		}
-		out = append(out, c)
-	}
-	return out, nil
+	return parseEach("capabilities", tokens, vocab.ParseCapability)
 }
 
 func parseResources(ids []string) ([]ident.Resource, error) {
 	if len(ids) > authority.MaxResources {
 		return nil, fault.At("resources", fault.LimitExceeded, "a resource set holds at most 16 resources")
 	}
-	out := make([]ident.Resource, 0, len(ids))
-	for i, s := range ids {
-		r, err := ident.ParseResource(s)
+	return parseEach("resources", ids, ident.ParseResource)
+}
+
+// parseEach parses every token of the list at field; a token parse
+// rejects is reported at its index.
+func parseEach[T any](field string, tokens []string, parse func(string) (T, error)) ([]T, error) {
+	out := make([]T, 0, len(tokens))
+	for i, s := range tokens {
+		v, err := parse(s)
 		if err != nil {
-			return nil, fault.Within("resources"+fault.Index(i), err)
+			return nil, fault.Within(field+fault.Index(i), err)
 		}
-		out = append(out, r)
+		out = append(out, v)
 	}
 	return out, nil
 }

@@ -79,31 +79,26 @@ func SchemaDraft(raw []byte) (schema.Draft, error) {
 
 func nodeDraft(v jsonexact.Value, path string) (schema.Draft, error) {
 	var d schema.Draft
-	if v.Kind() != jsonexact.Object {
-		return d, fault.At(path, fault.KindMismatch, "a schema node is an object {kind, cases, items, fields}")
-	}
-	for _, m := range v.Members() {
-		p := fault.Join(path, m.Name)
-		var err error
-		switch m.Name {
-		case "kind":
-			d.Kind, err = text(m.Value, p)
-		case "cases":
-			d.Cases, err = texts(m.Value, p)
-		case "items":
-			var items schema.Draft
-			items, err = nodeDraft(m.Value, p)
-			d.Items = &items
-		case "fields":
-			d.Fields, err = fieldDrafts(m.Value, p)
-		default:
-			return d, fault.At(path, fault.UnknownField, "schema nodes have only the keys kind, cases, items and fields")
-		}
-		if err != nil {
-			return d, err
-		}
-	}
-	return d, nil
+	err := members(v, path, "a schema node is an object {kind, cases, items, fields}",
+		"schema nodes have only the keys kind, cases, items and fields",
+		func(name string, x jsonexact.Value, p string) (known bool, err error) {
+			switch name {
+			case "kind":
+				d.Kind, err = text(x, p)
+			case "cases":
+				d.Cases, err = texts(x, p)
+			case "items":
+				var items schema.Draft
+				items, err = nodeDraft(x, p)
+				d.Items = &items
+			case "fields":
+				d.Fields, err = fieldDrafts(x, p)
+			default:
+				return false, nil
+			}
+			return true, err
+		})
+	return d, err
 }
 
 func fieldDrafts(v jsonexact.Value, path string) ([]schema.FieldDraft, error) {
@@ -112,31 +107,49 @@ func fieldDrafts(v jsonexact.Value, path string) ([]schema.FieldDraft, error) {
 	}
 	out := make([]schema.FieldDraft, 0, len(v.Elems()))
 	for i, e := range v.Elems() {
-		p := path + fault.Index(i)
-		if e.Kind() != jsonexact.Object {
-			return nil, fault.At(p, fault.KindMismatch, "a field is an object {name, requirement, type}")
-		}
 		var f schema.FieldDraft
-		for _, m := range e.Members() {
-			mp := fault.Join(p, m.Name)
-			var err error
-			switch m.Name {
-			case "name":
-				f.Name, err = text(m.Value, mp)
-			case "requirement":
-				f.Requirement, err = text(m.Value, mp)
-			case "type":
-				f.Type, err = nodeDraft(m.Value, mp)
-			default:
-				return nil, fault.At(p, fault.UnknownField, "fields have only the keys name, requirement and type")
-			}
-			if err != nil {
-				return nil, err
-			}
+		err := members(e, path+fault.Index(i), "a field is an object {name, requirement, type}",
+			"fields have only the keys name, requirement and type",
+			func(name string, x jsonexact.Value, p string) (known bool, err error) {
+				switch name {
+				case "name":
+					f.Name, err = text(x, p)
+				case "requirement":
+					f.Requirement, err = text(x, p)
+				case "type":
+					f.Type, err = nodeDraft(x, p)
+				default:
+					return false, nil
+				}
+				return true, err
+			})
+		if err != nil {
+			return nil, err
 		}
 		out = append(out, f)
 	}
 	return out, nil
+}
+
+// members decodes the JSON object v at path one member at a time: decode
+// sets the member called name from its value x at path p and reports
+// whether the object has such a member. A v that is not an object is
+// fault.KindMismatch (notObject), a member decode does not know is
+// fault.UnknownField (only), both at path; the first error stops decoding.
+func members(v jsonexact.Value, path, notObject, only string, decode func(name string, x jsonexact.Value, p string) (bool, error)) error {
+	if v.Kind() != jsonexact.Object {
+		return fault.At(path, fault.KindMismatch, notObject)
+	}
+	for _, m := range v.Members() {
+		known, err := decode(m.Name, m.Value, fault.Join(path, m.Name))
+		if !known {
+			return fault.At(path, fault.UnknownField, only)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func text(v jsonexact.Value, path string) (string, error) {

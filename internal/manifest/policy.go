@@ -84,27 +84,22 @@ func decodeTree(raw []byte, depth int) (jsonexact.Value, error) {
 
 func conditionNode(v jsonexact.Value, path string) (policy.ConditionDraft, error) {
 	var d policy.ConditionDraft
-	if v.Kind() != jsonexact.Object {
-		return d, fault.At(path, fault.KindMismatch, "a condition node is an object {all}, {any} or {predicate}")
-	}
-	for _, m := range v.Members() {
-		p := fault.Join(path, m.Name)
-		var err error
-		switch m.Name {
-		case "all":
-			d.All, err = conditionList(m.Value, p)
-		case "any":
-			d.Any, err = conditionList(m.Value, p)
-		case "predicate":
-			d.Predicate, err = predicateDraft(m.Value, p)
-		default:
-			return d, fault.At(path, fault.UnknownField, "condition nodes have only the keys all, any and predicate")
-		}
-		if err != nil {
-			return d, err
-		}
-	}
-	return d, nil
+	err := members(v, path, "a condition node is an object {all}, {any} or {predicate}",
+		"condition nodes have only the keys all, any and predicate",
+		func(name string, x jsonexact.Value, p string) (known bool, err error) {
+			switch name {
+			case "all":
+				d.All, err = conditionList(x, p)
+			case "any":
+				d.Any, err = conditionList(x, p)
+			case "predicate":
+				d.Predicate, err = predicateDraft(x, p)
+			default:
+				return false, nil
+			}
+			return true, err
+		})
+	return d, err
 }
 
 // conditionList returns a non-nil list, so an empty compound reaches the
@@ -125,62 +120,57 @@ func conditionList(v jsonexact.Value, path string) ([]policy.ConditionDraft, err
 }
 
 func predicateDraft(v jsonexact.Value, path string) (*policy.PredicateDraft, error) {
-	if v.Kind() != jsonexact.Object {
-		return nil, fault.At(path, fault.KindMismatch, "a predicate is an object {name, operands...}")
-	}
 	d := &policy.PredicateDraft{}
-	for _, m := range v.Members() {
-		p := fault.Join(path, m.Name)
-		var err error
-		switch m.Name {
-		case "name":
-			d.Name, err = text(m.Value, p)
-		case "identifier":
-			d.Identifier, err = text(m.Value, p)
-		case "generation":
-			d.Generation, err = text(m.Value, p)
-		case "value":
-			d.Value, err = text(m.Value, p)
-		case "values":
-			d.Values, err = texts(m.Value, p)
-		case "count":
-			d.Count, err = text(m.Value, p)
-		case "seconds":
-			d.Seconds, err = text(m.Value, p)
-		case "window":
-			d.Window, err = windowDraft(m.Value, p)
-		default:
-			return nil, fault.At(path, fault.UnknownField,
-				"predicates have only the keys name, identifier, generation, value, values, count, seconds and window")
-		}
-		if err != nil {
-			return nil, err
-		}
+	err := members(v, path, "a predicate is an object {name, operands...}",
+		"predicates have only the keys name, identifier, generation, value, values, count, seconds and window",
+		func(name string, x jsonexact.Value, p string) (known bool, err error) {
+			switch name {
+			case "name":
+				d.Name, err = text(x, p)
+			case "identifier":
+				d.Identifier, err = text(x, p)
+			case "generation":
+				d.Generation, err = text(x, p)
+			case "value":
+				d.Value, err = text(x, p)
+			case "values":
+				d.Values, err = texts(x, p)
+			case "count":
+				d.Count, err = text(x, p)
+			case "seconds":
+				d.Seconds, err = text(x, p)
+			case "window":
+				d.Window, err = windowDraft(x, p)
+			default:
+				return false, nil
+			}
+			return true, err
+		})
+	if err != nil {
+		return nil, err
 	}
 	return d, nil
 }
 
 func windowDraft(v jsonexact.Value, path string) (*policy.WindowDraft, error) {
-	if v.Kind() != jsonexact.Object {
-		return nil, fault.At(path, fault.KindMismatch, "a window is an object {issuedAt, notBefore, expiresAt}")
-	}
 	w := &policy.WindowDraft{}
-	for _, m := range v.Members() {
-		p := fault.Join(path, m.Name)
-		var err error
-		switch m.Name {
-		case "issuedAt":
-			w.IssuedAt, err = text(m.Value, p)
-		case "notBefore":
-			w.NotBefore, err = text(m.Value, p)
-		case "expiresAt":
-			w.ExpiresAt, err = text(m.Value, p)
-		default:
-			return nil, fault.At(path, fault.UnknownField, "windows have only the keys issuedAt, notBefore and expiresAt")
-		}
-		if err != nil {
-			return nil, err
-		}
+	err := members(v, path, "a window is an object {issuedAt, notBefore, expiresAt}",
+		"windows have only the keys issuedAt, notBefore and expiresAt",
+		func(name string, x jsonexact.Value, p string) (known bool, err error) {
+			switch name {
+			case "issuedAt":
+				w.IssuedAt, err = text(x, p)
+			case "notBefore":
+				w.NotBefore, err = text(x, p)
+			case "expiresAt":
+				w.ExpiresAt, err = text(x, p)
+			default:
+				return false, nil
+			}
+			return true, err
+		})
+	if err != nil {
+		return nil, err
 	}
 	return w, nil
 }

@@ -77,8 +77,7 @@ type managerProc struct {
 	servicePort int
 	out         *testutil.SyncBuffer
 	since       int // length of out when the current process started
-	cmd         *exec.Cmd
-	done        chan struct{}
+	process
 }
 
 // allProcs returns every manager process, both backends.
@@ -102,17 +101,37 @@ func (p *managerProc) start() {
 	cmd.Stdout, cmd.Stderr = p.out, p.out
 	fmt.Fprintf(p.out, "=== e2e: starting %s\n", p.name)
 	p.since = len(p.out.String())
+	p.launch(cmd)
+}
+
+// stop ends the process (see process.stop); a nil p has none.
+func (p *managerProc) stop(kill bool) {
+	if p != nil {
+		p.process.stop(kill)
+	}
+}
+
+// process is one child process of the suite; done is closed when it has
+// exited.
+type process struct {
+	cmd  *exec.Cmd
+	done chan struct{}
+}
+
+// launch starts cmd as the process.
+func (x *process) launch(cmd *exec.Cmd) {
+	GinkgoHelper()
 	Expect(cmd.Start()).To(Succeed())
-	p.cmd, p.done = cmd, make(chan struct{})
+	x.cmd, x.done = cmd, make(chan struct{})
 	go func(done chan struct{}) {
 		_ = cmd.Wait()
 		close(done)
-	}(p.done)
+	}(x.done)
 }
 
-func (p *managerProc) running() bool {
+func (x *process) running() bool {
 	select {
-	case <-p.done:
+	case <-x.done:
 		return false
 	default:
 		return true
@@ -120,20 +139,21 @@ func (p *managerProc) running() bool {
 }
 
 // stop ends the process: SIGTERM, SIGKILL after 10s; kill skips SIGTERM.
-func (p *managerProc) stop(kill bool) {
-	if p == nil || p.cmd == nil || !p.running() {
+// A process never launched, or already exited, is left alone.
+func (x *process) stop(kill bool) {
+	if x.cmd == nil || !x.running() {
 		return
 	}
 	if !kill {
-		_ = p.cmd.Process.Signal(syscall.SIGTERM)
+		_ = x.cmd.Process.Signal(syscall.SIGTERM)
 		select {
-		case <-p.done:
+		case <-x.done:
 			return
 		case <-time.After(10 * time.Second):
 		}
 	}
-	_ = p.cmd.Process.Kill()
-	<-p.done
+	_ = x.cmd.Process.Kill()
+	<-x.done
 }
 
 // life returns what the current process (since its last start) wrote.
@@ -159,8 +179,7 @@ type etcdProc struct {
 	clientPort      int
 	peerPort        int
 	out             *testutil.SyncBuffer
-	cmd             *exec.Cmd
-	done            chan struct{}
+	process
 }
 
 func (e *etcdProc) url() string { return fmt.Sprintf("http://127.0.0.1:%d", e.clientPort) }
@@ -177,18 +196,9 @@ func (e *etcdProc) start() {
 	)
 	cmd.Stdout, cmd.Stderr = e.out, e.out
 	fmt.Fprintf(e.out, "=== e2e: starting etcd\n")
-	Expect(cmd.Start()).To(Succeed())
-	e.cmd, e.done = cmd, make(chan struct{})
-	go func(done chan struct{}) {
-		_ = cmd.Wait()
-		close(done)
-	}(e.done)
+	e.launch(cmd)
 	Eventually(func(g Gomega) {
-		select {
-		case <-e.done:
-			g.Expect("running").To(Equal("exited"), "etcd exited:\n%s", e.out.String())
-		default:
-		}
+		g.Expect(e.running()).To(BeTrue(), "etcd exited:\n%s", e.out.String())
 		resp, err := http.Get(e.url() + "/health")
 		g.Expect(err).NotTo(HaveOccurred())
 		_ = resp.Body.Close()
@@ -201,16 +211,9 @@ func (e *etcdProc) start() {
 // commit a timed-out consume once continued, so "nothing was consumed"
 // could not be shown.
 func (e *etcdProc) kill() {
-	if e == nil || e.cmd == nil {
-		return
+	if e != nil {
+		e.stop(true)
 	}
-	select {
-	case <-e.done:
-		return
-	default:
-	}
-	_ = e.cmd.Process.Kill()
-	<-e.done
 }
 
 // get returns the status of a GET over HTTPS, or an error.
