@@ -69,5 +69,7 @@ func TestPeerTable(t *testing.T) {
 		}
 		fmt.Fprintf(w, "%s\t%s\t%d\t%d–%d\t%d\t%d\t%.1f×\t\n", c.size, c.engine, m.ns, lo, hi, m.allocs, m.bytes, float64(m.ns)/float64(base.ns))
 	}
-	w.Flush()
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
 }
