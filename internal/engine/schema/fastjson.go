@@ -120,6 +120,15 @@ func (p *fastJSON) str() (string, bool) {
 	return "", false
 }
 
+// quoted reads a string token whose first octet c was consumed (see str);
+// false when c is no opening quote.
+func (p *fastJSON) quoted(c byte) (string, bool) {
+	if c != '"' {
+		return "", false
+	}
+	return p.str()
+}
+
 // tokenEnds reports whether the octet after a number or literal ends it:
 // jsonexact rejects a token continued by one of these (isTokenByte).
 func (p *fastJSON) tokenEnds() bool {
@@ -173,20 +182,14 @@ func (p *fastJSON) value(n *node) (value.Value, bool) {
 	//exhaustive:enforce
 	switch n.kind {
 	case vocab.KindString:
-		if c != '"' {
-			return value.Value{}, false
-		}
-		s, ok := p.str()
+		s, ok := p.quoted(c)
 		if !ok {
 			return value.Value{}, false
 		}
 		out, err := value.String(s)
 		return out, err == nil
 	case vocab.KindResourceID:
-		if c != '"' {
-			return value.Value{}, false
-		}
-		s, ok := p.str()
+		s, ok := p.quoted(c)
 		if !ok {
 			return value.Value{}, false
 		}
@@ -228,10 +231,7 @@ func (p *fastJSON) value(n *node) (value.Value, bool) {
 		u, err := strconv.ParseUint(lit, 10, 64)
 		return value.Unsigned(u), err == nil
 	case vocab.KindEnumeration:
-		if c != '"' {
-			return value.Value{}, false
-		}
-		s, ok := p.str()
+		s, ok := p.quoted(c)
 		if !ok {
 			return value.Value{}, false
 		}
