@@ -214,19 +214,15 @@ func (p *fastJSON) value(n *node) (value.Value, bool) {
 			return value.Bool(false), p.literal("false")
 		}
 		return value.Value{}, false
-	case vocab.KindSignedInteger:
+	case vocab.KindSignedInteger, vocab.KindUnsignedInteger:
 		p.pos--
 		lit, ok := p.integer()
 		if !ok {
 			return value.Value{}, false
 		}
-		i, err := strconv.ParseInt(lit, 10, 64)
-		return value.Signed(i), err == nil
-	case vocab.KindUnsignedInteger:
-		p.pos--
-		lit, ok := p.integer()
-		if !ok {
-			return value.Value{}, false
+		if n.kind == vocab.KindSignedInteger {
+			i, err := strconv.ParseInt(lit, 10, 64)
+			return value.Signed(i), err == nil
 		}
 		u, err := strconv.ParseUint(lit, 10, 64)
 		return value.Unsigned(u), err == nil
