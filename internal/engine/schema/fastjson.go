@@ -120,15 +120,6 @@ func (p *fastJSON) str() (string, bool) {
 	return "", false
 }
 
-// quoted reads a string token whose first octet c was consumed (see str);
-// false when c is no opening quote.
-func (p *fastJSON) quoted(c byte) (string, bool) {
-	if c != '"' {
-		return "", false
-	}
-	return p.str()
-}
-
 // tokenEnds reports whether the octet after a number or literal ends it:
 // jsonexact rejects a token continued by one of these (isTokenByte).
 func (p *fastJSON) tokenEnds() bool {
@@ -181,30 +172,41 @@ func (p *fastJSON) value(n *node) (value.Value, bool) {
 	}
 	//exhaustive:enforce
 	switch n.kind {
-	case vocab.KindString:
-		s, ok := p.quoted(c)
+	case vocab.KindString, vocab.KindResourceID, vocab.KindEnumeration:
+		if c != '"' {
+			return value.Value{}, false
+		}
+		s, ok := p.str()
 		if !ok {
 			return value.Value{}, false
 		}
-		out, err := value.String(s)
-		return out, err == nil
-	case vocab.KindResourceID:
-		s, ok := p.quoted(c)
-		if !ok {
-			return value.Value{}, false
-		}
-		r, err := ident.ParseResource(s)
-		if err != nil {
-			return value.Value{}, false
-		}
-		if p.collect {
-			if p.res == nil {
-				p.res = make([]ident.Resource, 0, 8)
+		switch n.kind {
+		case vocab.KindResourceID:
+			r, err := ident.ParseResource(s)
+			if err != nil {
+				return value.Value{}, false
 			}
-			p.res = append(p.res, r)
+			if p.collect {
+				if p.res == nil {
+					p.res = make([]ident.Resource, 0, 8)
+				}
+				p.res = append(p.res, r)
+			}
+			out, err := value.Resource(r)
+			return out, err == nil
+		case vocab.KindEnumeration:
+			i, found := slices.BinarySearchFunc(n.cases, s, func(c ident.Name, s string) int {
+				return strings.Compare(c.String(), s)
+			})
+			if !found {
+				return value.Value{}, false
+			}
+			out, err := value.Enum(n.cases[i])
+			return out, err == nil
+		default:
+			out, err := value.String(s)
+			return out, err == nil
 		}
-		out, err := value.Resource(r)
-		return out, err == nil
 	case vocab.KindBool:
 		p.pos--
 		switch c {
@@ -226,19 +228,6 @@ func (p *fastJSON) value(n *node) (value.Value, bool) {
 		}
 		u, err := strconv.ParseUint(lit, 10, 64)
 		return value.Unsigned(u), err == nil
-	case vocab.KindEnumeration:
-		s, ok := p.quoted(c)
-		if !ok {
-			return value.Value{}, false
-		}
-		i, found := slices.BinarySearchFunc(n.cases, s, func(c ident.Name, s string) int {
-			return strings.Compare(c.String(), s)
-		})
-		if !found {
-			return value.Value{}, false
-		}
-		out, err := value.Enum(n.cases[i])
-		return out, err == nil
 	case vocab.KindArray:
 		if c != '[' {
 			return value.Value{}, false
