@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/toolgate/toolgate/internal/jsonerr"
 )
 
 // Parse decodes one JSON text (RFC 8259, the grammar JSON.parse accepts)
@@ -19,7 +21,7 @@ func Parse(doc []byte) (Value, error) {
 	// Fail closed on bad bytes up front: Node would replace them with U+FFFD
 	// and hash something the sender did not write.
 	if !utf8.Valid(doc) {
-		return Value{}, errAt(CodeInvalidUTF8, firstInvalidUTF8(doc))
+		return Value{}, errAt(CodeInvalidUTF8, jsonerr.FirstInvalidUTF8(doc))
 	}
 	p := parser{data: doc}
 	p.skipSpace()
@@ -35,17 +37,6 @@ func Parse(doc []byte) (Value, error) {
 		return Value{}, errAt(CodeTrailingData, p.pos)
 	}
 	return v, nil
-}
-
-func firstInvalidUTF8(b []byte) int {
-	for i := 0; i < len(b); {
-		r, n := utf8.DecodeRune(b[i:])
-		if r == utf8.RuneError && n == 1 {
-			return i
-		}
-		i += n
-	}
-	return len(b)
 }
 
 type parser struct {
@@ -115,13 +106,10 @@ func (p *parser) literal(word string) bool {
 }
 
 func (p *parser) array(depth int) (Value, error) {
-	p.pos++ // '['
-	var elems []Value
-	p.skipSpace()
-	if p.pos < len(p.data) && p.data[p.pos] == ']' {
-		p.pos++
+	if p.open(']') {
 		return Value{kind: kindArray, arr: []Value{}}, nil
 	}
+	var elems []Value
 	for {
 		if len(elems) == MaxArrayLength {
 			return Value{}, errAt(CodeArrayTooLong, p.pos)
@@ -145,13 +133,10 @@ func (p *parser) array(depth int) (Value, error) {
 }
 
 func (p *parser) object(depth int) (Value, error) {
-	p.pos++ // '{'
-	var ms []member
-	p.skipSpace()
-	if p.pos < len(p.data) && p.data[p.pos] == '}' {
-		p.pos++
+	if p.open('}') {
 		return Value{kind: kindObject, obj: []member{}}, nil
 	}
+	var ms []member
 	for {
 		if p.pos >= len(p.data) || p.data[p.pos] != '"' {
 			return Value{}, p.syntax()
@@ -194,6 +179,19 @@ func (p *parser) object(depth int) (Value, error) {
 			return Value{kind: kindObject, obj: ms}, nil
 		}
 	}
+}
+
+// open consumes a container's opening byte and the space after it, and
+// reports whether the closing byte follows at once (an empty container),
+// consuming that too.
+func (p *parser) open(closing byte) (empty bool) {
+	p.pos++
+	p.skipSpace()
+	if p.pos < len(p.data) && p.data[p.pos] == closing {
+		p.pos++
+		return true
+	}
+	return false
 }
 
 // next consumes what follows a container's entry: a ',' (more entries

@@ -3,6 +3,8 @@ package jsonexact
 import (
 	"sync"
 	"unicode/utf8"
+
+	"github.com/toolgate/toolgate/internal/jsonerr"
 )
 
 // Default limits, selected by a zero Limits field.
@@ -88,7 +90,7 @@ func Decode(data []byte, lim Limits) (Value, error) {
 		return Value{}, errAt(CodeEmpty, 0)
 	}
 	if !utf8.Valid(data) {
-		return Value{}, errAt(CodeInvalidUTF8, firstInvalidUTF8(data))
+		return Value{}, errAt(CodeInvalidUTF8, jsonerr.FirstInvalidUTF8(data))
 	}
 	d := decoder{data: data, src: string(data), maxDepth: maxDepth}
 	// The scratch stacks come from a pool and go back cleared: nothing of
@@ -113,17 +115,6 @@ func Decode(data []byte, lim Limits) (Value, error) {
 		return Value{}, err
 	}
 	return v, nil
-}
-
-func firstInvalidUTF8(data []byte) int {
-	for i := 0; i < len(data); {
-		r, n := utf8.DecodeRune(data[i:])
-		if r == utf8.RuneError && n == 1 {
-			return i
-		}
-		i += n
-	}
-	return len(data)
 }
 
 // run is the iterative parse loop: it alternates between starting a value

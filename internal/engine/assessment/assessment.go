@@ -74,15 +74,8 @@ func New(b boundary.Boundary, d Draft) (*Assessment, error) {
 
 // idSet parses a unique identity collection and returns it in ASCII order.
 func idSet(raw []string, limit int) ([]ident.ControlledID, error) {
-	if len(raw) > limit {
-		return nil, fault.New(fault.LimitExceeded, "too many identities for this collection (see Section 39)")
-	}
-	ids, err := ident.ParseUnique(raw, ident.ParseControlledID, "identities in this collection are unique")
-	if err != nil {
-		return nil, err
-	}
-	slices.SortFunc(ids, ident.ControlledID.Compare)
-	return ids, nil
+	return ident.ParseSet(raw, ident.ParseControlledID, ident.ControlledID.Compare, limit,
+		"too many identities for this collection (see Section 39)", "identities in this collection are unique")
 }
 
 // Domain returns the Host authority domain the assessment belongs to.

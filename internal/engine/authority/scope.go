@@ -1,7 +1,7 @@
 package authority
 
 import (
-	"slices"
+	"cmp"
 
 	"github.com/toolgate/toolgate/internal/engine/fault"
 	"github.com/toolgate/toolgate/internal/engine/ident"
@@ -28,30 +28,17 @@ func ParseCapabilities(tokens []string) ([]vocab.Capability, error) {
 	if len(tokens) == 0 {
 		return nil, fault.New(fault.Missing, "a capability set holds 1–8 capabilities")
 	}
-	if len(tokens) > MaxCapabilities {
-		return nil, fault.New(fault.LimitExceeded, "a capability set holds at most 8 capabilities")
-	}
-	caps, err := ident.ParseUnique(tokens, vocab.ParseCapability, "capabilities in a set are unique")
-	if err != nil {
-		return nil, err
-	}
-	slices.Sort(caps) // Capability constants follow token ASCII order
-	return caps, nil
+	// Capability constants follow token ASCII order.
+	return ident.ParseSet(tokens, vocab.ParseCapability, cmp.Compare, MaxCapabilities,
+		"a capability set holds at most 8 capabilities", "capabilities in a set are unique")
 }
 
 // ParseResources parses a Host, intended or requested Resource set: 0–16
 // unique Resource identifiers in any order, returned in ASCII order. Empty
 // means exactly no Resource authority.
 func ParseResources(ids []string) ([]ident.Resource, error) {
-	if len(ids) > MaxResources {
-		return nil, fault.New(fault.LimitExceeded, "a resource set holds at most 16 resources")
-	}
-	res, err := ident.ParseUnique(ids, ident.ParseResource, "resources in a set are unique")
-	if err != nil {
-		return nil, err
-	}
-	slices.SortFunc(res, ident.Resource.Compare)
-	return res, nil
+	return ident.ParseSet(ids, ident.ParseResource, ident.Resource.Compare, MaxResources,
+		"a resource set holds at most 16 resources", "resources in a set are unique")
 }
 
 // parseRoles parses 1–6 unique role tokens, returned in Section 48 order.
@@ -59,13 +46,7 @@ func parseRoles(tokens []string) ([]vocab.Role, error) {
 	if len(tokens) == 0 {
 		return nil, fault.New(fault.Missing, "a host authority declares 1–6 roles")
 	}
-	if len(tokens) > MaxRoles {
-		return nil, fault.New(fault.LimitExceeded, "a host authority declares at most the 6 closed roles")
-	}
-	roles, err := ident.ParseUnique(tokens, vocab.ParseRole, "declared roles are unique")
-	if err != nil {
-		return nil, err
-	}
-	slices.Sort(roles) // Role constants follow Section 48 order
-	return roles, nil
+	// Role constants follow Section 48 order.
+	return ident.ParseSet(tokens, vocab.ParseRole, cmp.Compare, MaxRoles,
+		"a host authority declares at most the 6 closed roles", "declared roles are unique")
 }

@@ -21,16 +21,6 @@ func requireRole(r *authority.RoleAuthority, want vocab.Role) error {
 	return nil
 }
 
-// attest has r attest content as fact; rejections are located under
-// "attestation".
-func attest(r *authority.RoleAuthority, id string, fact vocab.Fact, v epoch.Validity, content digest.Digest) (authority.Attestation, error) {
-	a, err := r.Attest(id, fact, v, content)
-	if err != nil {
-		return authority.Attestation{}, fault.Within("attestation", err)
-	}
-	return a, nil
-}
-
 // writeOptional writes s, or the absent marker when s is empty.
 func writeOptional(b *digest.Builder, s string) {
 	if s == "" {
@@ -45,6 +35,22 @@ func writeOptional(b *digest.Builder, s string) {
 type attested struct {
 	attestation authority.Attestation
 	digest      digest.Digest
+}
+
+// seal has r attest content as fact for validity (rejections are located
+// under "attestation") and computes the digest of the complete value under
+// label: the attested content and the attestation.
+func (a *attested) seal(label string, r *authority.RoleAuthority, id string, fact vocab.Fact, v epoch.Validity, content digest.Digest) error {
+	att, err := r.Attest(id, fact, v, content)
+	if err != nil {
+		return fault.Within("attestation", err)
+	}
+	a.attestation = att
+	b := digest.New(label)
+	b.Digest(att.Subject())
+	b.Digest(att.Digest())
+	a.digest = b.Sum()
+	return nil
 }
 
 // Validity returns the attested validity window.

@@ -1,6 +1,7 @@
 package evidence
 
 import (
+	"cmp"
 	"slices"
 
 	"github.com/toolgate/toolgate/internal/engine/authority"
@@ -57,23 +58,16 @@ func NewSecurityContext(authn *authority.RoleAuthority, attestationID string, va
 	if c.methods, err = parseMethods(d.Methods); err != nil {
 		return nil, fault.Within("methods", err)
 	}
-	if c.attestation, err = attest(authn, attestationID, vocab.FactSecurityContext, validity, c.contentDigest()); err != nil {
+	if err := c.seal("toolgate.security-context/1", authn, attestationID, vocab.FactSecurityContext, validity, c.contentDigest()); err != nil {
 		return nil, err
 	}
-	c.digest = c.computeDigest()
 	return c, nil
 }
 
 func parseMethods(tokens []string) ([]vocab.AuthMethod, error) {
-	if len(tokens) > MaxMethods {
-		return nil, fault.New(fault.LimitExceeded, "a security context carries at most 8 authentication methods")
-	}
-	ms, err := ident.ParseUnique(tokens, vocab.ParseAuthMethod, "authentication methods are unique")
-	if err != nil {
-		return nil, err
-	}
-	slices.Sort(ms) // AuthMethod constants follow Section 48 order
-	return ms, nil
+	// AuthMethod constants follow Section 48 order.
+	return ident.ParseSet(tokens, vocab.ParseAuthMethod, cmp.Compare, MaxMethods,
+		"a security context carries at most 8 authentication methods", "authentication methods are unique")
 }
 
 // ID returns the Security Context identity.
@@ -113,13 +107,6 @@ func (c *SecurityContext) contentDigest() digest.Digest {
 	return b.Sum()
 }
 
-func (c *SecurityContext) computeDigest() digest.Digest {
-	b := digest.New("toolgate.security-context/1")
-	b.Digest(c.attestation.Subject())
-	b.Digest(c.attestation.Digest())
-	return b.Sum()
-}
-
 // DelegationDraft is the untrusted description of delegation evidence.
 type DelegationDraft struct {
 	ID      string // the delegation identity
@@ -148,10 +135,9 @@ func NewDelegation(deleg *authority.RoleAuthority, attestationID string, validit
 	if g.subject, err = ident.ParseControlledID(d.Subject); err != nil {
 		return nil, fault.Within("subject", err)
 	}
-	if g.attestation, err = attest(deleg, attestationID, vocab.FactDelegation, validity, g.contentDigest()); err != nil {
+	if err := g.seal("toolgate.delegation/1", deleg, attestationID, vocab.FactDelegation, validity, g.contentDigest()); err != nil {
 		return nil, err
 	}
-	g.digest = g.computeDigest()
 	return g, nil
 }
 
@@ -170,12 +156,5 @@ func (g *Delegation) contentDigest() digest.Digest {
 	b := digest.New("toolgate.delegation-content/1")
 	b.String(g.id.String())
 	b.String(g.subject.String())
-	return b.Sum()
-}
-
-func (g *Delegation) computeDigest() digest.Digest {
-	b := digest.New("toolgate.delegation/1")
-	b.Digest(g.attestation.Subject())
-	b.Digest(g.attestation.Digest())
 	return b.Sum()
 }

@@ -179,10 +179,9 @@ func NewIntent(capture *authority.RoleAuthority, attestationID string, validity 
 			return nil, fault.Within("binding", err)
 		}
 	}
-	if in.attestation, err = attest(capture, attestationID, vocab.FactUserIntent, validity, in.contentDigest()); err != nil {
+	if err := in.seal("toolgate.intent/1", capture, attestationID, vocab.FactUserIntent, validity, in.contentDigest()); err != nil {
 		return nil, err
 	}
-	in.digest = in.computeDigest()
 	return in, nil
 }
 
@@ -306,11 +305,4 @@ func hexNibble(c byte) (byte, bool) {
 	default:
 		return 0, false
 	}
-}
-
-func (in *Intent) computeDigest() digest.Digest {
-	b := digest.New("toolgate.intent/1")
-	b.Digest(in.attestation.Subject())
-	b.Digest(in.attestation.Digest())
-	return b.Sum()
 }

@@ -25,3 +25,20 @@ func ParseUnique[T comparable](tokens []string, parse func(string) (T, error), d
 	}
 	return out, nil
 }
+
+// ParseSet parses a set of at most limit unique tokens (fault.LimitExceeded
+// with limitRule otherwise; see ParseUnique for the members) and returns it
+// sorted by compare, the set's Section 50 order. A lower bound on the
+// number of members is the caller's, checked before ParseSet.
+func ParseSet[T comparable](tokens []string, parse func(string) (T, error), compare func(T, T) int,
+	limit int, limitRule, duplicateRule string) ([]T, error) {
+	if len(tokens) > limit {
+		return nil, fault.New(fault.LimitExceeded, limitRule)
+	}
+	set, err := ParseUnique(tokens, parse, duplicateRule)
+	if err != nil {
+		return nil, err
+	}
+	slices.SortFunc(set, compare)
+	return set, nil
+}

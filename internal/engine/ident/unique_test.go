@@ -1,6 +1,7 @@
 package ident_test
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -40,4 +41,24 @@ func TestParseUnique(t *testing.T) {
 			}
 		})
 	}
+}
+
+func TestParseSet(t *testing.T) {
+	t.Parallel()
+	parse := func(in ...string) ([]ident.Resource, error) {
+		return ident.ParseSet(in, ident.ParseResource, ident.Resource.Compare, 3, "at most 3 resources", "resources are unique")
+	}
+	got, err := parse("c", "a", "b") // the limit is inclusive
+	testutil.CheckFault(t, err, nil, "")
+	var names []string
+	for _, r := range got {
+		names = append(names, r.String())
+	}
+	if want := []string{"a", "b", "c"}; !slices.Equal(names, want) {
+		t.Errorf("ParseSet(c, a, b) = %v, want %v (sorted)", names, want)
+	}
+	_, err = parse("a", "b", "c", "d")
+	testutil.CheckFault(t, err, fault.ErrLimitExceeded, "")
+	_, err = parse("a", "b", "a")
+	testutil.CheckFault(t, err, fault.ErrDuplicate, "[2]")
 }

@@ -1,6 +1,8 @@
 package lineage
 
 import (
+	"slices"
+
 	"github.com/toolgate/toolgate/internal/engine/assessment"
 	"github.com/toolgate/toolgate/internal/engine/authority"
 	"github.com/toolgate/toolgate/internal/engine/boundary"
@@ -68,6 +70,16 @@ func checkSubject(a *assessment.Assessment, id principal.Identity) error {
 		return fault.At("identity", fault.Missing, "lineage is bound to an identity")
 	}
 	return nil
+}
+
+// find returns the member of s, in identity order, whose identity is id.
+func find[T any](s []T, id ident.ControlledID, compare func(T, ident.ControlledID) int) (T, bool) {
+	i, ok := slices.BinarySearchFunc(s, id, compare)
+	if !ok {
+		var zero T
+		return zero, false
+	}
+	return s[i], true
 }
 
 // keyed is one parsed identity of a draft collection with its input index.

@@ -125,9 +125,7 @@ func parseNode(sc *graphScratch, d NodeDraft, cols []Collection, backing *[]iden
 	if n.boundary, err = ident.ParseControlledID(d.Boundary); err != nil {
 		return entry{}, fault.Within("boundary", err)
 	}
-	if _, ok := slices.BinarySearchFunc(cols, n.boundary, func(c Collection, b ident.ControlledID) int {
-		return c.boundary.Compare(b)
-	}); !ok {
+	if _, ok := slices.BinarySearchFunc(cols, n.boundary, Collection.compare); !ok {
 		return entry{}, fault.At("boundary", fault.NotFound, "a node belongs to a declared collection boundary")
 	}
 	if len(d.Parents) == 0 {
@@ -169,8 +167,8 @@ func parseNode(sc *graphScratch, d NodeDraft, cols []Collection, backing *[]iden
 
 // completeIn reports whether boundary b is declared complete in cols.
 func completeIn(cols []Collection, b ident.ControlledID) bool {
-	i, ok := slices.BinarySearchFunc(cols, b, func(c Collection, b ident.ControlledID) int { return c.boundary.Compare(b) })
-	return ok && cols[i].IsComplete()
+	c, ok := find(cols, b, Collection.compare)
+	return ok && c.IsComplete()
 }
 
 // sortGraph orders the nodes by identity and resolves parents to positions.
@@ -197,7 +195,7 @@ func sortGraph(sc *graphScratch, entries []entry) *graph {
 	for k, n := range g.nodes {
 		start := len(all)
 		for _, p := range n.parents {
-			pos, _ := slices.BinarySearchFunc(g.nodes, p, func(m Node, id ident.ControlledID) int { return m.id.Compare(id) })
+			pos, _ := slices.BinarySearchFunc(g.nodes, p, Node.compare)
 			all = append(all, pos)
 		}
 		g.parents[k] = all[start:len(all):len(all)]

@@ -45,6 +45,9 @@ func (c Collection) IsComplete() bool { return c.completeness == vocab.Completen
 // boundary; zero for unknown and partial boundaries.
 func (c Collection) Evidence() ident.ControlledID { return c.evidence }
 
+// compare orders a collection against a boundary identity (binary search).
+func (c Collection) compare(b ident.ControlledID) int { return c.boundary.Compare(b) }
+
 // Node is one validated Influence record.
 type Node struct {
 	id       ident.ControlledID
@@ -58,6 +61,9 @@ func (n Node) ID() ident.ControlledID { return n.id }
 
 // Kind returns the Influence kind.
 func (n Node) Kind() vocab.InfluenceKind { return n.kind }
+
+// compare orders a node against an identity (binary search).
+func (n Node) compare(id ident.ControlledID) int { return n.id.Compare(id) }
 
 // Boundary returns the collection boundary the node belongs to.
 func (n Node) Boundary() ident.ControlledID { return n.boundary }
@@ -203,11 +209,7 @@ func (v *Influence) CollectionAt(i int) Collection { return v.collections[i] }
 
 // Collection returns the collection with boundary b.
 func (v *Influence) Collection(b ident.ControlledID) (Collection, bool) {
-	i, ok := slices.BinarySearchFunc(v.collections, b, func(c Collection, b ident.ControlledID) int { return c.boundary.Compare(b) })
-	if !ok {
-		return Collection{}, false
-	}
-	return v.collections[i], true
+	return find(v.collections, b, Collection.compare)
 }
 
 // Nodes returns a copy of the nodes in identity ASCII order.
@@ -222,11 +224,7 @@ func (v *Influence) NodeAt(i int) Node { return v.nodes[i] }
 
 // Node returns the node with identity id.
 func (v *Influence) Node(id ident.ControlledID) (Node, bool) {
-	i, ok := slices.BinarySearchFunc(v.nodes, id, func(n Node, id ident.ControlledID) int { return n.id.Compare(id) })
-	if !ok {
-		return Node{}, false
-	}
-	return v.nodes[i], true
+	return find(v.nodes, id, Node.compare)
 }
 
 // Len returns the number of nodes (the Influence record count).

@@ -58,6 +58,9 @@ func (r Record) Verification() vocab.Verification { return r.verification }
 // Trust returns the derived trust classification (see [Classify]).
 func (r Record) Trust() vocab.Trust { return r.trust }
 
+// compare orders a record against an identity (binary search).
+func (r Record) compare(id ident.ControlledID) int { return r.id.Compare(id) }
+
 // HasSemanticTransformation reports whether any transformation of r is
 // semantic (see [Semantic]).
 func (r Record) HasSemanticTransformation() bool {
@@ -247,11 +250,7 @@ func (v *Provenance) Len() int { return len(v.records) }
 
 // Record returns the record with identity id.
 func (v *Provenance) Record(id ident.ControlledID) (Record, bool) {
-	i, ok := slices.BinarySearchFunc(v.records, id, func(r Record, id ident.ControlledID) int { return r.id.Compare(id) })
-	if !ok {
-		return Record{}, false
-	}
-	return v.records[i], true
+	return find(v.records, id, Record.compare)
 }
 
 // Equal reports exact continuity: the same retained Host domain and the same

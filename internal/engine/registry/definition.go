@@ -1,6 +1,7 @@
 package registry
 
 import (
+	"cmp"
 	"slices"
 
 	"github.com/toolgate/toolgate/internal/engine/digest"
@@ -186,15 +187,9 @@ func parseCapabilities(tokens []string) ([]vocab.Capability, error) {
 	if len(tokens) == 0 {
 		return nil, fault.New(fault.Missing, "a tool definition declares 1–16 capabilities")
 	}
-	if len(tokens) > MaxCapabilities {
-		return nil, fault.New(fault.LimitExceeded, "a tool definition declares at most 16 capabilities")
-	}
-	caps, err := ident.ParseUnique(tokens, vocab.ParseCapability, "capabilities are unique")
-	if err != nil {
-		return nil, err
-	}
-	slices.Sort(caps) // Capability constants follow token ASCII order
-	return caps, nil
+	// Capability constants follow token ASCII order.
+	return ident.ParseSet(tokens, vocab.ParseCapability, cmp.Compare, MaxCapabilities,
+		"a tool definition declares at most 16 capabilities", "capabilities are unique")
 }
 
 func (d *Definition) computeDigest() digest.Digest {

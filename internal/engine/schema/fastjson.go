@@ -172,7 +172,7 @@ func (p *fastJSON) value(n *node) (value.Value, bool) {
 	}
 	//exhaustive:enforce
 	switch n.kind {
-	case vocab.KindString:
+	case vocab.KindString, vocab.KindResourceID, vocab.KindEnumeration:
 		if c != '"' {
 			return value.Value{}, false
 		}
@@ -180,28 +180,33 @@ func (p *fastJSON) value(n *node) (value.Value, bool) {
 		if !ok {
 			return value.Value{}, false
 		}
-		out, err := value.String(s)
-		return out, err == nil
-	case vocab.KindResourceID:
-		if c != '"' {
-			return value.Value{}, false
-		}
-		s, ok := p.str()
-		if !ok {
-			return value.Value{}, false
-		}
-		r, err := ident.ParseResource(s)
-		if err != nil {
-			return value.Value{}, false
-		}
-		if p.collect {
-			if p.res == nil {
-				p.res = make([]ident.Resource, 0, 8)
+		switch n.kind {
+		case vocab.KindResourceID:
+			r, err := ident.ParseResource(s)
+			if err != nil {
+				return value.Value{}, false
 			}
-			p.res = append(p.res, r)
+			if p.collect {
+				if p.res == nil {
+					p.res = make([]ident.Resource, 0, 8)
+				}
+				p.res = append(p.res, r)
+			}
+			out, err := value.Resource(r)
+			return out, err == nil
+		case vocab.KindEnumeration:
+			i, found := slices.BinarySearchFunc(n.cases, s, func(c ident.Name, s string) int {
+				return strings.Compare(c.String(), s)
+			})
+			if !found {
+				return value.Value{}, false
+			}
+			out, err := value.Enum(n.cases[i])
+			return out, err == nil
+		default:
+			out, err := value.String(s)
+			return out, err == nil
 		}
-		out, err := value.Resource(r)
-		return out, err == nil
 	case vocab.KindBool:
 		p.pos--
 		switch c {
@@ -211,38 +216,18 @@ func (p *fastJSON) value(n *node) (value.Value, bool) {
 			return value.Bool(false), p.literal("false")
 		}
 		return value.Value{}, false
-	case vocab.KindSignedInteger:
+	case vocab.KindSignedInteger, vocab.KindUnsignedInteger:
 		p.pos--
 		lit, ok := p.integer()
 		if !ok {
 			return value.Value{}, false
 		}
-		i, err := strconv.ParseInt(lit, 10, 64)
-		return value.Signed(i), err == nil
-	case vocab.KindUnsignedInteger:
-		p.pos--
-		lit, ok := p.integer()
-		if !ok {
-			return value.Value{}, false
+		if n.kind == vocab.KindSignedInteger {
+			i, err := strconv.ParseInt(lit, 10, 64)
+			return value.Signed(i), err == nil
 		}
 		u, err := strconv.ParseUint(lit, 10, 64)
 		return value.Unsigned(u), err == nil
-	case vocab.KindEnumeration:
-		if c != '"' {
-			return value.Value{}, false
-		}
-		s, ok := p.str()
-		if !ok {
-			return value.Value{}, false
-		}
-		i, found := slices.BinarySearchFunc(n.cases, s, func(c ident.Name, s string) int {
-			return strings.Compare(c.String(), s)
-		})
-		if !found {
-			return value.Value{}, false
-		}
-		out, err := value.Enum(n.cases[i])
-		return out, err == nil
 	case vocab.KindArray:
 		if c != '[' {
 			return value.Value{}, false
