@@ -9,6 +9,7 @@ import (
 	"github.com/toolgate/toolgate/internal/engine/assessment"
 	"github.com/toolgate/toolgate/internal/engine/authority"
 	"github.com/toolgate/toolgate/internal/engine/boundary"
+	"github.com/toolgate/toolgate/internal/engine/digest"
 	"github.com/toolgate/toolgate/internal/engine/epoch"
 	"github.com/toolgate/toolgate/internal/engine/fault"
 	"github.com/toolgate/toolgate/internal/engine/ident"
@@ -137,3 +138,91 @@ func cid(t *testing.T, s string) ident.ControlledID {
 
 // long returns an identity of exactly n octets.
 func long(n int) string { return "x" + strings.Repeat("a", n-1) }
+
+// attestedSet is what NewProvenance and NewInfluence construct.
+type attestedSet[V any] interface {
+	comparable
+	ContentDigest() digest.Digest
+	Digest() digest.Digest
+	Equal(o V) bool
+}
+
+// rejectCase is one change to a complete construction that must reject
+// with wantErr at wantPath.
+type rejectCase[In any] struct {
+	mutate   func(t *testing.T, e *env, in *In)
+	wantErr  error
+	wantPath string
+}
+
+// testRejects applies each case to the base input of a fresh domain and
+// checks the rejection and that no partial value is returned.
+func testRejects[In any, V comparable](t *testing.T, cases map[string]rejectCase[In], base func(*testing.T, *env) In, build func(In) (V, error)) {
+	t.Helper()
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			e := newEnv(t)
+			in := base(t, e)
+			tc.mutate(t, e, &in)
+			v, err := build(in)
+			wantFault(t, err, tc.wantErr, tc.wantPath)
+			var zero V
+			if v != zero {
+				t.Errorf("a rejected construction returned a partial value")
+			}
+		})
+	}
+}
+
+// unattestedCase is one NoInfluence or UnknownProvenance call that must
+// reject with wantErr at wantPath.
+type unattestedCase struct {
+	a        *assessment.Assessment
+	id       principal.Identity
+	wantErr  error
+	wantPath string
+}
+
+// testUnattestedRejects runs each case through construct and checks the
+// rejection and that no value is returned.
+func testUnattestedRejects[V comparable](t *testing.T, cases map[string]unattestedCase, construct func(*assessment.Assessment, principal.Identity) (V, error)) {
+	t.Helper()
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			v, err := construct(tc.a, tc.id)
+			wantFault(t, err, tc.wantErr, tc.wantPath)
+			var zero V
+			if v != zero {
+				t.Errorf("a rejected construction returned a value")
+			}
+		})
+	}
+}
+
+// sameContentCase names the one substitution case that leaves the attested
+// content unchanged: the attestation identity lies outside it.
+const sameContentCase = "different attestation identity"
+
+// testSubstitutions applies each mutation to a fresh base input and checks
+// that the result is a different value from want, with the same content
+// digest only for sameContentCase.
+func testSubstitutions[In any, V attestedSet[V]](t *testing.T, want V, cases map[string]func(t *testing.T, in *In), base func(*testing.T) In, build func(In) (V, error)) {
+	t.Helper()
+	for name, mutate := range cases {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			in := base(t)
+			mutate(t, &in)
+			got := must[V](t)(build(in))
+			sameContent := name == sameContentCase
+			if got.ContentDigest().Equal(want.ContentDigest()) != sameContent {
+				t.Errorf("content digest equality = %v, want %v", !sameContent, sameContent)
+			}
+			if got.Equal(want) || got.Digest().Equal(want.Digest()) {
+				t.Errorf("a changed %T is Equal to the original", got)
+			}
+		})
+	}
+}

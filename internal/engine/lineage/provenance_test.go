@@ -49,11 +49,7 @@ func baseProvenance(t *testing.T, e *env) provInput {
 // Section 16: every way a Provenance set can fail to bind rejects completely.
 func TestNewProvenanceRejects(t *testing.T) {
 	t.Parallel()
-	cases := map[string]struct {
-		mutate   func(t *testing.T, e *env, in *provInput)
-		wantErr  error
-		wantPath string
-	}{
+	cases := map[string]rejectCase[provInput]{
 		"missing role authority": {
 			mutate:  func(_ *testing.T, _ *env, in *provInput) { in.authority = nil },
 			wantErr: fault.ErrMissing, wantPath: "authority",
@@ -153,19 +149,7 @@ func TestNewProvenanceRejects(t *testing.T) {
 			wantErr: fault.ErrUnknownToken, wantPath: "records[1].verification",
 		},
 	}
-	for name, tc := range cases {
-		t.Run(name, func(t *testing.T) {
-			t.Parallel()
-			e := newEnv(t)
-			in := baseProvenance(t, e)
-			tc.mutate(t, e, &in)
-			p, err := in.build()
-			wantFault(t, err, tc.wantErr, tc.wantPath)
-			if p != nil {
-				t.Errorf("a rejected construction returned a partial value")
-			}
-		})
-	}
+	testRejects(t, cases, baseProvenance, provInput.build)
 }
 
 func TestNewProvenanceBindsAndNormalizes(t *testing.T) {
@@ -264,26 +248,12 @@ func TestUnknownProvenance(t *testing.T) {
 		t.Errorf("unknown provenance for another identity is Equal")
 	}
 
-	cases := map[string]struct {
-		a        *assessment.Assessment
-		id       principal.Identity
-		wantErr  error
-		wantPath string
-	}{
+	cases := map[string]unattestedCase{
 		"the assessment expects provenance identities": {a: e.assess(t, []string{"r-a"}, nil), id: e.id, wantErr: fault.ErrMismatch, wantPath: "records"},
 		"missing assessment":                           {id: e.id, wantErr: fault.ErrMissing, wantPath: "assessment"},
 		"missing identity":                             {a: a, wantErr: fault.ErrMissing, wantPath: "identity"},
 	}
-	for name, tc := range cases {
-		t.Run(name, func(t *testing.T) {
-			t.Parallel()
-			p, err := lineage.UnknownProvenance(tc.a, tc.id)
-			wantFault(t, err, tc.wantErr, tc.wantPath)
-			if p != nil {
-				t.Errorf("a rejected construction returned a value")
-			}
-		})
-	}
+	testUnattestedRejects(t, cases, lineage.UnknownProvenance)
 }
 
 // Section 50: record identities are ASCII-ordered, so draft order never
@@ -335,22 +305,7 @@ func TestProvenanceSameIdentitySubstitution(t *testing.T) {
 			in.assessment = assessFor(t, e.b, "asm-2", []string{"r-a", "r-b"}, nil)
 		},
 	}
-	for name, mutate := range cases {
-		t.Run(name, func(t *testing.T) {
-			t.Parallel()
-			in := baseProvenance(t, e)
-			mutate(t, &in)
-			got := must[*lineage.Provenance](t)(in.build())
-			// Only the attestation identity lies outside the attested content.
-			sameContent := name == "different attestation identity"
-			if got.ContentDigest().Equal(want.ContentDigest()) != sameContent {
-				t.Errorf("content digest equality = %v, want %v", !sameContent, sameContent)
-			}
-			if got.Equal(want) || got.Digest().Equal(want.Digest()) {
-				t.Errorf("a changed provenance set is Equal to the original")
-			}
-		})
-	}
+	testSubstitutions(t, want, cases, func(t *testing.T) provInput { return baseProvenance(t, e) }, provInput.build)
 	t.Run("equal content in another host domain", func(t *testing.T) {
 		t.Parallel()
 		o := newEnv(t)
