@@ -60,6 +60,25 @@ func WithSchema(id string, root schema.Draft) DefinitionModifier {
 	}
 }
 
+// Capabilities returns n capability set members: the five closed tokens in
+// an order that is not ASCII order, followed, past five, by repeats of
+// data.read, data.write and resource.delete in turn. The closed vocabulary
+// has five tokens, so a set of six or more members can only be reached with
+// repeats; the first repeat stands at index 5.
+func Capabilities(n int) []string {
+	closed := []string{"resource.delete", "financial.transfer", "data.write", "data.read", "communication.external"}
+	repeats := []string{"data.read", "data.write", "resource.delete"}
+	out := make([]string, 0, n)
+	for i := range n {
+		if i < len(closed) {
+			out = append(out, closed[i])
+		} else {
+			out = append(out, repeats[(i-len(closed))%len(repeats)])
+		}
+	}
+	return out
+}
+
 // Field returns an object field draft.
 func Field(name, requirement string, typ schema.Draft) schema.FieldDraft {
 	return schema.FieldDraft{Name: name, Requirement: requirement, Type: typ}
