@@ -130,11 +130,7 @@ func TestNewBindsDelegationExactlyWhenNamed(t *testing.T) {
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			f := build(t, tc.base...)
-			d := f.Draft
-			tc.mutate(t, f, &d)
-			in, err := evalinput.New(f.Boundary, d)
-			checkReject(t, in, err, tc.wantErr, tc.wantPath)
+			d, in, err := newChanged(t, tc.base, tc.mutate, tc.wantErr, tc.wantPath)
 			if err == nil && in.Delegation() != d.Delegation {
 				t.Error("Delegation() is not the bound delegation")
 			}
@@ -183,11 +179,7 @@ func TestNewRequiresExactAssessmentContinuity(t *testing.T) {
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			f := build(t)
-			d := f.Draft
-			tc.mutate(t, f, &d)
-			in, err := evalinput.New(f.Boundary, d)
-			checkReject(t, in, err, tc.wantErr, tc.wantPath)
+			newChanged(t, nil, tc.mutate, tc.wantErr, tc.wantPath)
 		})
 	}
 }
@@ -262,11 +254,7 @@ func TestNewRequiresIntentForThisRequest(t *testing.T) {
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			f := build(t, tc.base...)
-			d := f.Draft
-			tc.mutate(t, f, &d)
-			in, err := evalinput.New(f.Boundary, d)
-			checkReject(t, in, err, tc.wantErr, tc.wantPath)
+			newChanged(t, tc.base, tc.mutate, tc.wantErr, tc.wantPath)
 		})
 	}
 }

@@ -76,6 +76,23 @@ func checkReject(t *testing.T, in *evalinput.Input, err, wantErr error, wantPath
 	}
 }
 
+// newChanged builds the fixture of base, applies change (if any) to its
+// draft and checks what New returns for it with checkReject. It returns the
+// draft New was given and New's result.
+func newChanged(t *testing.T, base []specMod, change func(t *testing.T, f testutil.InputFixture, d *evalinput.Draft),
+	wantErr error, wantPath string,
+) (evalinput.Draft, *evalinput.Input, error) {
+	t.Helper()
+	f := build(t, base...)
+	d := f.Draft
+	if change != nil {
+		change(t, f, &d)
+	}
+	in, err := evalinput.New(f.Boundary, d)
+	checkReject(t, in, err, wantErr, wantPath)
+	return d, in, err
+}
+
 func window(t *testing.T, issued, from, until uint64) epoch.Validity {
 	t.Helper()
 	return testutil.EvidenceValidity(t, issued, from, until)
