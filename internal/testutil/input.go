@@ -250,6 +250,44 @@ func NewInput(tb testing.TB) (*evalinput.Input, InputFixture) {
 	return f.New(tb), f
 }
 
+// InputFactMasks computes, independently of evalinput, the FactMasks of an
+// input with these facts: for each fact, bit v set for every member v < 32
+// and bit 0 for any larger member; AllCollectionsComplete when every
+// collection is complete.
+func InputFactMasks(methods []vocab.AuthMethod, requested, intended, host []vocab.Capability,
+	records []evalinput.ProvenanceFact, collections []evalinput.InfluenceCollectionFact, kinds []vocab.InfluenceKind,
+) evalinput.FactMasks {
+	m := evalinput.FactMasks{
+		AuthMethods: inputMask(methods), RequestedCapabilities: inputMask(requested),
+		IntendedCapabilities: inputMask(intended), HostCapabilities: inputMask(host),
+		InfluenceKinds: inputMask(kinds), AllCollectionsComplete: true,
+	}
+	for _, r := range records {
+		m.ProvenanceSources |= inputMaskBit(r.Source)
+		m.ProvenanceTrusts |= inputMaskBit(r.Trust)
+		m.ProvenanceTransformations |= inputMask(r.Transformations)
+	}
+	for _, c := range collections {
+		m.AllCollectionsComplete = m.AllCollectionsComplete && c.Completeness == vocab.CompletenessComplete
+	}
+	return m
+}
+
+func inputMaskBit[T ~uint8](v T) uint32 {
+	if v >= 32 {
+		return 1
+	}
+	return 1 << v
+}
+
+func inputMask[T ~uint8](vs []T) uint32 {
+	var m uint32
+	for _, v := range vs {
+		m |= inputMaskBit(v)
+	}
+	return m
+}
+
 // InputGeneration returns generation g, failing the test if it is zero.
 func InputGeneration(tb testing.TB, g uint64) ident.Generation {
 	tb.Helper()
