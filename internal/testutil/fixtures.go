@@ -11,6 +11,8 @@ package testutil
 import (
 	"bytes"
 	"errors"
+	"maps"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -191,6 +193,17 @@ func CheckNoEcho(tb testing.TB, err error, values ...string) {
 			tb.Errorf("the rejection echoes a rejected value: %v", err)
 			return
 		}
+	}
+}
+
+// CheckVariantsCoverFields fails the test unless variants, one changed
+// value per content field of a what, names exactly the fields.
+func CheckVariantsCoverFields[V any](tb testing.TB, what string, variants map[string]V, fields []string) {
+	tb.Helper()
+	covered := slices.Sorted(maps.Keys(variants))
+	want := slices.Sorted(slices.Values(fields))
+	if !slices.Equal(covered, want) {
+		tb.Fatalf("variants cover %v, the %s's content fields are %v", covered, what, want)
 	}
 }
 
