@@ -174,6 +174,16 @@ func baseFacts(b boundary.Boundary) *facts {
 	}
 }
 
+// factsWith returns baseFacts in e's domain, changed by modify when it is
+// not nil.
+func (e env) factsWith(modify func(*facts)) *facts {
+	in := baseFacts(e.b)
+	if modify != nil {
+		modify(in)
+	}
+	return in
+}
+
 // hostResources are the publisher's Resource ceiling: acct-1, acct-2 and
 // r00–r13 (16, the Host Authority maximum).
 func hostResources() []string {
