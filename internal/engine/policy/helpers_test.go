@@ -321,3 +321,12 @@ func wantFault(t testing.TB, err error, want error, path string) {
 }
 
 func reasons(rs ...vocab.Reason) []vocab.Reason { return rs }
+
+// tokens returns the String of each of vs, in order.
+func tokens[T interface{ String() string }](vs []T) []string {
+	out := make([]string, len(vs))
+	for i, v := range vs {
+		out[i] = v.String()
+	}
+	return out
+}

@@ -155,7 +155,7 @@ func TestDenyKeepsEvidence(t *testing.T) {
 	if diff := cmp.Diff([]string{"3", "4"}, keys); diff != "" {
 		t.Errorf("obligations (-want +got):\n%s", diff)
 	}
-	if diff := cmp.Diff([]string{"a", "d"}, ids(d.MatchedRules())); diff != "" {
+	if diff := cmp.Diff([]string{"a", "d"}, tokens(d.MatchedRules())); diff != "" {
 		t.Errorf("matched (-want +got):\n%s", diff)
 	}
 }
