@@ -184,15 +184,7 @@ func BuildInput(tb testing.TB, b boundary.Boundary, s InputSpec) InputFixture {
 	f.Request = evidenceMust(request.New(f.Snapshot, s.Proposal, f.Assessment))(tb, "request.New")
 
 	f.Host = evidenceMust(authority.NewHostAuthority(b, s.Host))(tb, "NewHostAuthority")
-	grant := func(role vocab.Role, issuer string) *authority.RoleAuthority {
-		return evidenceMust(authority.Grant(b, f.Host, role, issuer))(tb, "Grant "+role.String())
-	}
-	f.Authn = grant(vocab.AuthenticationAuthority, "authn-issuer")
-	f.Capture = grant(vocab.IntentCaptureAuthority, "capture-issuer")
-	f.Provenance = grant(vocab.ProvenanceAuthority, "provenance-issuer")
-	f.Influence = grant(vocab.InfluenceCollector, "influence-issuer")
-	f.Delegation = grant(vocab.DelegationAuthority, "delegation-issuer")
-	f.Admin = grant(vocab.PolicyAdministrationAuthority, "admin-issuer")
+	f.grantRoles(tb)
 
 	f.ContextDraft, f.IntentDraft = s.Context, s.Intent
 	f.SecurityContext = evidenceMust(
