@@ -179,6 +179,32 @@ func CheckFault(tb testing.TB, err, wantErr error, wantPath string) {
 	}
 }
 
+// RequireFault is CheckFault that stops the test at an unexpected result,
+// and also reports a rejection whose Rule is empty: every rejection tells
+// the user what to fix.
+func RequireFault(tb testing.TB, err, wantErr error, wantPath string) {
+	tb.Helper()
+	if wantErr == nil {
+		if err != nil {
+			tb.Fatalf("unexpected rejection: %v", err)
+		}
+		return
+	}
+	if !errors.Is(err, wantErr) {
+		tb.Fatalf("err = %v, want errors.Is %v", err, wantErr)
+	}
+	var fe *fault.Error
+	if !errors.As(err, &fe) {
+		tb.Fatalf("err = %v (%T), want a *fault.Error", err, err)
+	}
+	if fe.Path != wantPath {
+		tb.Errorf("error path = %q, want %q (err: %v)", fe.Path, wantPath, err)
+	}
+	if fe.Rule == "" {
+		tb.Errorf("rejection %v has no rule", err)
+	}
+}
+
 // CheckNoEcho reports a test error if err's text contains any of values,
 // compared without regard to case: a rejection never echoes what it rejected.
 // A nil err passes.

@@ -1,7 +1,6 @@
 package lineage_test
 
 import (
-	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -11,11 +10,11 @@ import (
 	"github.com/toolgate/toolgate/internal/engine/boundary"
 	"github.com/toolgate/toolgate/internal/engine/digest"
 	"github.com/toolgate/toolgate/internal/engine/epoch"
-	"github.com/toolgate/toolgate/internal/engine/fault"
 	"github.com/toolgate/toolgate/internal/engine/ident"
 	"github.com/toolgate/toolgate/internal/engine/lineage"
 	"github.com/toolgate/toolgate/internal/engine/principal"
 	"github.com/toolgate/toolgate/internal/engine/vocab"
+	"github.com/toolgate/toolgate/internal/testutil"
 )
 
 // env is one Host authority domain with every role granted to its own
@@ -98,30 +97,6 @@ func seq(prefix string, n int) []string {
 	return out
 }
 
-// wantFault checks that err is the fault sentinel want at path.
-func wantFault(t *testing.T, err error, want error, path string) {
-	t.Helper()
-	if want == nil {
-		if err != nil {
-			t.Fatalf("unexpected rejection: %v", err)
-		}
-		return
-	}
-	if !errors.Is(err, want) {
-		t.Fatalf("error = %v, want %v", err, want)
-	}
-	var fe *fault.Error
-	if !errors.As(err, &fe) {
-		t.Fatalf("error %v is not a *fault.Error", err)
-	}
-	if fe.Path != path {
-		t.Errorf("path = %q, want %q (error %v)", fe.Path, path, err)
-	}
-	if fe.Rule == "" {
-		t.Errorf("rejection %v has no rule", err)
-	}
-}
-
 // noEcho fails when the rejection text contains marker.
 func noEcho(t *testing.T, err error, marker string) {
 	t.Helper()
@@ -166,7 +141,7 @@ func testRejects[In any, V comparable](t *testing.T, cases map[string]rejectCase
 			in := base(t, e)
 			tc.mutate(t, e, &in)
 			v, err := build(in)
-			wantFault(t, err, tc.wantErr, tc.wantPath)
+			testutil.RequireFault(t, err, tc.wantErr, tc.wantPath)
 			var zero V
 			if v != zero {
 				t.Errorf("a rejected construction returned a partial value")
@@ -192,7 +167,7 @@ func testUnattestedRejects[V comparable](t *testing.T, cases map[string]unattest
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			v, err := construct(tc.a, tc.id)
-			wantFault(t, err, tc.wantErr, tc.wantPath)
+			testutil.RequireFault(t, err, tc.wantErr, tc.wantPath)
 			var zero V
 			if v != zero {
 				t.Errorf("a rejected construction returned a value")
