@@ -17,6 +17,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/toolgate/toolgate/internal/engine/assessment"
 	"github.com/toolgate/toolgate/internal/engine/boundary"
 	"github.com/toolgate/toolgate/internal/engine/fault"
@@ -176,6 +178,25 @@ func CheckFault(tb testing.TB, err, wantErr error, wantPath string) {
 	}
 	if fe.Path != wantPath {
 		tb.Errorf("error path = %q, want %q (err: %v)", fe.Path, wantPath, err)
+	}
+}
+
+// FaultList returns every fault err carries (fault.All), in order, each as
+// "path code".
+func FaultList(err error) []string {
+	var out []string
+	for _, f := range fault.All(err) {
+		out = append(out, f.Path+" "+f.Code.String())
+	}
+	return out
+}
+
+// CheckFaultList reports a test error unless err carries exactly the faults
+// want, in order, each as "path code" (FaultList).
+func CheckFaultList(tb testing.TB, err error, want []string) {
+	tb.Helper()
+	if diff := cmp.Diff(want, FaultList(err)); diff != "" {
+		tb.Errorf("violations (-want +got):\n%s", diff)
 	}
 }
 
