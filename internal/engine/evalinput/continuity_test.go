@@ -179,7 +179,7 @@ func TestNewRequiresExactAssessmentContinuity(t *testing.T) {
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			newChanged(t, nil, tc.mutate, tc.wantErr, tc.wantPath)
+			checkChanged(t, nil, tc.mutate, tc.wantErr, tc.wantPath)
 		})
 	}
 }
@@ -254,7 +254,7 @@ func TestNewRequiresIntentForThisRequest(t *testing.T) {
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			newChanged(t, tc.base, tc.mutate, tc.wantErr, tc.wantPath)
+			checkChanged(t, tc.base, tc.mutate, tc.wantErr, tc.wantPath)
 		})
 	}
 }

@@ -93,6 +93,14 @@ func newChanged(t *testing.T, base []specMod, change func(t *testing.T, f testut
 	return d, in, err
 }
 
+// checkChanged is newChanged for a test that needs only its checks.
+func checkChanged(t *testing.T, base []specMod, change func(t *testing.T, f testutil.InputFixture, d *evalinput.Draft),
+	wantErr error, wantPath string,
+) {
+	t.Helper()
+	_, _, _ = newChanged(t, base, change, wantErr, wantPath)
+}
+
 func window(t *testing.T, issued, from, until uint64) epoch.Validity {
 	t.Helper()
 	return testutil.EvidenceValidity(t, issued, from, until)
