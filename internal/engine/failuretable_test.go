@@ -81,7 +81,7 @@ func TestSection33FailureModel(t *testing.T) {
 		},
 		"Unknown Policy version or unsupported Policy content": func(t *testing.T) outcome {
 			p := newPipeline(t, allowPolicy())
-			p.sel.PolicyGeneration = mustGeneration(t, 2)
+			p.sel.PolicyGeneration = testutil.InputGeneration(t, 2)
 			return reissue(t, p)
 		},
 		"Policy-content or Snapshot substitution": func(t *testing.T) outcome {
@@ -345,15 +345,6 @@ func mustPolicyID(t *testing.T, s string) ident.PolicyID {
 		t.Fatal(err)
 	}
 	return id
-}
-
-func mustGeneration(t *testing.T, g uint64) ident.Generation {
-	t.Helper()
-	v, err := ident.NewGeneration(g)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return v
 }
 
 type failureRow struct{ failure, required string }

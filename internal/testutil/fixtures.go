@@ -211,16 +211,11 @@ func RequireFault(tb testing.TB, err, wantErr error, wantPath string) {
 		}
 		return
 	}
-	if !errors.Is(err, wantErr) {
-		tb.Fatalf("err = %v, want errors.Is %v", err, wantErr)
-	}
 	var fe *fault.Error
-	if !errors.As(err, &fe) {
-		tb.Fatalf("err = %v (%T), want a *fault.Error", err, err)
+	if !errors.Is(err, wantErr) || !errors.As(err, &fe) {
+		tb.Fatalf("err = %v (%T), want a *fault.Error matching errors.Is %v", err, err, wantErr)
 	}
-	if fe.Path != wantPath {
-		tb.Errorf("error path = %q, want %q (err: %v)", fe.Path, wantPath, err)
-	}
+	CheckFault(tb, err, wantErr, wantPath)
 	if fe.Rule == "" {
 		tb.Errorf("rejection %v has no rule", err)
 	}
