@@ -156,6 +156,18 @@ func Assess(tb testing.TB, b boundary.Boundary, proposalID string) *assessment.A
 	return a
 }
 
+// Must returns a function that unwraps (v, err), failing the test on err:
+// testutil.Must[*lineage.Influence](t)(lineage.NewInfluence(...)).
+func Must[T any](tb testing.TB) func(T, error) T {
+	return func(v T, err error) T {
+		tb.Helper()
+		if err != nil {
+			tb.Fatal(err)
+		}
+		return v
+	}
+}
+
 // CheckFault reports a test error unless err is nil when wantErr is nil, or
 // matches wantErr with errors.Is and carries a *fault.Error whose Path is
 // wantPath.

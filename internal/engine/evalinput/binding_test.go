@@ -242,7 +242,7 @@ func TestNewComposesRoleEvidence(t *testing.T) {
 		},
 		"intent attested under the security context's attestation identity": {
 			mutate: func(t *testing.T, f testutil.InputFixture, d *evalinput.Draft) {
-				d.Intent = must[*evidence.Intent](t)(evidence.NewIntent(f.Capture, testutil.InputContextAttestation,
+				d.Intent = testutil.Must[*evidence.Intent](t)(evidence.NewIntent(f.Capture, testutil.InputContextAttestation,
 					f.Validity, evidence.ExactRequest(f.Request), f.IntentDraft))
 			},
 			wantErr: fault.ErrDuplicate, wantPath: "attestations[1].id",

@@ -235,7 +235,7 @@ func TestNewRequiresIntentForThisRequest(t *testing.T) {
 						other = def
 					}
 				}
-				target := must[evidence.Target](t)(evidence.BoundedTool(f.Snapshot, other))
+				target := testutil.Must[evidence.Target](t)(evidence.BoundedTool(f.Snapshot, other))
 				d.Intent = intent(t, f, target, f.Validity, nil)
 			},
 			wantErr: fault.ErrMismatch, wantPath: "intent.target",
@@ -245,7 +245,7 @@ func TestNewRequiresIntentForThisRequest(t *testing.T) {
 				r := f.Spec.Registry
 				r.Generation = "2"
 				snap := testutil.Publish(t, r)
-				target := must[evidence.Target](t)(evidence.BoundedTool(snap, snap.Definition(0)))
+				target := testutil.Must[evidence.Target](t)(evidence.BoundedTool(snap, snap.Definition(0)))
 				d.Intent = intent(t, f, target, f.Validity, nil)
 			},
 			wantErr: fault.ErrMismatch, wantPath: "intent.target",

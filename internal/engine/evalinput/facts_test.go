@@ -39,8 +39,8 @@ func TestInputExposesPolicyFacts(t *testing.T) {
 	d := f.Draft
 	d.SecurityContext = context(t, f, window(t, 900, notBefore, expiresAt), nil)
 	d.Intent = intent(t, f, evidence.ExactRequest(f.Request), window(t, 950, notBefore, expiresAt), nil)
-	in := must[*evalinput.Input](t)(evalinput.New(f.Boundary, d))
-	again := must[*evalinput.Input](t)(evalinput.New(f.Boundary, d))
+	in := testutil.Must[*evalinput.Input](t)(evalinput.New(f.Boundary, d))
+	again := testutil.Must[*evalinput.Input](t)(evalinput.New(f.Boundary, d))
 	def := f.Request.Definition()
 
 	var wantRecords []evalinput.ProvenanceFact
@@ -165,7 +165,7 @@ func TestInputExposesPolicyFacts(t *testing.T) {
 		},
 		"collection chat-session complete": {
 			in.InfluenceCollections(), []evalinput.InfluenceCollectionFact{{
-				Boundary: must[ident.ControlledID](t)(ident.ParseControlledID("chat-session")), Completeness: vocab.CompletenessComplete,
+				Boundary: testutil.Must[ident.ControlledID](t)(ident.ParseControlledID("chat-session")), Completeness: vocab.CompletenessComplete,
 			}},
 		},
 		"intended resources": {strs(in.IntendedResources()), []string{"acct-1001", "acct-2002"}},
@@ -499,7 +499,7 @@ func TestHashIdentifier(t *testing.T) {
 func TestSummaryViewReadsItsSummary(t *testing.T) {
 	t.Parallel()
 	f := build(t, distinctCeilings)
-	in := must[*evalinput.Input](t)(evalinput.New(f.Boundary, f.Draft))
+	in := testutil.Must[*evalinput.Input](t)(evalinput.New(f.Boundary, f.Draft))
 	view := in.Summary()
 	sum := reflect.ValueOf(view.Summary())
 	vt := reflect.TypeFor[evalinput.SummaryView]()

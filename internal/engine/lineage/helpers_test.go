@@ -40,34 +40,23 @@ func newEnv(t *testing.T) *env {
 		t.Fatal(err)
 	}
 	e := &env{b: b}
-	e.prov = must[*authority.RoleAuthority](t)(authority.Grant(b, h, vocab.ProvenanceAuthority, "prov-issuer"))
-	e.infl = must[*authority.RoleAuthority](t)(authority.Grant(b, h, vocab.InfluenceCollector, "infl-issuer"))
-	e.authn = must[*authority.RoleAuthority](t)(authority.Grant(b, h, vocab.AuthenticationAuthority, "authn-issuer"))
+	e.prov = testutil.Must[*authority.RoleAuthority](t)(authority.Grant(b, h, vocab.ProvenanceAuthority, "prov-issuer"))
+	e.infl = testutil.Must[*authority.RoleAuthority](t)(authority.Grant(b, h, vocab.InfluenceCollector, "infl-issuer"))
+	e.authn = testutil.Must[*authority.RoleAuthority](t)(authority.Grant(b, h, vocab.AuthenticationAuthority, "authn-issuer"))
 	e.id = identity(t, "alice")
 	e.validity = validity(t, 1000, 1000, 2000)
 	return e
 }
 
-// must returns a function that unwraps (v, err), failing the test on err.
-func must[T any](t *testing.T) func(T, error) T {
-	return func(v T, err error) T {
-		t.Helper()
-		if err != nil {
-			t.Fatal(err)
-		}
-		return v
-	}
-}
-
 func identity(t *testing.T, subject string) principal.Identity {
 	t.Helper()
-	return must[principal.Identity](t)(principal.New(principal.Draft{Subject: subject, Tenant: "acme", Session: "s-1"}))
+	return testutil.Must[principal.Identity](t)(principal.New(principal.Draft{Subject: subject, Tenant: "acme", Session: "s-1"}))
 }
 
 func validity(t *testing.T, issued, notBefore, expires uint64) epoch.Validity {
 	t.Helper()
-	at := func(s uint64) epoch.Time { return must[epoch.Time](t)(epoch.New(s)) }
-	return must[epoch.Validity](t)(epoch.NewValidity(at(issued), at(notBefore), at(expires)))
+	at := func(s uint64) epoch.Time { return testutil.Must[epoch.Time](t)(epoch.New(s)) }
+	return testutil.Must[epoch.Validity](t)(epoch.NewValidity(at(issued), at(notBefore), at(expires)))
 }
 
 // assess creates an assessment in e's domain expecting the given identities.
@@ -78,7 +67,7 @@ func (e *env) assess(t *testing.T, provenance, influence []string) *assessment.A
 
 func assessFor(t *testing.T, b boundary.Boundary, id string, provenance, influence []string) *assessment.Assessment {
 	t.Helper()
-	return must[*assessment.Assessment](t)(assessment.New(b, assessment.Draft{
+	return testutil.Must[*assessment.Assessment](t)(assessment.New(b, assessment.Draft{
 		ProposalID: "proposal-1", AssessmentID: id, ProvenanceIDs: provenance, InfluenceIDs: influence,
 	}))
 }
@@ -108,7 +97,7 @@ func noEcho(t *testing.T, err error, marker string) {
 // cid parses a controlled identity.
 func cid(t *testing.T, s string) ident.ControlledID {
 	t.Helper()
-	return must[ident.ControlledID](t)(ident.ParseControlledID(s))
+	return testutil.Must[ident.ControlledID](t)(ident.ParseControlledID(s))
 }
 
 // long returns an identity of exactly n octets.
@@ -190,7 +179,7 @@ func testSubstitutions[In any, V attestedSet[V]](t *testing.T, want V, cases map
 			t.Parallel()
 			in := base(t)
 			mutate(t, &in)
-			got := must[V](t)(build(in))
+			got := testutil.Must[V](t)(build(in))
 			sameContent := name == sameContentCase
 			if got.ContentDigest().Equal(want.ContentDigest()) != sameContent {
 				t.Errorf("content digest equality = %v, want %v", !sameContent, sameContent)

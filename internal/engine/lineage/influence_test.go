@@ -13,6 +13,7 @@ import (
 	"github.com/toolgate/toolgate/internal/engine/lineage"
 	"github.com/toolgate/toolgate/internal/engine/principal"
 	"github.com/toolgate/toolgate/internal/engine/vocab"
+	"github.com/toolgate/toolgate/internal/testutil"
 )
 
 // inflInput is one complete NewInfluence call.
@@ -204,7 +205,7 @@ func TestNewInfluenceBindsAndNormalizes(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
 	in := baseInfluence(t, e)
-	v := must[*lineage.Influence](t)(in.build())
+	v := testutil.Must[*lineage.Influence](t)(in.build())
 	if !v.Domain().Same(e.b.Domain()) || !v.Assessment().Equal(in.assessment) || !v.Identity().Equal(e.id) {
 		t.Errorf("influence does not carry its domain, assessment and identity")
 	}
@@ -287,7 +288,7 @@ func TestEmptyInfluence(t *testing.T) {
 	if !none.Domain().Same(e.b.Domain()) || !none.Assessment().Equal(a) || !none.Identity().Equal(e.id) {
 		t.Errorf("NoInfluence does not carry its domain, assessment and identity")
 	}
-	attested := must[*lineage.Influence](t)(lineage.NewInfluence(e.infl, "att", e.validity, a, e.id, nil, nil))
+	attested := testutil.Must[*lineage.Influence](t)(lineage.NewInfluence(e.infl, "att", e.validity, a, e.id, nil, nil))
 	if _, ok := attested.Attestation(); !ok || attested.Equal(none) {
 		t.Errorf("an attested empty influence set must carry its attestation and differ from NoInfluence")
 	}
@@ -305,7 +306,7 @@ func TestEmptyInfluence(t *testing.T) {
 func TestInfluenceSameIdentitySubstitution(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
-	want := must[*lineage.Influence](t)(baseInfluence(t, e).build())
+	want := testutil.Must[*lineage.Influence](t)(baseInfluence(t, e).build())
 	cases := map[string]func(t *testing.T, in *inflInput){
 		"different node kind":              func(_ *testing.T, in *inflInput) { in.nodes[3].Kind = "email" },
 		"different parent set":             func(_ *testing.T, in *inflInput) { in.nodes[0].Parents = []string{"n-prompt"} },
@@ -322,7 +323,7 @@ func TestInfluenceSameIdentitySubstitution(t *testing.T) {
 	testSubstitutions(t, want, cases, func(t *testing.T) inflInput { return baseInfluence(t, e) }, inflInput.build)
 	t.Run("equal content in another host domain", func(t *testing.T) {
 		t.Parallel()
-		got := must[*lineage.Influence](t)(baseInfluence(t, newEnv(t)).build())
+		got := testutil.Must[*lineage.Influence](t)(baseInfluence(t, newEnv(t)).build())
 		if got.Equal(want) {
 			t.Errorf("influence from another host domain is Equal")
 		}

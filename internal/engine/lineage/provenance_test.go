@@ -14,6 +14,7 @@ import (
 	"github.com/toolgate/toolgate/internal/engine/lineage"
 	"github.com/toolgate/toolgate/internal/engine/principal"
 	"github.com/toolgate/toolgate/internal/engine/vocab"
+	"github.com/toolgate/toolgate/internal/testutil"
 )
 
 // provInput is one complete NewProvenance call.
@@ -210,7 +211,7 @@ func TestNewProvenanceBindsAndNormalizes(t *testing.T) {
 func TestProvenanceAccessorsReturnCopies(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
-	p := must[*lineage.Provenance](t)(baseProvenance(t, e).build())
+	p := testutil.Must[*lineage.Provenance](t)(baseProvenance(t, e).build())
 	before := p.Digest()
 	rs := p.Records()
 	ts := rs[0].Transformations()
@@ -267,12 +268,12 @@ func TestProvenanceDraftOrderIsNotSemantic(t *testing.T) {
 	for _, id := range ids {
 		in.records = append(in.records, record(id))
 	}
-	want := must[*lineage.Provenance](t)(in.build())
+	want := testutil.Must[*lineage.Provenance](t)(in.build())
 	for k := range len(ids) {
 		perm := in
 		perm.records = append(slices.Clone(in.records[k:]), in.records[:k]...)
 		slices.Reverse(perm.records)
-		got := must[*lineage.Provenance](t)(perm.build())
+		got := testutil.Must[*lineage.Provenance](t)(perm.build())
 		if !got.Equal(want) {
 			t.Errorf("permutation %d changed the provenance digest", k)
 		}
@@ -285,8 +286,8 @@ func TestProvenanceSameIdentitySubstitution(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
 	base := baseProvenance(t, e)
-	want := must[*lineage.Provenance](t)(base.build())
-	if again := must[*lineage.Provenance](t)(base.build()); !again.Equal(want) {
+	want := testutil.Must[*lineage.Provenance](t)(base.build())
+	if again := testutil.Must[*lineage.Provenance](t)(base.build()); !again.Equal(want) {
 		t.Fatalf("the same construction is not Equal to itself")
 	}
 	cases := map[string]func(t *testing.T, in *provInput){
@@ -309,7 +310,7 @@ func TestProvenanceSameIdentitySubstitution(t *testing.T) {
 	t.Run("equal content in another host domain", func(t *testing.T) {
 		t.Parallel()
 		o := newEnv(t)
-		got := must[*lineage.Provenance](t)(baseProvenance(t, o).build())
+		got := testutil.Must[*lineage.Provenance](t)(baseProvenance(t, o).build())
 		if got.Equal(want) {
 			t.Errorf("provenance from another host domain is Equal")
 		}
