@@ -55,8 +55,7 @@ func identity(t *testing.T, subject string) principal.Identity {
 
 func validity(t *testing.T, issued, notBefore, expires uint64) epoch.Validity {
 	t.Helper()
-	at := func(s uint64) epoch.Time { return testutil.Must[epoch.Time](t)(epoch.New(s)) }
-	return testutil.Must[epoch.Validity](t)(epoch.NewValidity(at(issued), at(notBefore), at(expires)))
+	return testutil.EvidenceValidity(t, issued, notBefore, expires)
 }
 
 // assess creates an assessment in e's domain expecting the given identities.
