@@ -8,7 +8,6 @@ import (
 	"github.com/toolgate/toolgate/internal/engine/assessment"
 	"github.com/toolgate/toolgate/internal/engine/authz"
 	"github.com/toolgate/toolgate/internal/engine/boundary"
-	"github.com/toolgate/toolgate/internal/engine/epoch"
 	"github.com/toolgate/toolgate/internal/engine/evalinput"
 	"github.com/toolgate/toolgate/internal/engine/evidence"
 	"github.com/toolgate/toolgate/internal/engine/fault"
@@ -63,7 +62,7 @@ func newPipeline(t *testing.T, pd policy.SnapshotDraft) pipeline {
 		Input: p.input, Policy: p.policy, Registry: p.f.Snapshot, Decision: p.decision, Selection: p.sel,
 		AuthorizationID: "authz-1", ReplayID: "replay-1", ConsumptionID: "consume-1",
 		Generation: p.input.RenewalGeneration(),
-		IssuedAt:   at(t, testutil.EvidenceTime), ExpiresAt: at(t, testutil.EvidenceTime+60), MaxLifetime: 300,
+		IssuedAt:   testutil.EvidenceTimeAt(t, testutil.EvidenceTime), ExpiresAt: testutil.EvidenceTimeAt(t, testutil.EvidenceTime+60), MaxLifetime: 300,
 	}
 	return p
 }
@@ -77,15 +76,6 @@ func (p pipeline) context() authz.ValidationContext {
 		IssuedAt: p.issue.IssuedAt, ExpiresAt: p.issue.ExpiresAt, MaxLifetime: p.issue.MaxLifetime,
 		ReplayID: "replay-1", ConsumptionID: "consume-1",
 	}
-}
-
-func at(t *testing.T, s uint64) epoch.Time {
-	t.Helper()
-	v, err := epoch.New(s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return v
 }
 
 // hostOwnedStages are the Section 37 rows whose transition the protocol core
@@ -147,7 +137,7 @@ func TestSection37FailureModel(t *testing.T) {
 		"Evaluation Input": func(t *testing.T) (bool, error) {
 			p := newPipeline(t, allowPolicy())
 			d := p.f.Draft
-			d.EvaluationTime = at(t, testutil.EvidenceExpiresAt)
+			d.EvaluationTime = testutil.EvidenceTimeAt(t, testutil.EvidenceExpiresAt)
 			in, err := evalinput.New(p.f.Boundary, d)
 			return in != nil, err
 		},
@@ -165,7 +155,7 @@ func TestSection37FailureModel(t *testing.T) {
 		},
 		"Issuance": func(t *testing.T) (bool, error) {
 			p := newPipeline(t, allowPolicy())
-			p.issue.ExpiresAt = at(t, testutil.EvidenceTime+301) // beyond the requested maximum lifetime
+			p.issue.ExpiresAt = testutil.EvidenceTimeAt(t, testutil.EvidenceTime+301) // beyond the requested maximum lifetime
 			a, err := authz.Issue(p.f.Boundary, p.issue)
 			return a != nil, err
 		},

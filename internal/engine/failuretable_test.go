@@ -81,7 +81,7 @@ func TestSection33FailureModel(t *testing.T) {
 		},
 		"Unknown Policy version or unsupported Policy content": func(t *testing.T) outcome {
 			p := newPipeline(t, allowPolicy())
-			p.sel.PolicyGeneration = mustGeneration(t, 2)
+			p.sel.PolicyGeneration = testutil.InputGeneration(t, 2)
 			return reissue(t, p)
 		},
 		"Policy-content or Snapshot substitution": func(t *testing.T) outcome {
@@ -149,21 +149,21 @@ func TestSection33FailureModel(t *testing.T) {
 			tool := pred(policy.PredicateDraft{Name: "exactToolID", Identifier: "payments.submit"})
 			p := newPipeline(t, policyWith(rule("allow-fresh", "allow", "allowRuleMatched", tool, fullScope,
 				policy.ObligationDraft{Kind: "maximumEvaluationAgeSeconds", Seconds: "10"})))
-			p.issue.IssuedAt = at(t, testutil.EvidenceTime+11)
-			p.issue.ExpiresAt = at(t, testutil.EvidenceTime+60)
+			p.issue.IssuedAt = testutil.EvidenceTimeAt(t, testutil.EvidenceTime+11)
+			p.issue.ExpiresAt = testutil.EvidenceTimeAt(t, testutil.EvidenceTime+60)
 			return issueOutcome(t, p)
 		},
 		"Issuance before evaluation, invalid expiry, or excessive lifetime": func(t *testing.T) outcome {
 			p := newPipeline(t, allowPolicy())
-			p.issue.IssuedAt = at(t, testutil.EvidenceTime-1)
+			p.issue.IssuedAt = testutil.EvidenceTimeAt(t, testutil.EvidenceTime-1)
 			return issueOutcome(t, p)
 		},
 		"Arithmetic overflow or invalid subtraction ordering": func(t *testing.T) outcome {
-			if _, err := at(t, epoch.Max).Add(1); !errors.Is(err, fault.ErrOutOfRange) {
+			if _, err := testutil.EvidenceTimeAt(t, epoch.Max).Add(1); !errors.Is(err, fault.ErrOutOfRange) {
 				t.Errorf("time arithmetic past the bound must reject: %v", err)
 			}
 			p := newPipeline(t, allowPolicy())
-			p.issue.ExpiresAt = at(t, testutil.EvidenceTime-30) // expiry before issuance: never subtracted
+			p.issue.ExpiresAt = testutil.EvidenceTimeAt(t, testutil.EvidenceTime-30) // expiry before issuance: never subtracted
 			return issueOutcome(t, p)
 		},
 		"Capability or Resource scope excess or mismatch": func(t *testing.T) outcome {
@@ -212,7 +212,7 @@ func TestSection33FailureModel(t *testing.T) {
 		"Complete Consumption Binding substitution": func(t *testing.T) outcome {
 			p := newPipeline(t, allowPolicy())
 			longer := p.issue
-			longer.ExpiresAt = at(t, testutil.EvidenceTime+61) // same identities, different binding
+			longer.ExpiresAt = testutil.EvidenceTimeAt(t, testutil.EvidenceTime+61) // same identities, different binding
 			sub, err := authz.Issue(p.f.Boundary, longer)
 			if err != nil {
 				t.Fatal(err)
@@ -222,7 +222,7 @@ func TestSection33FailureModel(t *testing.T) {
 		},
 		"Validation at or after expiry, or before issuance": func(t *testing.T) outcome {
 			p := newPipeline(t, allowPolicy())
-			if o := validateOutcome(t, p, func(*authz.ValidationContext) {}, at(t, testutil.EvidenceTime-1)); o.err == nil {
+			if o := validateOutcome(t, p, func(*authz.ValidationContext) {}, testutil.EvidenceTimeAt(t, testutil.EvidenceTime-1)); o.err == nil {
 				t.Error("validation before issuance must reject")
 			}
 			return validateOutcome(t, p, func(*authz.ValidationContext) {}, p.issue.ExpiresAt)
@@ -345,15 +345,6 @@ func mustPolicyID(t *testing.T, s string) ident.PolicyID {
 		t.Fatal(err)
 	}
 	return id
-}
-
-func mustGeneration(t *testing.T, g uint64) ident.Generation {
-	t.Helper()
-	v, err := ident.NewGeneration(g)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return v
 }
 
 type failureRow struct{ failure, required string }

@@ -69,15 +69,7 @@ func NewEvidence(tb testing.TB, b boundary.Boundary, r *request.CanonicalRequest
 	e.Host = evidenceMust(authority.NewHostAuthority(b, authority.HostAuthorityDraft{
 		ID: "host-authority", Capabilities: caps, Resources: resources, Roles: roles,
 	}))(tb, "NewHostAuthority")
-	grant := func(role vocab.Role, issuer string) *authority.RoleAuthority {
-		return evidenceMust(authority.Grant(b, e.Host, role, issuer))(tb, "Grant")
-	}
-	e.Authn = grant(vocab.AuthenticationAuthority, "authn-issuer")
-	e.Capture = grant(vocab.IntentCaptureAuthority, "capture-issuer")
-	e.Provenance = grant(vocab.ProvenanceAuthority, "provenance-issuer")
-	e.Influence = grant(vocab.InfluenceCollector, "influence-issuer")
-	e.Delegation = grant(vocab.DelegationAuthority, "delegation-issuer")
-	e.Admin = grant(vocab.PolicyAdministrationAuthority, "admin-issuer")
+	e.grantRoles(tb)
 
 	id := principal.Draft{Subject: "alice", Tenant: "acme", Session: "session-1"}
 	e.Identity = evidenceMust(principal.New(id))(tb, "principal.New")
@@ -98,6 +90,22 @@ func NewEvidence(tb testing.TB, b boundary.Boundary, r *request.CanonicalRequest
 	e.Intent = evidenceMust(
 		evidence.NewIntent(e.Capture, "intent-attestation", e.Validity, evidence.ExactRequest(r), e.IntentDraft))(tb, "NewIntent")
 	return e
+}
+
+// grantRoles grants each of the six roles on e.Host in e.Boundary to its
+// fixture issuer: authn-issuer, capture-issuer, provenance-issuer,
+// influence-issuer, delegation-issuer and admin-issuer.
+func (e *Evidence) grantRoles(tb testing.TB) {
+	tb.Helper()
+	grant := func(role vocab.Role, issuer string) *authority.RoleAuthority {
+		return evidenceMust(authority.Grant(e.Boundary, e.Host, role, issuer))(tb, "Grant "+role.String())
+	}
+	e.Authn = grant(vocab.AuthenticationAuthority, "authn-issuer")
+	e.Capture = grant(vocab.IntentCaptureAuthority, "capture-issuer")
+	e.Provenance = grant(vocab.ProvenanceAuthority, "provenance-issuer")
+	e.Influence = grant(vocab.InfluenceCollector, "influence-issuer")
+	e.Delegation = grant(vocab.DelegationAuthority, "delegation-issuer")
+	e.Admin = grant(vocab.PolicyAdministrationAuthority, "admin-issuer")
 }
 
 // EvidenceRequest returns the canonical payments.submit version 1 request

@@ -11,9 +11,13 @@ package testutil
 import (
 	"bytes"
 	"errors"
+	"maps"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/toolgate/toolgate/internal/engine/assessment"
 	"github.com/toolgate/toolgate/internal/engine/boundary"
@@ -58,6 +62,25 @@ func WithSchema(id string, root schema.Draft) DefinitionModifier {
 	return func(d *registry.DefinitionDraft) {
 		d.Schema = registry.SchemaDraft{ID: id, Version: "v1", Root: root}
 	}
+}
+
+// Capabilities returns n capability set members: the five closed tokens in
+// an order that is not ASCII order, followed, past five, by repeats of
+// data.read, data.write and resource.delete in turn. The closed vocabulary
+// has five tokens, so a set of six or more members can only be reached with
+// repeats; the first repeat stands at index 5.
+func Capabilities(n int) []string {
+	closed := []string{"resource.delete", "financial.transfer", "data.write", "data.read", "communication.external"}
+	repeats := []string{"data.read", "data.write", "resource.delete"}
+	out := make([]string, 0, n)
+	for i := range n {
+		if i < len(closed) {
+			out = append(out, closed[i])
+		} else {
+			out = append(out, repeats[(i-len(closed))%len(repeats)])
+		}
+	}
+	return out
 }
 
 // Field returns an object field draft.
@@ -133,6 +156,18 @@ func Assess(tb testing.TB, b boundary.Boundary, proposalID string) *assessment.A
 	return a
 }
 
+// Must returns a function that unwraps (v, err), failing the test on err:
+// testutil.Must[*lineage.Influence](t)(lineage.NewInfluence(...)).
+func Must[T any](tb testing.TB) func(T, error) T {
+	return func(v T, err error) T {
+		tb.Helper()
+		if err != nil {
+			tb.Fatal(err)
+		}
+		return v
+	}
+}
+
 // CheckFault reports a test error unless err is nil when wantErr is nil, or
 // matches wantErr with errors.Is and carries a *fault.Error whose Path is
 // wantPath.
@@ -158,6 +193,46 @@ func CheckFault(tb testing.TB, err, wantErr error, wantPath string) {
 	}
 }
 
+// FaultList returns every fault err carries (fault.All), in order, each as
+// "path code".
+func FaultList(err error) []string {
+	var out []string
+	for _, f := range fault.All(err) {
+		out = append(out, f.Path+" "+f.Code.String())
+	}
+	return out
+}
+
+// CheckFaultList reports a test error unless err carries exactly the faults
+// want, in order, each as "path code" (FaultList).
+func CheckFaultList(tb testing.TB, err error, want []string) {
+	tb.Helper()
+	if diff := cmp.Diff(want, FaultList(err)); diff != "" {
+		tb.Errorf("violations (-want +got):\n%s", diff)
+	}
+}
+
+// RequireFault is CheckFault that stops the test at an unexpected result,
+// and also reports a rejection whose Rule is empty: every rejection tells
+// the user what to fix.
+func RequireFault(tb testing.TB, err, wantErr error, wantPath string) {
+	tb.Helper()
+	if wantErr == nil {
+		if err != nil {
+			tb.Fatalf("unexpected rejection: %v", err)
+		}
+		return
+	}
+	var fe *fault.Error
+	if !errors.Is(err, wantErr) || !errors.As(err, &fe) {
+		tb.Fatalf("err = %v (%T), want a *fault.Error matching errors.Is %v", err, err, wantErr)
+	}
+	CheckFault(tb, err, wantErr, wantPath)
+	if fe.Rule == "" {
+		tb.Errorf("rejection %v has no rule", err)
+	}
+}
+
 // CheckNoEcho reports a test error if err's text contains any of values,
 // compared without regard to case: a rejection never echoes what it rejected.
 // A nil err passes.
@@ -172,6 +247,17 @@ func CheckNoEcho(tb testing.TB, err error, values ...string) {
 			tb.Errorf("the rejection echoes a rejected value: %v", err)
 			return
 		}
+	}
+}
+
+// CheckVariantsCoverFields fails the test unless variants, one changed
+// value per content field of a what, names exactly the fields.
+func CheckVariantsCoverFields[V any](tb testing.TB, what string, variants map[string]V, fields []string) {
+	tb.Helper()
+	covered := slices.Sorted(maps.Keys(variants))
+	want := slices.Sorted(slices.Values(fields))
+	if !slices.Equal(covered, want) {
+		tb.Fatalf("variants cover %v, the %s's content fields are %v", covered, what, want)
 	}
 }
 

@@ -2,6 +2,7 @@ package testutil
 
 import (
 	"errors"
+	"slices"
 	"testing"
 )
 
@@ -37,5 +38,16 @@ func TestCheckNoEchoFailsOnAnEchoInAnyCase(t *testing.T) {
 				t.Errorf("CheckNoEcho failed = %v, want %v", r.failed, tc.wantFail)
 			}
 		})
+	}
+}
+
+func TestCapabilitiesRepeatsPastTheClosedVocabulary(t *testing.T) {
+	want := []string{"resource.delete", "financial.transfer", "data.write", "data.read", "communication.external",
+		"data.read", "data.write", "resource.delete", "data.read"}
+	if got := Capabilities(9); !slices.Equal(got, want) {
+		t.Errorf("Capabilities(9) = %q, want %q", got, want)
+	}
+	if got := Capabilities(3); !slices.Equal(got, want[:3]) {
+		t.Errorf("Capabilities(3) = %q, want %q", got, want[:3])
 	}
 }

@@ -184,15 +184,7 @@ func BuildInput(tb testing.TB, b boundary.Boundary, s InputSpec) InputFixture {
 	f.Request = evidenceMust(request.New(f.Snapshot, s.Proposal, f.Assessment))(tb, "request.New")
 
 	f.Host = evidenceMust(authority.NewHostAuthority(b, s.Host))(tb, "NewHostAuthority")
-	grant := func(role vocab.Role, issuer string) *authority.RoleAuthority {
-		return evidenceMust(authority.Grant(b, f.Host, role, issuer))(tb, "Grant "+role.String())
-	}
-	f.Authn = grant(vocab.AuthenticationAuthority, "authn-issuer")
-	f.Capture = grant(vocab.IntentCaptureAuthority, "capture-issuer")
-	f.Provenance = grant(vocab.ProvenanceAuthority, "provenance-issuer")
-	f.Influence = grant(vocab.InfluenceCollector, "influence-issuer")
-	f.Delegation = grant(vocab.DelegationAuthority, "delegation-issuer")
-	f.Admin = grant(vocab.PolicyAdministrationAuthority, "admin-issuer")
+	f.grantRoles(tb)
 
 	f.ContextDraft, f.IntentDraft = s.Context, s.Intent
 	f.SecurityContext = evidenceMust(
@@ -248,6 +240,44 @@ func NewInput(tb testing.TB) (*evalinput.Input, InputFixture) {
 	tb.Helper()
 	f := BuildInput(tb, boundary.New("input-host"), DefaultInputSpec())
 	return f.New(tb), f
+}
+
+// InputFactMasks computes, independently of evalinput, the FactMasks of an
+// input with these facts: for each fact, bit v set for every member v < 32
+// and bit 0 for any larger member; AllCollectionsComplete when every
+// collection is complete.
+func InputFactMasks(methods []vocab.AuthMethod, requested, intended, host []vocab.Capability,
+	records []evalinput.ProvenanceFact, collections []evalinput.InfluenceCollectionFact, kinds []vocab.InfluenceKind,
+) evalinput.FactMasks {
+	m := evalinput.FactMasks{
+		AuthMethods: inputMask(methods), RequestedCapabilities: inputMask(requested),
+		IntendedCapabilities: inputMask(intended), HostCapabilities: inputMask(host),
+		InfluenceKinds: inputMask(kinds), AllCollectionsComplete: true,
+	}
+	for _, r := range records {
+		m.ProvenanceSources |= inputMaskBit(r.Source)
+		m.ProvenanceTrusts |= inputMaskBit(r.Trust)
+		m.ProvenanceTransformations |= inputMask(r.Transformations)
+	}
+	for _, c := range collections {
+		m.AllCollectionsComplete = m.AllCollectionsComplete && c.Completeness == vocab.CompletenessComplete
+	}
+	return m
+}
+
+func inputMaskBit[T ~uint8](v T) uint32 {
+	if v >= 32 {
+		return 1
+	}
+	return 1 << v
+}
+
+func inputMask[T ~uint8](vs []T) uint32 {
+	var m uint32
+	for _, v := range vs {
+		m |= inputMaskBit(v)
+	}
+	return m
 }
 
 // InputGeneration returns generation g, failing the test if it is zero.

@@ -19,7 +19,6 @@ import (
 // bound and one past it.
 func TestNewHostAuthorityValidatesEveryField(t *testing.T) {
 	t.Parallel()
-	allCaps := []string{"resource.delete", "financial.transfer", "data.write", "data.read", "communication.external"}
 	cases := map[string]struct {
 		modify   func(*authority.HostAuthorityDraft)
 		wantErr  error
@@ -42,21 +41,17 @@ func TestNewHostAuthorityValidatesEveryField(t *testing.T) {
 			wantErr: fault.ErrMissing, wantPath: "capabilities",
 		},
 		"every closed capability is accepted": {
-			modify: func(d *authority.HostAuthorityDraft) { d.Capabilities = allCaps },
+			modify: func(d *authority.HostAuthorityDraft) { d.Capabilities = testutil.Capabilities(5) },
 		},
 		// The closed vocabulary has five tokens, so eight members can only
 		// be reached with a repeat: the bound is checked before parsing and
 		// eight members proceed to the uniqueness check.
 		"eight capabilities are within the bound and reach the uniqueness check": {
-			modify: func(d *authority.HostAuthorityDraft) {
-				d.Capabilities = append(slices.Clone(allCaps), "data.read", "data.write", "resource.delete")
-			},
+			modify:  func(d *authority.HostAuthorityDraft) { d.Capabilities = testutil.Capabilities(8) },
 			wantErr: fault.ErrDuplicate, wantPath: "capabilities[5]",
 		},
 		"nine capabilities exceed the bound": {
-			modify: func(d *authority.HostAuthorityDraft) {
-				d.Capabilities = append(slices.Clone(allCaps), "data.read", "data.write", "resource.delete", "data.read")
-			},
+			modify:  func(d *authority.HostAuthorityDraft) { d.Capabilities = testutil.Capabilities(9) },
 			wantErr: fault.ErrLimitExceeded, wantPath: "capabilities",
 		},
 		"an unknown capability rejects": {

@@ -20,31 +20,20 @@ func TestRejectionsNeverEchoInput(t *testing.T) {
 	h := newHost(t, b, hostDraft())
 	r := grant(t, b, h, vocab.AuthenticationAuthority, "authn")
 	w := window(t)
+	// newHostWith builds hostDraft changed by modify.
+	newHostWith := func(modify func(d *authority.HostAuthorityDraft)) func() error {
+		return func() error {
+			d := hostDraft()
+			modify(&d)
+			_, err := authority.NewHostAuthority(b, d)
+			return err
+		}
+	}
 	cases := map[string]func() error{
-		"host identity": func() error {
-			d := hostDraft()
-			d.ID = secret
-			_, err := authority.NewHostAuthority(b, d)
-			return err
-		},
-		"capability": func() error {
-			d := hostDraft()
-			d.Capabilities = []string{secret}
-			_, err := authority.NewHostAuthority(b, d)
-			return err
-		},
-		"resource": func() error {
-			d := hostDraft()
-			d.Resources = []string{secret}
-			_, err := authority.NewHostAuthority(b, d)
-			return err
-		},
-		"role": func() error {
-			d := hostDraft()
-			d.Roles = []string{secret}
-			_, err := authority.NewHostAuthority(b, d)
-			return err
-		},
+		"host identity": newHostWith(func(d *authority.HostAuthorityDraft) { d.ID = secret }),
+		"capability":    newHostWith(func(d *authority.HostAuthorityDraft) { d.Capabilities = []string{secret} }),
+		"resource":      newHostWith(func(d *authority.HostAuthorityDraft) { d.Resources = []string{secret} }),
+		"role":          newHostWith(func(d *authority.HostAuthorityDraft) { d.Roles = []string{secret} }),
 		"issuer": func() error {
 			_, err := authority.Grant(b, h, vocab.AuthenticationAuthority, secret)
 			return err

@@ -19,120 +19,17 @@ import (
 	"strconv"
 	"testing"
 
-	"github.com/toolgate/toolgate/internal/engine/assessment"
-	"github.com/toolgate/toolgate/internal/engine/authz"
 	"github.com/toolgate/toolgate/internal/engine/boundary"
-	"github.com/toolgate/toolgate/internal/engine/evalinput"
-	"github.com/toolgate/toolgate/internal/engine/ident"
-	"github.com/toolgate/toolgate/internal/engine/lineage"
 	"github.com/toolgate/toolgate/internal/engine/policy"
-	"github.com/toolgate/toolgate/internal/engine/principal"
-	"github.com/toolgate/toolgate/internal/engine/registry"
-	"github.com/toolgate/toolgate/internal/engine/request"
-	"github.com/toolgate/toolgate/internal/engine/vocab"
 	"github.com/toolgate/toolgate/internal/testutil"
 )
 
-// pipeline is the Host configuration of one benchmark and the raw
-// Proposal it receives.
-type pipeline struct {
-	b        boundary.Boundary
-	f        testutil.InputFixture // Host Authority, Role Authorities, Security Context, bounded-tool Intent
-	spec     testutil.InputSpec
-	reg      *registry.Snapshot
-	pol      *policy.Snapshot
-	sel      policy.Selection
-	proposal request.Proposal // ProposalID, tool and raw JSON arguments
-
-	// The Host's own retained expectations.
-	identity     principal.Identity
-	capabilities []vocab.Capability
-	renewal      ident.Generation
-	tool         ident.ToolID
-	version      ident.Generation
-}
-
-func newPipeline(tb testing.TB, snapshot policy.SnapshotDraft) *pipeline {
+// newPipeline is the payments fixture of base as a testutil.Pipeline with
+// snapshot published and its policy "tools" v1 selected.
+func newPipeline(tb testing.TB, snapshot policy.SnapshotDraft) *testutil.Pipeline {
 	tb.Helper()
 	s := base(boundary.New("benchmark host"))
-	s.BoundedToolIntent = true
-	p := &pipeline{b: s.B, spec: s.InputSpec, proposal: s.Proposal}
-	p.f = testutil.BuildInput(tb, p.b, p.spec)
-	p.reg = p.f.Snapshot
-	var err error
-	if p.pol, err = policy.Publish(p.f.Admin, snapshot); err != nil {
-		tb.Fatalf("policy.Publish: %v", err)
-	}
-	p.sel = selection(p.pol, "tools", "1")
-	p.identity = p.f.Identity
-	p.capabilities = parseCapabilities(tb, p.spec.RequestedCapabilities)
-	p.renewal = p.f.Intent.Renewal()
-	p.tool, _ = ident.ParseToolID(p.proposal.ToolID)
-	p.version, _ = ident.ParseGeneration(p.proposal.Version)
-	return p
-}
-
-// run takes one raw Proposal through the whole pipeline.
-func (p *pipeline) run() error {
-	asmt, err := assessment.New(p.b, p.spec.Assessment)
-	if err != nil {
-		return fmt.Errorf("assessment: %w", err)
-	}
-	req, err := request.New(p.reg, p.proposal, asmt)
-	if err != nil {
-		return fmt.Errorf("request: %w", err)
-	}
-	prov, err := lineage.NewProvenance(p.f.Provenance, testutil.InputProvenanceAttestation, p.f.Validity, asmt, p.identity, p.spec.Records)
-	if err != nil {
-		return fmt.Errorf("provenance: %w", err)
-	}
-	infl, err := lineage.NewInfluence(p.f.Influence, testutil.InputInfluenceAttestation, p.f.Validity, asmt, p.identity,
-		p.spec.Collections, p.spec.Nodes)
-	if err != nil {
-		return fmt.Errorf("influence: %w", err)
-	}
-	resources := req.Resources()
-	requested := make([]string, len(resources))
-	for i, r := range resources {
-		requested[i] = r.String()
-	}
-	in, err := evalinput.New(p.b, evalinput.Draft{
-		Request: req, Host: p.f.Host, SecurityContext: p.f.SecurityContext, Intent: p.f.Intent,
-		Provenance: prov, Influence: infl,
-		RequestedCapabilities: p.spec.RequestedCapabilities, RequestedResources: requested,
-		EvaluationTime: timeAt(evaluatedAt), ExpectedRenewal: p.renewal,
-	})
-	if err != nil {
-		return fmt.Errorf("evaluation input: %w", err)
-	}
-	dec, err := policy.Evaluate(in, p.pol, p.sel, "decision-1")
-	if err != nil {
-		return fmt.Errorf("evaluate: %w", err)
-	}
-	issuedAt, expiresAt := timeAt(evaluatedAt), timeAt(evaluatedAt+defaultLifetime)
-	a, err := authz.Issue(p.b, authz.IssueRequest{
-		Input: in, Policy: p.pol, Registry: p.reg, Decision: dec, Selection: p.sel,
-		AuthorizationID: "authz-1", ReplayID: "replay-1", ConsumptionID: "consumption-1",
-		Generation: p.renewal, IssuedAt: issuedAt, ExpiresAt: expiresAt, MaxLifetime: defaultMaxLifetime,
-	})
-	if err != nil {
-		return fmt.Errorf("issue: %w", err)
-	}
-	def, err := p.reg.Lookup(p.tool, p.version)
-	if err != nil {
-		return fmt.Errorf("lookup: %w", err)
-	}
-	_, err = authz.Validate(p.b, a, authz.ValidationContext{
-		AuthorizationID: "authz-1", Version: vocab.V1, Generation: p.renewal,
-		Decision: dec, Input: in, Request: req, Definition: def.Definition(), Registry: p.reg, Policy: p.pol,
-		Identity: p.identity, Capabilities: p.capabilities, Resources: resources,
-		IssuedAt: issuedAt, ExpiresAt: expiresAt, MaxLifetime: defaultMaxLifetime,
-		ReplayID: "replay-1", ConsumptionID: "consumption-1",
-	}, timeAt(evaluatedAt+1))
-	if err != nil {
-		return fmt.Errorf("validate: %w", err)
-	}
-	return nil
+	return testutil.NewPipeline(tb, s.B, s.InputSpec, snapshot, "tools", "1")
 }
 
 func BenchmarkPipeline(b *testing.B) {
@@ -144,7 +41,7 @@ func BenchmarkPipeline(b *testing.B) {
 			p := newPipeline(b, snapshot())
 			b.ReportAllocs()
 			for b.Loop() {
-				if err := p.run(); err != nil {
+				if err := p.Run(); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -259,8 +156,8 @@ func TestPipeline(t *testing.T) {
 			t.Parallel()
 			p := newPipeline(t, tc.snapshot())
 			rules, nodes := 0, 0
-			for i := range p.pol.Len() {
-				def := p.pol.Policy(i)
+			for i := range p.Policy.Len() {
+				def := p.Policy.Policy(i)
 				rules += def.Len()
 				for r := range def.Len() {
 					n, depth := countNodes(def.Rule(r).Condition())
@@ -270,14 +167,14 @@ func TestPipeline(t *testing.T) {
 					}
 				}
 			}
-			sel, err := p.pol.Lookup(p.sel.PolicyID, p.sel.PolicyGeneration)
+			sel, err := p.Policy.Lookup(p.Selection.PolicyID, p.Selection.PolicyGeneration)
 			if err != nil {
 				t.Fatalf("Lookup: %v", err)
 			}
 			if rules != tc.rules || sel.Len() != tc.selectedRules || (tc.nodes != 0 && nodes != tc.nodes) {
 				t.Errorf("snapshot has %d rules and %d nodes, selected %d rules", rules, nodes, sel.Len())
 			}
-			if err := p.run(); err != nil {
+			if err := p.Run(); err != nil {
 				t.Fatalf("pipeline: %v", err)
 			}
 		})

@@ -405,6 +405,17 @@ func build(tb testing.TB, s setup) *world {
 	return w
 }
 
+// buildChanged builds base in a fresh "payments host" domain, changed by
+// change when it is not nil.
+func buildChanged(tb testing.TB, change func(setup) setup) *world {
+	tb.Helper()
+	s := base(boundary.New("payments host"))
+	if change != nil {
+		s = change(s)
+	}
+	return build(tb, s)
+}
+
 func selection(s *policy.Snapshot, policyID, generation string) policy.Selection {
 	sel := policy.Selection{SnapshotID: s.ID(), SnapshotGeneration: s.Generation()}
 	sel.PolicyID, _ = ident.ParsePolicyID(policyID)

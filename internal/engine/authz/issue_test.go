@@ -35,11 +35,7 @@ func runIssueCases(t *testing.T, tests map[string]issueCase) {
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			s := base(boundary.New("payments host"))
-			if tc.setup != nil {
-				s = tc.setup(s)
-			}
-			w := build(t, s)
+			w := buildChanged(t, tc.setup)
 			r := w.issueRequest()
 			if tc.request != nil {
 				tc.request(t, w, &r)

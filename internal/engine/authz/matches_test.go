@@ -1,12 +1,12 @@
 package authz_test
 
 import (
-	"slices"
 	"testing"
 
 	"github.com/toolgate/toolgate/internal/engine/authz"
 	"github.com/toolgate/toolgate/internal/engine/boundary"
 	"github.com/toolgate/toolgate/internal/engine/principal"
+	"github.com/toolgate/toolgate/internal/testutil"
 )
 
 // TestMatchesIsSealedEquality: Validation compares the binding it derives
@@ -32,16 +32,7 @@ func TestMatchesIsSealedEquality(t *testing.T) {
 		t.Fatal(err)
 	}
 	variants := authz.BindingVariants(a, boundary.New("another host").Domain(), other)
-	var covered []string
-	for field := range variants {
-		covered = append(covered, field)
-	}
-	slices.Sort(covered)
-	fields := authz.BindingContentFields()
-	slices.Sort(fields)
-	if !slices.Equal(covered, fields) {
-		t.Fatalf("variants cover %v, the binding's content fields are %v", covered, fields)
-	}
+	testutil.CheckVariantsCoverFields(t, "binding", variants, authz.BindingContentFields())
 	for field, v := range variants {
 		if field == "domain" {
 			if !v.Digest().Equal(a.Binding().Digest()) || v.Equal(a.Binding()) {

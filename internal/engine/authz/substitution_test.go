@@ -10,7 +10,6 @@ import (
 	"testing"
 
 	"github.com/toolgate/toolgate/internal/engine/authz"
-	"github.com/toolgate/toolgate/internal/engine/boundary"
 	"github.com/toolgate/toolgate/internal/engine/fault"
 	"github.com/toolgate/toolgate/internal/engine/lineage"
 	"github.com/toolgate/toolgate/internal/engine/principal"
@@ -195,12 +194,8 @@ func TestValidate_SameIdentitySubstitution(t *testing.T) {
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			s := base(boundary.New("payments host"))
-			if tc.base != nil {
-				s = tc.base(s)
-			}
-			w := build(t, s)
-			alt := build(t, tc.change(s))
+			w := buildChanged(t, tc.base)
+			alt := build(t, tc.change(w.s))
 			diffStrings(t, "identifiers of the substitute", tc.ids(w), tc.ids(alt))
 			diffStrings(t, "artifact identifiers of the substitute", artifactIDs(w), artifactIDs(alt))
 			a, altA := w.issue(t), alt.issue(t)

@@ -81,23 +81,22 @@ func (c *cursor) u64() (uint64, bool) {
 // short reads U16(n) ASCII(n).
 func (c *cursor) short() (string, error) {
 	n, ok := c.u16()
-	if !ok {
-		return "", errTruncated
-	}
-	b, ok := c.take(uint64(n))
-	if !ok {
-		return "", errTruncated
-	}
-	return string(b), nil
+	return c.ascii(uint64(n), ok)
 }
 
 // str reads U32(n) ASCII(n).
 func (c *cursor) str() (string, error) {
 	n, ok := c.u32()
+	return c.ascii(uint64(n), ok)
+}
+
+// ascii reads the n octets after a length prefix; ok reports whether the
+// prefix itself was complete.
+func (c *cursor) ascii(n uint64, ok bool) (string, error) {
 	if !ok {
 		return "", errTruncated
 	}
-	b, ok := c.take(uint64(n))
+	b, ok := c.take(n)
 	if !ok {
 		return "", errTruncated
 	}
@@ -117,6 +116,16 @@ func (c *cursor) row(want byte) error {
 }
 
 func content(err error) error { return fmt.Errorf("%w: %w", errContent, err) }
+
+// checked returns what a constructor built from decoded octets, with its
+// rejection reported as a content error.
+func checked[T any](v T, err error) (T, error) {
+	if err != nil {
+		var zero T
+		return zero, content(err)
+	}
+	return v, nil
+}
 
 // decodeEnvelope decodes one complete request and rejects any other octets.
 func decodeEnvelope(b []byte) (canon.Envelope, error) {
@@ -177,16 +186,12 @@ func decodeEnvelope(b []byte) (canon.Envelope, error) {
 }
 
 func shortIdent[T any](c *cursor, parse func(string) (T, error)) (T, error) {
-	var zero T
 	s, err := c.short()
 	if err != nil {
+		var zero T
 		return zero, err
 	}
-	id, err := parse(s)
-	if err != nil {
-		return zero, content(err)
-	}
-	return id, nil
+	return checked(parse(s))
 }
 
 func generation(c *cursor) (ident.Generation, error) {
@@ -194,11 +199,7 @@ func generation(c *cursor) (ident.Generation, error) {
 	if !ok {
 		return ident.Generation{}, errTruncated
 	}
-	g, err := ident.NewGeneration(u)
-	if err != nil {
-		return ident.Generation{}, content(err)
-	}
-	return g, nil
+	return checked(ident.NewGeneration(u))
 }
 
 // decodeValue decodes one standalone value fragment and rejects any other
@@ -274,11 +275,7 @@ func text(c *cursor, build func(string) (value.Value, error)) (value.Value, erro
 	if err != nil {
 		return value.Value{}, err
 	}
-	v, err := build(s)
-	if err != nil {
-		return value.Value{}, content(err)
-	}
-	return v, nil
+	return checked(build(s))
 }
 
 func (c *cursor) array() (value.Value, error) {
@@ -300,11 +297,7 @@ func (c *cursor) array() (value.Value, error) {
 		}
 		elems = append(elems, v)
 	}
-	v, err := value.Array(elems)
-	if err != nil {
-		return value.Value{}, content(err)
-	}
-	return v, nil
+	return checked(value.Array(elems))
 }
 
 func (c *cursor) object() (value.Value, error) {
@@ -334,9 +327,5 @@ func (c *cursor) object() (value.Value, error) {
 		}
 		fields = append(fields, value.NewField(name, v))
 	}
-	v, err := value.Object(fields)
-	if err != nil {
-		return value.Value{}, content(err)
-	}
-	return v, nil
+	return checked(value.Object(fields))
 }

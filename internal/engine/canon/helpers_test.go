@@ -3,6 +3,8 @@ package canon_test
 import (
 	"encoding/hex"
 	"fmt"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -211,4 +213,22 @@ func sizedEnvelope(t testing.TB, total int) canon.Envelope {
 	env := fixtureEnvelope(t)
 	env.Root = sizedRoot(t, total)
 	return env
+}
+
+// checkRowsHaveCases reports each spec table row whose label (first cell)
+// has no case in cases, and each case that is not a row's label.
+func checkRowsHaveCases[C any](t *testing.T, rows [][]string, cases map[string]C) {
+	t.Helper()
+	inSpec := map[string]bool{}
+	for _, row := range rows {
+		inSpec[row[0]] = true
+		if _, ok := cases[row[0]]; !ok {
+			t.Errorf("spec row %q has no case in this test", row[0])
+		}
+	}
+	for _, label := range slices.Sorted(maps.Keys(cases)) {
+		if !inSpec[label] {
+			t.Errorf("case %q is not a row of the spec table", label)
+		}
+	}
 }

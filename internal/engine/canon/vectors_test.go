@@ -1,10 +1,8 @@
 package canon_test
 
 import (
-	"maps"
 	"math"
 	"regexp"
-	"slices"
 	"strings"
 	"testing"
 
@@ -46,13 +44,11 @@ var section51Inputs = map[string]func() value.Value{
 func TestSection51ValueVectors(t *testing.T) {
 	t.Parallel()
 	rows := specTable(t, valueTableHeader, 4)
-	inSpec := map[string]bool{}
+	checkRowsHaveCases(t, rows, section51Inputs)
 	for _, row := range rows {
 		label, octets, count := row[0], row[1], row[2]
-		inSpec[label] = true
 		build, ok := section51Inputs[label]
 		if !ok {
-			t.Errorf("spec row %q has no typed input in this test", label)
 			continue
 		}
 		t.Run(label, func(t *testing.T) {
@@ -79,11 +75,6 @@ func TestSection51ValueVectors(t *testing.T) {
 				t.Errorf("decoded value (-want +got):\n%s", diff)
 			}
 		})
-	}
-	for _, label := range slices.Sorted(maps.Keys(section51Inputs)) {
-		if !inSpec[label] {
-			t.Errorf("typed input %q is not a row of the spec table", label)
-		}
 	}
 }
 

@@ -242,7 +242,7 @@ func TestNewComposesRoleEvidence(t *testing.T) {
 		},
 		"intent attested under the security context's attestation identity": {
 			mutate: func(t *testing.T, f testutil.InputFixture, d *evalinput.Draft) {
-				d.Intent = must[*evidence.Intent](t)(evidence.NewIntent(f.Capture, testutil.InputContextAttestation,
+				d.Intent = testutil.Must[*evidence.Intent](t)(evidence.NewIntent(f.Capture, testutil.InputContextAttestation,
 					f.Validity, evidence.ExactRequest(f.Request), f.IntentDraft))
 			},
 			wantErr: fault.ErrDuplicate, wantPath: "attestations[1].id",
@@ -258,13 +258,7 @@ func TestNewComposesRoleEvidence(t *testing.T) {
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			f := build(t, tc.base...)
-			d := f.Draft
-			if tc.mutate != nil {
-				tc.mutate(t, f, &d)
-			}
-			in, err := evalinput.New(f.Boundary, d)
-			checkReject(t, in, err, tc.wantErr, tc.wantPath)
+			_, in, err := newChanged(t, tc.base, tc.mutate, tc.wantErr, tc.wantPath)
 			if err == nil && in.Attestations().Len() != tc.wantLen {
 				t.Errorf("%d attestations composed, want %d", in.Attestations().Len(), tc.wantLen)
 			}

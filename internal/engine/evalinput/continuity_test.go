@@ -130,11 +130,7 @@ func TestNewBindsDelegationExactlyWhenNamed(t *testing.T) {
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			f := build(t, tc.base...)
-			d := f.Draft
-			tc.mutate(t, f, &d)
-			in, err := evalinput.New(f.Boundary, d)
-			checkReject(t, in, err, tc.wantErr, tc.wantPath)
+			d, in, err := newChanged(t, tc.base, tc.mutate, tc.wantErr, tc.wantPath)
 			if err == nil && in.Delegation() != d.Delegation {
 				t.Error("Delegation() is not the bound delegation")
 			}
@@ -183,11 +179,7 @@ func TestNewRequiresExactAssessmentContinuity(t *testing.T) {
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			f := build(t)
-			d := f.Draft
-			tc.mutate(t, f, &d)
-			in, err := evalinput.New(f.Boundary, d)
-			checkReject(t, in, err, tc.wantErr, tc.wantPath)
+			checkChanged(t, nil, tc.mutate, tc.wantErr, tc.wantPath)
 		})
 	}
 }
@@ -243,7 +235,7 @@ func TestNewRequiresIntentForThisRequest(t *testing.T) {
 						other = def
 					}
 				}
-				target := must[evidence.Target](t)(evidence.BoundedTool(f.Snapshot, other))
+				target := testutil.Must[evidence.Target](t)(evidence.BoundedTool(f.Snapshot, other))
 				d.Intent = intent(t, f, target, f.Validity, nil)
 			},
 			wantErr: fault.ErrMismatch, wantPath: "intent.target",
@@ -253,7 +245,7 @@ func TestNewRequiresIntentForThisRequest(t *testing.T) {
 				r := f.Spec.Registry
 				r.Generation = "2"
 				snap := testutil.Publish(t, r)
-				target := must[evidence.Target](t)(evidence.BoundedTool(snap, snap.Definition(0)))
+				target := testutil.Must[evidence.Target](t)(evidence.BoundedTool(snap, snap.Definition(0)))
 				d.Intent = intent(t, f, target, f.Validity, nil)
 			},
 			wantErr: fault.ErrMismatch, wantPath: "intent.target",
@@ -262,11 +254,7 @@ func TestNewRequiresIntentForThisRequest(t *testing.T) {
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			f := build(t, tc.base...)
-			d := f.Draft
-			tc.mutate(t, f, &d)
-			in, err := evalinput.New(f.Boundary, d)
-			checkReject(t, in, err, tc.wantErr, tc.wantPath)
+			checkChanged(t, tc.base, tc.mutate, tc.wantErr, tc.wantPath)
 		})
 	}
 }

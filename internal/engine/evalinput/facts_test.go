@@ -29,40 +29,6 @@ func distinctCeilings(s *testutil.InputSpec) {
 	s.RequestedCapabilities = []string{"financial.transfer"}
 }
 
-func maskBitOf[T ~uint8](v T) uint32 {
-	if v >= 32 {
-		return 1
-	}
-	return 1 << v
-}
-
-func maskOfAll[T ~uint8](vs []T) uint32 {
-	var m uint32
-	for _, v := range vs {
-		m |= maskBitOf(v)
-	}
-	return m
-}
-
-func wantMasks(methods []vocab.AuthMethod, requested, intended, host []vocab.Capability,
-	records []evalinput.ProvenanceFact, collections []evalinput.InfluenceCollectionFact, kinds []vocab.InfluenceKind,
-) evalinput.FactMasks {
-	m := evalinput.FactMasks{
-		AuthMethods: maskOfAll(methods), RequestedCapabilities: maskOfAll(requested),
-		IntendedCapabilities: maskOfAll(intended), HostCapabilities: maskOfAll(host),
-		InfluenceKinds: maskOfAll(kinds), AllCollectionsComplete: true,
-	}
-	for _, r := range records {
-		m.ProvenanceSources |= maskBitOf(r.Source)
-		m.ProvenanceTrusts |= maskBitOf(r.Trust)
-		m.ProvenanceTransformations |= maskOfAll(r.Transformations)
-	}
-	for _, c := range collections {
-		m.AllCollectionsComplete = m.AllCollectionsComplete && c.Completeness == vocab.CompletenessComplete
-	}
-	return m
-}
-
 // TestInputExposesPolicyFacts compares every policy fact accessor with the
 // evidence it must be read from (Section 17: the input carries
 // "authenticated ceilings and exact request facts into later policy
@@ -73,8 +39,8 @@ func TestInputExposesPolicyFacts(t *testing.T) {
 	d := f.Draft
 	d.SecurityContext = context(t, f, window(t, 900, notBefore, expiresAt), nil)
 	d.Intent = intent(t, f, evidence.ExactRequest(f.Request), window(t, 950, notBefore, expiresAt), nil)
-	in := must[*evalinput.Input](t)(evalinput.New(f.Boundary, d))
-	again := must[*evalinput.Input](t)(evalinput.New(f.Boundary, d))
+	in := testutil.Must[*evalinput.Input](t)(evalinput.New(f.Boundary, d))
+	again := testutil.Must[*evalinput.Input](t)(evalinput.New(f.Boundary, d))
 	def := f.Request.Definition()
 
 	var wantRecords []evalinput.ProvenanceFact
@@ -160,13 +126,13 @@ func TestInputExposesPolicyFacts(t *testing.T) {
 			Assurance: d.SecurityContext.Assurance(), Coverage: d.Provenance.Coverage(),
 			SessionIndependent: d.SecurityContext.Identity().Session().IsIndependent(),
 			Delegated:          !d.SecurityContext.Identity().Delegation().IsZero(),
-			Masks: wantMasks(d.SecurityContext.Methods(), []vocab.Capability{vocab.FinancialTransfer},
+			Masks: testutil.InputFactMasks(d.SecurityContext.Methods(), []vocab.Capability{vocab.FinancialTransfer},
 				d.Intent.Capabilities(), d.Host.Capabilities(), wantRecords, wantCollections, wantKinds),
 		}},
 		"RequestedResourceHashAt": {collect(facts.NumRequestedResources(), facts.RequestedResourceHashAt), resourceHashes(f.Request.Resources())},
 
 		// The masks are the same collections as bit sets.
-		"FactMasks": {facts.FactMasks(), wantMasks(d.SecurityContext.Methods(), []vocab.Capability{vocab.FinancialTransfer},
+		"FactMasks": {facts.FactMasks(), testutil.InputFactMasks(d.SecurityContext.Methods(), []vocab.Capability{vocab.FinancialTransfer},
 			d.Intent.Capabilities(), d.Host.Capabilities(), wantRecords, wantCollections, wantKinds)},
 	}
 	// Every accessor is either a policy fact with an expectation above or
@@ -199,7 +165,7 @@ func TestInputExposesPolicyFacts(t *testing.T) {
 		},
 		"collection chat-session complete": {
 			in.InfluenceCollections(), []evalinput.InfluenceCollectionFact{{
-				Boundary: must[ident.ControlledID](t)(ident.ParseControlledID("chat-session")), Completeness: vocab.CompletenessComplete,
+				Boundary: testutil.Must[ident.ControlledID](t)(ident.ParseControlledID("chat-session")), Completeness: vocab.CompletenessComplete,
 			}},
 		},
 		"intended resources": {strs(in.IntendedResources()), []string{"acct-1001", "acct-2002"}},
@@ -533,7 +499,7 @@ func TestHashIdentifier(t *testing.T) {
 func TestSummaryViewReadsItsSummary(t *testing.T) {
 	t.Parallel()
 	f := build(t, distinctCeilings)
-	in := must[*evalinput.Input](t)(evalinput.New(f.Boundary, f.Draft))
+	in := testutil.Must[*evalinput.Input](t)(evalinput.New(f.Boundary, f.Draft))
 	view := in.Summary()
 	sum := reflect.ValueOf(view.Summary())
 	vt := reflect.TypeFor[evalinput.SummaryView]()

@@ -51,18 +51,6 @@ func delegated(s *testutil.InputSpec) { *s = s.WithDelegation("delegation-1") }
 // boundedTool makes the Intent target the request's exact definition.
 func boundedTool(s *testutil.InputSpec) { s.BoundedToolIntent = true }
 
-// must returns a function that unwraps (v, err), failing the test on err.
-func must[T any](t *testing.T) func(T, error) T {
-	t.Helper()
-	return func(v T, err error) T {
-		t.Helper()
-		if err != nil {
-			t.Fatal(err)
-		}
-		return v
-	}
-}
-
 // checkReject checks that New rejected with wantErr at wantPath and
 // returned no partial input; with wantErr nil, that it accepted.
 func checkReject(t *testing.T, in *evalinput.Input, err, wantErr error, wantPath string) {
@@ -74,6 +62,31 @@ func checkReject(t *testing.T, in *evalinput.Input, err, wantErr error, wantPath
 	case wantErr == nil && err == nil && in == nil:
 		t.Error("New returned neither an input nor an error")
 	}
+}
+
+// newChanged builds the fixture of base, applies change (if any) to its
+// draft and checks what New returns for it with checkReject. It returns the
+// draft New was given and New's result.
+func newChanged(t *testing.T, base []specMod, change func(t *testing.T, f testutil.InputFixture, d *evalinput.Draft),
+	wantErr error, wantPath string,
+) (evalinput.Draft, *evalinput.Input, error) {
+	t.Helper()
+	f := build(t, base...)
+	d := f.Draft
+	if change != nil {
+		change(t, f, &d)
+	}
+	in, err := evalinput.New(f.Boundary, d)
+	checkReject(t, in, err, wantErr, wantPath)
+	return d, in, err
+}
+
+// checkChanged is newChanged for a test that needs only its checks.
+func checkChanged(t *testing.T, base []specMod, change func(t *testing.T, f testutil.InputFixture, d *evalinput.Draft),
+	wantErr error, wantPath string,
+) {
+	t.Helper()
+	_, _, _ = newChanged(t, base, change, wantErr, wantPath)
 }
 
 func window(t *testing.T, issued, from, until uint64) epoch.Validity {
@@ -88,7 +101,7 @@ func at(t *testing.T, s uint64) epoch.Time {
 
 func identity(t *testing.T, d principal.Draft) principal.Identity {
 	t.Helper()
-	return must[principal.Identity](t)(principal.New(d))
+	return testutil.Must[principal.Identity](t)(principal.New(d))
 }
 
 // context rebuilds f's Security Context with window v and its draft changed
@@ -99,7 +112,7 @@ func context(t *testing.T, f testutil.InputFixture, v epoch.Validity, mod func(*
 	if mod != nil {
 		mod(&d)
 	}
-	return must[*evidence.SecurityContext](t)(evidence.NewSecurityContext(f.Authn, testutil.InputContextAttestation, v, d))
+	return testutil.Must[*evidence.SecurityContext](t)(evidence.NewSecurityContext(f.Authn, testutil.InputContextAttestation, v, d))
 }
 
 // intent rebuilds f's Intent for target with window v and its draft
@@ -110,27 +123,27 @@ func intent(t *testing.T, f testutil.InputFixture, target evidence.Target, v epo
 	if mod != nil {
 		mod(&d)
 	}
-	return must[*evidence.Intent](t)(evidence.NewIntent(f.Capture, testutil.InputIntentAttestation, v, target, d))
+	return testutil.Must[*evidence.Intent](t)(evidence.NewIntent(f.Capture, testutil.InputIntentAttestation, v, target, d))
 }
 
 // delegation builds delegation evidence in f's domain with window v.
 func delegation(t *testing.T, f testutil.InputFixture, v epoch.Validity, d evidence.DelegationDraft) *evidence.Delegation {
 	t.Helper()
-	return must[*evidence.Delegation](t)(evidence.NewDelegation(f.Delegation, testutil.InputDelegationAttestation, v, d))
+	return testutil.Must[*evidence.Delegation](t)(evidence.NewDelegation(f.Delegation, testutil.InputDelegationAttestation, v, d))
 }
 
 // provenance rebuilds f's Provenance records for assessment a and identity
 // id with window v.
 func provenance(t *testing.T, f testutil.InputFixture, v epoch.Validity, a *assessment.Assessment, id principal.Identity) *lineage.Provenance {
 	t.Helper()
-	return must[*lineage.Provenance](t)(lineage.NewProvenance(f.Provenance, testutil.InputProvenanceAttestation, v, a, id, f.Spec.Records))
+	return testutil.Must[*lineage.Provenance](t)(lineage.NewProvenance(f.Provenance, testutil.InputProvenanceAttestation, v, a, id, f.Spec.Records))
 }
 
 // influence rebuilds f's Influence graph for assessment a and identity id
 // with window v.
 func influence(t *testing.T, f testutil.InputFixture, v epoch.Validity, a *assessment.Assessment, id principal.Identity) *lineage.Influence {
 	t.Helper()
-	return must[*lineage.Influence](t)(lineage.NewInfluence(f.Influence, testutil.InputInfluenceAttestation, v, a, id,
+	return testutil.Must[*lineage.Influence](t)(lineage.NewInfluence(f.Influence, testutil.InputInfluenceAttestation, v, a, id,
 		f.Spec.Collections, f.Spec.Nodes))
 }
 
@@ -140,7 +153,7 @@ func assess(t *testing.T, f testutil.InputFixture, proposalID, assessmentID stri
 	t.Helper()
 	d := f.Spec.Assessment
 	d.ProposalID, d.AssessmentID = proposalID, assessmentID
-	return must[*assessment.Assessment](t)(assessment.New(f.Boundary, d))
+	return testutil.Must[*assessment.Assessment](t)(assessment.New(f.Boundary, d))
 }
 
 // requestWith builds a request in f's snapshot for proposalID with the
@@ -149,7 +162,7 @@ func requestWith(t *testing.T, f testutil.InputFixture, proposalID, args string,
 	t.Helper()
 	p := f.Spec.Proposal
 	p.ProposalID, p.Arguments = proposalID, []byte(args)
-	return must[*request.CanonicalRequest](t)(request.New(f.Snapshot, p, a))
+	return testutil.Must[*request.CanonicalRequest](t)(request.New(f.Snapshot, p, a))
 }
 
 // otherAmount is PaymentsArguments with another amount: the same tool and
@@ -162,13 +175,13 @@ func hostWith(t *testing.T, f testutil.InputFixture, mod func(*authority.HostAut
 	t.Helper()
 	d := f.Spec.Host
 	mod(&d)
-	return must[*authority.HostAuthority](t)(authority.NewHostAuthority(f.Boundary, d))
+	return testutil.Must[*authority.HostAuthority](t)(authority.NewHostAuthority(f.Boundary, d))
 }
 
 // grant grants role to issuer under f's Host Authority.
 func grant(t *testing.T, f testutil.InputFixture, role vocab.Role, issuer string) *authority.RoleAuthority {
 	t.Helper()
-	return must[*authority.RoleAuthority](t)(authority.Grant(f.Boundary, f.Host, role, issuer))
+	return testutil.Must[*authority.RoleAuthority](t)(authority.Grant(f.Boundary, f.Host, role, issuer))
 }
 
 // generation returns generation v; 0 gives the zero (absent) Generation.

@@ -137,11 +137,9 @@ func TestNewRequestedCapabilitiesWithinEveryCeiling(t *testing.T) {
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			f := build(t, tc.spec...)
-			d := f.Draft
-			d.RequestedCapabilities = tc.requested
-			in, err := evalinput.New(f.Boundary, d)
-			checkReject(t, in, err, tc.wantErr, tc.wantPath)
+			_, in, err := newChanged(t, tc.spec, func(_ *testing.T, _ testutil.InputFixture, d *evalinput.Draft) {
+				d.RequestedCapabilities = tc.requested
+			}, tc.wantErr, tc.wantPath)
 			if err != nil || tc.wantErr != nil {
 				return
 			}
@@ -232,11 +230,9 @@ func TestNewRequestedResourcesEqualTheDerivedSet(t *testing.T) {
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			f := build(t, tc.spec...)
-			d := f.Draft
-			d.RequestedResources = tc.requested
-			in, err := evalinput.New(f.Boundary, d)
-			checkReject(t, in, err, tc.wantErr, tc.wantPath)
+			_, in, err := newChanged(t, tc.spec, func(_ *testing.T, _ testutil.InputFixture, d *evalinput.Draft) {
+				d.RequestedResources = tc.requested
+			}, tc.wantErr, tc.wantPath)
 			if err != nil || tc.wantErr != nil {
 				return
 			}
@@ -333,11 +329,9 @@ func TestNewEnforcesRequestedScopeLimits(t *testing.T) {
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			f := build(t, tc.spec...)
-			d := f.Draft
-			tc.mutate(f, &d)
-			in, err := evalinput.New(f.Boundary, d)
-			checkReject(t, in, err, tc.wantErr, tc.wantPath)
+			d, in, err := newChanged(t, tc.spec, func(_ *testing.T, f testutil.InputFixture, d *evalinput.Draft) {
+				tc.mutate(f, d)
+			}, tc.wantErr, tc.wantPath)
 			if err == nil && len(in.RequestedResources()) != len(d.RequestedResources) {
 				t.Errorf("RequestedResources has %d members, want %d", len(in.RequestedResources()), len(d.RequestedResources))
 			}

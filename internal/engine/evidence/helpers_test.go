@@ -5,6 +5,7 @@ import (
 
 	"github.com/toolgate/toolgate/internal/engine/authority"
 	"github.com/toolgate/toolgate/internal/engine/boundary"
+	"github.com/toolgate/toolgate/internal/engine/digest"
 	"github.com/toolgate/toolgate/internal/engine/registry"
 	"github.com/toolgate/toolgate/internal/engine/request"
 	"github.com/toolgate/toolgate/internal/engine/vocab"
@@ -60,4 +61,19 @@ func captureWith(t *testing.T, b boundary.Boundary, d authority.HostAuthorityDra
 		t.Fatalf("Grant: %v", err)
 	}
 	return r
+}
+
+// attested is the equality and digest of a piece of evidence.
+type attested[V any] interface {
+	Equal(o V) bool
+	Digest() digest.Digest
+}
+
+// checkContentDiffers reports an error when changed, built from different
+// content than original, is Equal to it or has its digest.
+func checkContentDiffers[V attested[V]](t *testing.T, original, changed V) {
+	t.Helper()
+	if original.Equal(changed) || changed.Digest().Equal(original.Digest()) {
+		t.Error("a content difference must change the digest and break equality")
+	}
 }

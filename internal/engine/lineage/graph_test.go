@@ -7,6 +7,7 @@ import (
 
 	"github.com/toolgate/toolgate/internal/engine/fault"
 	"github.com/toolgate/toolgate/internal/engine/lineage"
+	"github.com/toolgate/toolgate/internal/testutil"
 )
 
 // graphInput returns a NewInfluence call with one complete boundary "b-1"
@@ -136,7 +137,7 @@ func TestInfluenceDraftOrderIsNotSemantic(t *testing.T) {
 		lineage.NodeDraft{ID: "q", Kind: "memory", Boundary: "b-2", Parents: []string{"p"}})
 	build := func(cols []lineage.CollectionDraft, nodes []lineage.NodeDraft) *lineage.Influence {
 		t.Helper()
-		return must[*lineage.Influence](t)(lineage.NewInfluence(e.infl, "att", e.validity, a, e.id, cols, nodes))
+		return testutil.Must[*lineage.Influence](t)(lineage.NewInfluence(e.infl, "att", e.validity, a, e.id, cols, nodes))
 	}
 	want := build(cols, base)
 	for k := range len(base) {

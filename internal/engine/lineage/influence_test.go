@@ -13,6 +13,7 @@ import (
 	"github.com/toolgate/toolgate/internal/engine/lineage"
 	"github.com/toolgate/toolgate/internal/engine/principal"
 	"github.com/toolgate/toolgate/internal/engine/vocab"
+	"github.com/toolgate/toolgate/internal/testutil"
 )
 
 // inflInput is one complete NewInfluence call.
@@ -60,11 +61,7 @@ func baseInfluence(t *testing.T, e *env) inflInput {
 // completeness and mixed domains fail closed.
 func TestNewInfluenceRejects(t *testing.T) {
 	t.Parallel()
-	cases := map[string]struct {
-		mutate   func(t *testing.T, e *env, in *inflInput)
-		wantErr  error
-		wantPath string
-	}{
+	cases := map[string]rejectCase[inflInput]{
 		"missing role authority": {
 			mutate:  func(_ *testing.T, _ *env, in *inflInput) { in.authority = nil },
 			wantErr: fault.ErrMissing, wantPath: "authority",
@@ -201,26 +198,14 @@ func TestNewInfluenceRejects(t *testing.T) {
 			wantErr: fault.ErrMalformed, wantPath: "nodes[3].parents",
 		},
 	}
-	for name, tc := range cases {
-		t.Run(name, func(t *testing.T) {
-			t.Parallel()
-			e := newEnv(t)
-			in := baseInfluence(t, e)
-			tc.mutate(t, e, &in)
-			v, err := in.build()
-			wantFault(t, err, tc.wantErr, tc.wantPath)
-			if v != nil {
-				t.Errorf("a rejected construction returned a partial value")
-			}
-		})
-	}
+	testRejects(t, cases, baseInfluence, inflInput.build)
 }
 
 func TestNewInfluenceBindsAndNormalizes(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
 	in := baseInfluence(t, e)
-	v := must[*lineage.Influence](t)(in.build())
+	v := testutil.Must[*lineage.Influence](t)(in.build())
 	if !v.Domain().Same(e.b.Domain()) || !v.Assessment().Equal(in.assessment) || !v.Identity().Equal(e.id) {
 		t.Errorf("influence does not carry its domain, assessment and identity")
 	}
@@ -303,31 +288,17 @@ func TestEmptyInfluence(t *testing.T) {
 	if !none.Domain().Same(e.b.Domain()) || !none.Assessment().Equal(a) || !none.Identity().Equal(e.id) {
 		t.Errorf("NoInfluence does not carry its domain, assessment and identity")
 	}
-	attested := must[*lineage.Influence](t)(lineage.NewInfluence(e.infl, "att", e.validity, a, e.id, nil, nil))
+	attested := testutil.Must[*lineage.Influence](t)(lineage.NewInfluence(e.infl, "att", e.validity, a, e.id, nil, nil))
 	if _, ok := attested.Attestation(); !ok || attested.Equal(none) {
 		t.Errorf("an attested empty influence set must carry its attestation and differ from NoInfluence")
 	}
 
-	cases := map[string]struct {
-		a        *assessment.Assessment
-		id       principal.Identity
-		wantErr  error
-		wantPath string
-	}{
+	cases := map[string]unattestedCase{
 		"the assessment expects influence collections": {a: e.assess(t, nil, []string{"b-1"}), id: e.id, wantErr: fault.ErrMismatch, wantPath: "collections"},
 		"missing assessment":                           {id: e.id, wantErr: fault.ErrMissing, wantPath: "assessment"},
 		"missing identity":                             {a: a, wantErr: fault.ErrMissing, wantPath: "identity"},
 	}
-	for name, tc := range cases {
-		t.Run(name, func(t *testing.T) {
-			t.Parallel()
-			v, err := lineage.NoInfluence(tc.a, tc.id)
-			wantFault(t, err, tc.wantErr, tc.wantPath)
-			if v != nil {
-				t.Errorf("a rejected construction returned a value")
-			}
-		})
-	}
+	testUnattestedRejects(t, cases, lineage.NoInfluence)
 }
 
 // Same node and boundary identities with any other difference is a
@@ -335,7 +306,7 @@ func TestEmptyInfluence(t *testing.T) {
 func TestInfluenceSameIdentitySubstitution(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
-	want := must[*lineage.Influence](t)(baseInfluence(t, e).build())
+	want := testutil.Must[*lineage.Influence](t)(baseInfluence(t, e).build())
 	cases := map[string]func(t *testing.T, in *inflInput){
 		"different node kind":              func(_ *testing.T, in *inflInput) { in.nodes[3].Kind = "email" },
 		"different parent set":             func(_ *testing.T, in *inflInput) { in.nodes[0].Parents = []string{"n-prompt"} },
@@ -349,25 +320,10 @@ func TestInfluenceSameIdentitySubstitution(t *testing.T) {
 			in.assessment = assessFor(t, e.b, "asm-2", nil, []string{"b-chat", "b-docs"})
 		},
 	}
-	for name, mutate := range cases {
-		t.Run(name, func(t *testing.T) {
-			t.Parallel()
-			in := baseInfluence(t, e)
-			mutate(t, &in)
-			got := must[*lineage.Influence](t)(in.build())
-			// Only the attestation identity lies outside the attested content.
-			sameContent := name == "different attestation identity"
-			if got.ContentDigest().Equal(want.ContentDigest()) != sameContent {
-				t.Errorf("content digest equality = %v, want %v", !sameContent, sameContent)
-			}
-			if got.Equal(want) || got.Digest().Equal(want.Digest()) {
-				t.Errorf("a changed influence set is Equal to the original")
-			}
-		})
-	}
+	testSubstitutions(t, want, cases, func(t *testing.T) inflInput { return baseInfluence(t, e) }, inflInput.build)
 	t.Run("equal content in another host domain", func(t *testing.T) {
 		t.Parallel()
-		got := must[*lineage.Influence](t)(baseInfluence(t, newEnv(t)).build())
+		got := testutil.Must[*lineage.Influence](t)(baseInfluence(t, newEnv(t)).build())
 		if got.Equal(want) {
 			t.Errorf("influence from another host domain is Equal")
 		}

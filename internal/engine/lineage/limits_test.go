@@ -6,6 +6,7 @@ import (
 
 	"github.com/toolgate/toolgate/internal/engine/fault"
 	"github.com/toolgate/toolgate/internal/engine/lineage"
+	"github.com/toolgate/toolgate/internal/testutil"
 )
 
 // chain returns n nodes in boundary b-1 (n-00 ... n-nn) with exactly m
@@ -63,7 +64,7 @@ func TestLineageLimits(t *testing.T) {
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			wantFault(t, tc.build(t, newEnv(t)), tc.wantErr, tc.wantPath)
+			testutil.RequireFault(t, tc.build(t, newEnv(t)), tc.wantErr, tc.wantPath)
 		})
 	}
 }

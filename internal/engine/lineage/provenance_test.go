@@ -14,6 +14,7 @@ import (
 	"github.com/toolgate/toolgate/internal/engine/lineage"
 	"github.com/toolgate/toolgate/internal/engine/principal"
 	"github.com/toolgate/toolgate/internal/engine/vocab"
+	"github.com/toolgate/toolgate/internal/testutil"
 )
 
 // provInput is one complete NewProvenance call.
@@ -49,11 +50,7 @@ func baseProvenance(t *testing.T, e *env) provInput {
 // Section 16: every way a Provenance set can fail to bind rejects completely.
 func TestNewProvenanceRejects(t *testing.T) {
 	t.Parallel()
-	cases := map[string]struct {
-		mutate   func(t *testing.T, e *env, in *provInput)
-		wantErr  error
-		wantPath string
-	}{
+	cases := map[string]rejectCase[provInput]{
 		"missing role authority": {
 			mutate:  func(_ *testing.T, _ *env, in *provInput) { in.authority = nil },
 			wantErr: fault.ErrMissing, wantPath: "authority",
@@ -153,19 +150,7 @@ func TestNewProvenanceRejects(t *testing.T) {
 			wantErr: fault.ErrUnknownToken, wantPath: "records[1].verification",
 		},
 	}
-	for name, tc := range cases {
-		t.Run(name, func(t *testing.T) {
-			t.Parallel()
-			e := newEnv(t)
-			in := baseProvenance(t, e)
-			tc.mutate(t, e, &in)
-			p, err := in.build()
-			wantFault(t, err, tc.wantErr, tc.wantPath)
-			if p != nil {
-				t.Errorf("a rejected construction returned a partial value")
-			}
-		})
-	}
+	testRejects(t, cases, baseProvenance, provInput.build)
 }
 
 func TestNewProvenanceBindsAndNormalizes(t *testing.T) {
@@ -226,7 +211,7 @@ func TestNewProvenanceBindsAndNormalizes(t *testing.T) {
 func TestProvenanceAccessorsReturnCopies(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
-	p := must[*lineage.Provenance](t)(baseProvenance(t, e).build())
+	p := testutil.Must[*lineage.Provenance](t)(baseProvenance(t, e).build())
 	before := p.Digest()
 	rs := p.Records()
 	ts := rs[0].Transformations()
@@ -264,26 +249,12 @@ func TestUnknownProvenance(t *testing.T) {
 		t.Errorf("unknown provenance for another identity is Equal")
 	}
 
-	cases := map[string]struct {
-		a        *assessment.Assessment
-		id       principal.Identity
-		wantErr  error
-		wantPath string
-	}{
+	cases := map[string]unattestedCase{
 		"the assessment expects provenance identities": {a: e.assess(t, []string{"r-a"}, nil), id: e.id, wantErr: fault.ErrMismatch, wantPath: "records"},
 		"missing assessment":                           {id: e.id, wantErr: fault.ErrMissing, wantPath: "assessment"},
 		"missing identity":                             {a: a, wantErr: fault.ErrMissing, wantPath: "identity"},
 	}
-	for name, tc := range cases {
-		t.Run(name, func(t *testing.T) {
-			t.Parallel()
-			p, err := lineage.UnknownProvenance(tc.a, tc.id)
-			wantFault(t, err, tc.wantErr, tc.wantPath)
-			if p != nil {
-				t.Errorf("a rejected construction returned a value")
-			}
-		})
-	}
+	testUnattestedRejects(t, cases, lineage.UnknownProvenance)
 }
 
 // Section 50: record identities are ASCII-ordered, so draft order never
@@ -297,12 +268,12 @@ func TestProvenanceDraftOrderIsNotSemantic(t *testing.T) {
 	for _, id := range ids {
 		in.records = append(in.records, record(id))
 	}
-	want := must[*lineage.Provenance](t)(in.build())
+	want := testutil.Must[*lineage.Provenance](t)(in.build())
 	for k := range len(ids) {
 		perm := in
 		perm.records = append(slices.Clone(in.records[k:]), in.records[:k]...)
 		slices.Reverse(perm.records)
-		got := must[*lineage.Provenance](t)(perm.build())
+		got := testutil.Must[*lineage.Provenance](t)(perm.build())
 		if !got.Equal(want) {
 			t.Errorf("permutation %d changed the provenance digest", k)
 		}
@@ -315,8 +286,8 @@ func TestProvenanceSameIdentitySubstitution(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
 	base := baseProvenance(t, e)
-	want := must[*lineage.Provenance](t)(base.build())
-	if again := must[*lineage.Provenance](t)(base.build()); !again.Equal(want) {
+	want := testutil.Must[*lineage.Provenance](t)(base.build())
+	if again := testutil.Must[*lineage.Provenance](t)(base.build()); !again.Equal(want) {
 		t.Fatalf("the same construction is not Equal to itself")
 	}
 	cases := map[string]func(t *testing.T, in *provInput){
@@ -335,26 +306,11 @@ func TestProvenanceSameIdentitySubstitution(t *testing.T) {
 			in.assessment = assessFor(t, e.b, "asm-2", []string{"r-a", "r-b"}, nil)
 		},
 	}
-	for name, mutate := range cases {
-		t.Run(name, func(t *testing.T) {
-			t.Parallel()
-			in := baseProvenance(t, e)
-			mutate(t, &in)
-			got := must[*lineage.Provenance](t)(in.build())
-			// Only the attestation identity lies outside the attested content.
-			sameContent := name == "different attestation identity"
-			if got.ContentDigest().Equal(want.ContentDigest()) != sameContent {
-				t.Errorf("content digest equality = %v, want %v", !sameContent, sameContent)
-			}
-			if got.Equal(want) || got.Digest().Equal(want.Digest()) {
-				t.Errorf("a changed provenance set is Equal to the original")
-			}
-		})
-	}
+	testSubstitutions(t, want, cases, func(t *testing.T) provInput { return baseProvenance(t, e) }, provInput.build)
 	t.Run("equal content in another host domain", func(t *testing.T) {
 		t.Parallel()
 		o := newEnv(t)
-		got := must[*lineage.Provenance](t)(baseProvenance(t, o).build())
+		got := testutil.Must[*lineage.Provenance](t)(baseProvenance(t, o).build())
 		if got.Equal(want) {
 			t.Errorf("provenance from another host domain is Equal")
 		}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/toolgate/toolgate/internal/engine/lineage"
 	"github.com/toolgate/toolgate/internal/engine/vocab"
+	"github.com/toolgate/toolgate/internal/testutil"
 )
 
 // Section 16: "Missing coverage defaults to unknown; known but unverified and
@@ -78,7 +79,7 @@ func TestRecordTrustClassification(t *testing.T) {
 				assessment: e.assess(t, []string{"r-1"}, nil), identity: e.id,
 				records: []lineage.RecordDraft{{ID: "r-1", Source: tc.source, Custody: "ev-1",
 					Transformations: tc.transformations, Verification: tc.verification}}}
-			p := must[*lineage.Provenance](t)(in.build())
+			p := testutil.Must[*lineage.Provenance](t)(in.build())
 			r := p.Records()[0]
 			if got := r.Trust(); got != tc.want {
 				t.Errorf("Trust = %v, want %v", got, tc.want)
@@ -145,7 +146,7 @@ func TestSemanticTransformations(t *testing.T) {
 			{ID: "r-1", Source: "documentContent", Custody: "ev-1", Transformations: []string{"extracted", "combined"}, Verification: "hostVerified"},
 			{ID: "r-2", Source: "documentContent", Custody: "ev-2", Transformations: []string{"extracted", "redacted"}, Verification: "hostVerified"},
 		}}
-	rs := must[*lineage.Provenance](t)(in.build()).Records()
+	rs := testutil.Must[*lineage.Provenance](t)(in.build()).Records()
 	if !rs[0].HasSemanticTransformation() || rs[1].HasSemanticTransformation() {
 		t.Errorf("HasSemanticTransformation = %v, %v; want true, false",
 			rs[0].HasSemanticTransformation(), rs[1].HasSemanticTransformation())

@@ -1,12 +1,12 @@
 package policy_test
 
 import (
-	"slices"
 	"testing"
 
 	"github.com/toolgate/toolgate/internal/engine/boundary"
 	"github.com/toolgate/toolgate/internal/engine/policy"
 	"github.com/toolgate/toolgate/internal/engine/vocab"
+	"github.com/toolgate/toolgate/internal/testutil"
 )
 
 // TestSameContentIsDigestEquality shows that the Decision digest is a
@@ -45,16 +45,7 @@ func TestSameContentIsDigestEquality(t *testing.T) {
 			t.Errorf("%s: a re-evaluated Decision is not the same content", name)
 		}
 		variants := policy.DecisionVariants(d, other)
-		var covered []string
-		for field := range variants {
-			covered = append(covered, field)
-		}
-		slices.Sort(covered)
-		fields := policy.DecisionContentFields()
-		slices.Sort(fields)
-		if !slices.Equal(covered, fields) {
-			t.Fatalf("variants cover %v, the Decision's content fields are %v", covered, fields)
-		}
+		testutil.CheckVariantsCoverFields(t, "Decision", variants, policy.DecisionContentFields())
 		for field, v := range variants {
 			if field == "domain" {
 				if v.Digest() != d.Digest() {

@@ -86,7 +86,7 @@ func TestPrecedence(t *testing.T) {
 			if diff := cmp.Diff(tc.wantReasons, d.Reasons()); diff != "" {
 				t.Errorf("reasons (-want +got):\n%s", diff)
 			}
-			if diff := cmp.Diff(tc.wantMatched, ids(d.MatchedRules()), emptyIsNil); diff != "" {
+			if diff := cmp.Diff(tc.wantMatched, tokens(d.MatchedRules()), emptyIsNil); diff != "" {
 				t.Errorf("matched rules (-want +got):\n%s", diff)
 			}
 			if tc.wantOutcome == vocab.Deny && (len(d.Capabilities()) != 0 || len(d.Resources()) != 0) {
@@ -102,14 +102,6 @@ var emptyIsNil = cmp.Transformer("emptyIsNil", func(s []string) []string {
 	}
 	return s
 })
-
-func ids(ps []ident.PolicyID) []string {
-	out := make([]string, len(ps))
-	for i, p := range ps {
-		out[i] = p.String()
-	}
-	return out
-}
 
 // TestRuleReasons proves that a Decision's reasons are the outcome reason
 // plus every matched rule's reason, deduplicated and in Section 48 order, and
@@ -276,7 +268,7 @@ func TestDecisionContent(t *testing.T) {
 		Reasons               []vocab.Reason
 	}
 	got := view{ID: d.ID().String(), Outcome: d.Outcome().String(), Version: d.Version().String(),
-		Capabilities: d.Capabilities(), Matched: ids(d.MatchedRules()), Reasons: d.Reasons()}
+		Capabilities: d.Capabilities(), Matched: tokens(d.MatchedRules()), Reasons: d.Reasons()}
 	for _, r := range d.Resources() {
 		got.Resources = append(got.Resources, r.String())
 	}

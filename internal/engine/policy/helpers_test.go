@@ -15,6 +15,7 @@ import (
 	"github.com/toolgate/toolgate/internal/engine/policy"
 	"github.com/toolgate/toolgate/internal/engine/principal"
 	"github.com/toolgate/toolgate/internal/engine/vocab"
+	"github.com/toolgate/toolgate/internal/testutil"
 )
 
 // facts is a small in-memory policy.Facts. Every field is set directly by
@@ -64,38 +65,8 @@ func (f *facts) Risk() vocab.Risk                             { return f.risk }
 func (f *facts) SideEffect() vocab.SideEffect                 { return f.sideEffect }
 func (f *facts) Reversibility() vocab.Reversibility           { return f.reversibility }
 
-// testBit and testMask are the FactMasks encoding: bit v for v < 32, bit 0
-// otherwise.
-func testBit[T ~uint8](v T) uint32 {
-	if v >= 32 {
-		return 1
-	}
-	return 1 << v
-}
-
-func testMask[T ~uint8](vs []T) uint32 {
-	var m uint32
-	for _, v := range vs {
-		m |= testBit(v)
-	}
-	return m
-}
-
 func (f *facts) FactMasks() evalinput.FactMasks {
-	m := evalinput.FactMasks{
-		AuthMethods: testMask(f.methods), RequestedCapabilities: testMask(f.requested),
-		IntendedCapabilities: testMask(f.intended), HostCapabilities: testMask(f.hostCaps),
-		InfluenceKinds: testMask(f.kinds), AllCollectionsComplete: true,
-	}
-	for _, r := range f.records {
-		m.ProvenanceSources |= testBit(r.Source)
-		m.ProvenanceTrusts |= testBit(r.Trust)
-		m.ProvenanceTransformations |= testMask(r.Transformations)
-	}
-	for _, c := range f.collections {
-		m.AllCollectionsComplete = m.AllCollectionsComplete && c.Completeness == vocab.CompletenessComplete
-	}
-	return m
+	return testutil.InputFactMasks(f.methods, f.requested, f.intended, f.hostCaps, f.records, f.collections, f.kinds)
 }
 func (f *facts) Identity() principal.Identity                              { return f.identity }
 func (f *facts) Assurance() vocab.Assurance                                { return f.assurance }
@@ -201,6 +172,16 @@ func baseFacts(b boundary.Boundary) *facts {
 		contextAt: at(800),
 		renewal:   gen(2),
 	}
+}
+
+// factsWith returns baseFacts in e's domain, changed by modify when it is
+// not nil.
+func (e env) factsWith(modify func(*facts)) *facts {
+	in := baseFacts(e.b)
+	if modify != nil {
+		modify(in)
+	}
+	return in
 }
 
 // hostResources are the publisher's Resource ceiling: acct-1, acct-2 and
@@ -340,3 +321,12 @@ func wantFault(t testing.TB, err error, want error, path string) {
 }
 
 func reasons(rs ...vocab.Reason) []vocab.Reason { return rs }
+
+// tokens returns the String of each of vs, in order.
+func tokens[T interface{ String() string }](vs []T) []string {
+	out := make([]string, len(vs))
+	for i, v := range vs {
+		out[i] = v.String()
+	}
+	return out
+}

@@ -214,14 +214,6 @@ func TestStructuralLimits(t *testing.T) {
 	}
 }
 
-func tokens[T interface{ String() string }](vs []T) []string {
-	out := make([]string, len(vs))
-	for i, v := range vs {
-		out[i] = v.String()
-	}
-	return out
-}
-
 // TestConstraintBoundsMeetTheCeiling records how the Section 39 constraint
 // bounds interact with the Section 19 ceiling rule: 32 unique Resources pass
 // the size check but exceed any Host Authority (at most 16 Resources), so

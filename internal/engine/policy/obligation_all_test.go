@@ -3,10 +3,8 @@ package policy_test
 import (
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
-
-	"github.com/toolgate/toolgate/internal/engine/fault"
 	"github.com/toolgate/toolgate/internal/engine/policy"
+	"github.com/toolgate/toolgate/internal/testutil"
 )
 
 // TestPublishReportsEveryObligationViolation: every obligation of a rule is
@@ -22,16 +20,9 @@ func TestPublishReportsEveryObligationViolation(t *testing.T) {
 		{Kind: "requireSingleUseAuthorization"},
 	}
 	_, err := policy.Publish(e.admin, snapshotOf(r))
-	var got []string
-	for _, f := range fault.All(err) {
-		got = append(got, f.Path+" "+f.Code.String())
-	}
-	want := []string{
+	testutil.CheckFaultList(t, err, []string{
 		"policies[0].rules[0].obligations[0].kind unknownToken",
 		"policies[0].rules[0].obligations[2].seconds outOfRange",
 		"policies[0].rules[0].obligations[3] duplicate",
-	}
-	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("faults (-want +got):\n%s", diff)
-	}
+	})
 }

@@ -285,10 +285,7 @@ func TestPredicates(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			e := newEnv(t)
-			in := baseFacts(e.b)
-			if tc.modify != nil {
-				tc.modify(in)
-			}
+			in := e.factsWith(tc.modify)
 			if got := classify(t, e, tc.pred, in); got != tc.want {
 				t.Errorf("predicate result = %s, want %s", got, tc.want)
 			}

@@ -104,10 +104,7 @@ func TestScopeFiltering(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			e := newEnv(t)
-			in := baseFacts(e.b)
-			if tc.modify != nil {
-				tc.modify(in)
-			}
+			in := e.factsWith(tc.modify)
 			d := evaluate(t, in, e.publish(t, snapshotOf(tc.rules...)))
 			if d.Outcome() != tc.wantOutcome {
 				t.Errorf("outcome = %v, want %v", d.Outcome(), tc.wantOutcome)
@@ -158,7 +155,7 @@ func TestDenyKeepsEvidence(t *testing.T) {
 	if diff := cmp.Diff([]string{"3", "4"}, keys); diff != "" {
 		t.Errorf("obligations (-want +got):\n%s", diff)
 	}
-	if diff := cmp.Diff([]string{"a", "d"}, ids(d.MatchedRules())); diff != "" {
+	if diff := cmp.Diff([]string{"a", "d"}, tokens(d.MatchedRules())); diff != "" {
 		t.Errorf("matched (-want +got):\n%s", diff)
 	}
 }

@@ -4,19 +4,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
-
-	"github.com/toolgate/toolgate/internal/engine/fault"
 	"github.com/toolgate/toolgate/internal/engine/policy"
+	"github.com/toolgate/toolgate/internal/testutil"
 )
-
-func paths(err error) []string {
-	var out []string
-	for _, e := range fault.All(err) {
-		out = append(out, e.Path+" "+e.Code.String())
-	}
-	return out
-}
 
 // TestPublicationReportsEveryViolation proves that a publication reports
 // every violation at its path, not only the first, so a reviewer fixes a
@@ -124,9 +114,7 @@ func TestPublicationReportsEveryViolation(t *testing.T) {
 			} else {
 				_, err = policy.Publish(e.admin, tc.draft)
 			}
-			if diff := cmp.Diff(tc.want, paths(err)); diff != "" {
-				t.Errorf("violations (-want +got):\n%s", diff)
-			}
+			testutil.CheckFaultList(t, err, tc.want)
 			if msg := strings.ToLower(err.Error()); strings.Contains(msg, "secret") || strings.Contains(msg, "bad resource") {
 				t.Errorf("the rejection echoes a rejected value: %v", err)
 			}

@@ -192,9 +192,7 @@ func TestPublishValidatesEveryDefinitionField(t *testing.T) {
 			wantPath: "definitions[2].capabilities[1]",
 		},
 		"every Section 48 capability at once is accepted": {
-			modify: func(d *registry.DefinitionDraft) {
-				d.Capabilities = []string{"resource.delete", "financial.transfer", "data.write", "data.read", "communication.external"}
-			},
+			modify: func(d *registry.DefinitionDraft) { d.Capabilities = testutil.Capabilities(5) },
 		},
 		"a title is required": {
 			modify:   func(d *registry.DefinitionDraft) { d.Title = "" },

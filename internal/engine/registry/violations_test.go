@@ -5,11 +5,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
-
-	"github.com/toolgate/toolgate/internal/engine/fault"
 	"github.com/toolgate/toolgate/internal/engine/registry"
 	"github.com/toolgate/toolgate/internal/engine/schema"
+	"github.com/toolgate/toolgate/internal/testutil"
 )
 
 // TestPublishReportsEveryViolation proves that registry publication reports
@@ -27,11 +25,7 @@ func TestPublishReportsEveryViolation(t *testing.T) {
 	)
 	n := len(defs[2].Schema.Root.Fields)
 	_, err := registry.Publish(registry.Draft{ID: "snap", Generation: "0", Definitions: defs})
-	var got []string
-	for _, e := range fault.All(err) {
-		got = append(got, e.Path+" "+e.Code.String())
-	}
-	want := []string{
+	testutil.CheckFaultList(t, err, []string{
 		"generation malformed",
 		"definitions[0].toolID malformed",
 		"definitions[0].risk unknownToken",
@@ -39,10 +33,7 @@ func TestPublishReportsEveryViolation(t *testing.T) {
 		"definitions[2].schema.root.fields[" + itoa(n-2) + "].name malformed",
 		"definitions[2].schema.root.fields[" + itoa(n-1) + "].requirement unknownToken",
 		"definitions[2].schema.root.fields[" + itoa(n-1) + "].type.kind unknownToken",
-	}
-	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("violations (-want +got):\n%s", diff)
-	}
+	})
 	if s := err.Error(); containsSecret(s) {
 		t.Errorf("the rejection echoes a rejected value: %s", s)
 	}

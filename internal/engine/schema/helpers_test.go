@@ -1,13 +1,11 @@
 package schema_test
 
 import (
-	"errors"
 	"fmt"
 	"strconv"
 	"strings"
 	"testing"
 
-	"github.com/toolgate/toolgate/internal/engine/fault"
 	"github.com/toolgate/toolgate/internal/engine/ident"
 	"github.com/toolgate/toolgate/internal/engine/schema"
 	"github.com/toolgate/toolgate/internal/engine/value"
@@ -123,31 +121,6 @@ func decode(tb testing.TB, js string) jsonexact.Value {
 		tb.Fatalf("jsonexact.Decode(%q): %v", js, err)
 	}
 	return v
-}
-
-// checkFault asserts err matches wantErr (a fault sentinel) at wantPath. A
-// nil wantErr asserts success.
-func checkFault(tb testing.TB, err, wantErr error, wantPath string) {
-	tb.Helper()
-	if wantErr == nil {
-		if err != nil {
-			tb.Fatalf("unexpected error: %v", err)
-		}
-		return
-	}
-	if !errors.Is(err, wantErr) {
-		tb.Fatalf("error = %v, want code of %v", err, wantErr)
-	}
-	var fe *fault.Error
-	if !errors.As(err, &fe) {
-		tb.Fatalf("error %T is not a *fault.Error", err)
-	}
-	if fe.Path != wantPath {
-		tb.Errorf("path = %q, want %q", fe.Path, wantPath)
-	}
-	if fe.Rule == "" {
-		tb.Errorf("rule is empty; every rejection tells the user what to fix")
-	}
 }
 
 // renderJSON writes a validated value back to JSON. Strings are printable

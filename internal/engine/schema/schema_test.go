@@ -136,7 +136,7 @@ func TestNewRejects(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			s, err := schema.New(testID, vocab.V1, tc.draft)
-			checkFault(t, err, tc.wantErr, tc.wantPath)
+			testutil.RequireFault(t, err, tc.wantErr, tc.wantPath)
 			if !s.IsZero() {
 				t.Error("a rejected draft must return the zero Schema")
 			}
@@ -161,7 +161,7 @@ func TestNewRejectsVersionAndIdentity(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			s, err := schema.New(tc.id, tc.version, object())
-			checkFault(t, err, tc.wantErr, tc.wantPath)
+			testutil.RequireFault(t, err, tc.wantErr, tc.wantPath)
 			if s.IsZero() != (tc.wantErr != nil) {
 				t.Errorf("IsZero = %v with error %v", s.IsZero(), err)
 			}
@@ -217,7 +217,7 @@ func TestNewRejectsOversizedDraftsWithoutUnboundedWork(t *testing.T) {
 			// The path proves where New stopped: at the first bound crossed,
 			// before iterating the rest of the draft (or looping forever).
 			_, err := schema.New(testID, vocab.V1, tc.draft)
-			checkFault(t, err, fault.ErrLimitExceeded, tc.wantPath)
+			testutil.RequireFault(t, err, fault.ErrLimitExceeded, tc.wantPath)
 		})
 	}
 }
@@ -373,7 +373,7 @@ func TestSchemaAccessors(t *testing.T) {
 		t.Errorf("zero Draft() (-want +got):\n%s", diff)
 	}
 	args, err := zero.Validate(decode(t, `{}`))
-	checkFault(t, err, fault.ErrMissing, "")
+	testutil.RequireFault(t, err, fault.ErrMissing, "")
 	if !args.IsZero() {
 		t.Error("zero Schema must not validate anything")
 	}

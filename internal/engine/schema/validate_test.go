@@ -14,6 +14,7 @@ import (
 	"github.com/toolgate/toolgate/internal/engine/schema"
 	"github.com/toolgate/toolgate/internal/engine/value"
 	"github.com/toolgate/toolgate/internal/jsonexact"
+	"github.com/toolgate/toolgate/internal/testutil"
 )
 
 // TestValidateKindMatrix crosses every JSON kind with every schema kind:
@@ -56,7 +57,7 @@ func TestValidateKindMatrix(t *testing.T) {
 				}
 				_, err := s.Validate(decode(t, `{"v":`+sample.json+`}`))
 				if wantOK {
-					checkFault(t, err, nil, "")
+					testutil.RequireFault(t, err, nil, "")
 					return
 				}
 				// A JSON string that is not a declared case is a domain
@@ -65,7 +66,7 @@ func TestValidateKindMatrix(t *testing.T) {
 				if kindName == "enumeration" && sample.json[0] == '"' {
 					wantErr = fault.ErrUnknownToken
 				}
-				checkFault(t, err, wantErr, "arguments.v")
+				testutil.RequireFault(t, err, wantErr, "arguments.v")
 			})
 		}
 	}
@@ -149,7 +150,7 @@ func TestValidateScalars(t *testing.T) {
 			if tc.wantErr != nil {
 				wantPath = "arguments.amount"
 			}
-			checkFault(t, err, tc.wantErr, wantPath)
+			testutil.RequireFault(t, err, tc.wantErr, wantPath)
 			if tc.wantErr != nil {
 				return
 			}
@@ -229,7 +230,7 @@ func TestValidateObjects(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			args, err := mustNew(t, tc.draft).Validate(decode(t, tc.json))
-			checkFault(t, err, tc.wantErr, tc.wantPath)
+			testutil.RequireFault(t, err, tc.wantErr, tc.wantPath)
 			if tc.wantErr != nil {
 				if !args.IsZero() || args.Resources() != nil {
 					t.Error("a rejection must return the zero Arguments")
@@ -294,7 +295,7 @@ func TestValidateArrays(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			args, err := s.Validate(decode(t, tc.json))
-			checkFault(t, err, tc.wantErr, tc.wantPath)
+			testutil.RequireFault(t, err, tc.wantErr, tc.wantPath)
 			if tc.wantErr != nil {
 				return
 			}
@@ -337,13 +338,13 @@ func TestValidateAcceptsTheDeepestSchema(t *testing.T) {
 	}
 	// One level too shallow an input is a kind mismatch at the deepest field.
 	_, err = s.Validate(decode(t, strings.Repeat(`{"n":`, 6)+`"leaf"`+strings.Repeat(`}`, 6)))
-	checkFault(t, err, fault.ErrKindMismatch, "arguments"+strings.Repeat(".n", 6))
+	testutil.RequireFault(t, err, fault.ErrKindMismatch, "arguments"+strings.Repeat(".n", 6))
 }
 
 func TestValidateRejectsTheZeroJSONValue(t *testing.T) {
 	t.Parallel()
 	_, err := mustNew(t, object()).Validate(jsonexact.Value{})
-	checkFault(t, err, fault.ErrKindMismatch, "arguments")
+	testutil.RequireFault(t, err, fault.ErrKindMismatch, "arguments")
 }
 
 // TestValidateErrorsNeverEchoInput proves Section 38's rule for every kind of

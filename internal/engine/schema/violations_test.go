@@ -4,11 +4,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
-
-	"github.com/toolgate/toolgate/internal/engine/fault"
 	"github.com/toolgate/toolgate/internal/engine/schema"
 	"github.com/toolgate/toolgate/internal/engine/vocab"
+	"github.com/toolgate/toolgate/internal/testutil"
 )
 
 // TestNewReportsEveryViolation proves that Schema publication reports the
@@ -23,21 +21,14 @@ func TestNewReportsEveryViolation(t *testing.T) {
 		req("ok", str()),
 	)
 	_, err := schema.New(testID, vocab.V1, d)
-	var got []string
-	for _, e := range fault.All(err) {
-		got = append(got, e.Path+" "+e.Code.String())
-	}
-	want := []string{
+	testutil.CheckFaultList(t, err, []string{
 		"fields[1].name malformed",
 		"fields[2].requirement unknownToken",
 		"fields[3].name duplicate",
 		"fields[0].type.cases[1] malformed",
 		"fields[0].type.cases[2] duplicate",
 		"fields[2].type.kind unknownToken",
-	}
-	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("violations (-want +got):\n%s", diff)
-	}
+	})
 	if strings.Contains(err.Error(), "SECRET") {
 		t.Errorf("the rejection echoes a rejected value: %v", err)
 	}
