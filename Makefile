@@ -117,6 +117,11 @@ bench: ## Run the engine benchmarks (numbers go to docs/performance.md).
 PEER_ROUNDS     ?= 10
 BENCHTIME_PEERS ?= 1s
 
+.PHONY: bench-check
+bench-check: ## The bench/ module builds (its go.mod is tidy) and every engine agrees on every input; no timing.
+	cd bench && $(GO) vet ./...
+	cd bench && $(GO) test -count=1 -run '^TestAgreement$$' .
+
 .PHONY: bench-peers
 bench-peers: ## Same decision in toolgate, OPA, cedar-go and cel-go (module bench/): agreement, then a table of medians and ratios.
 	cd bench && $(GO) test -count=1 -run '^TestAgreement$$' .

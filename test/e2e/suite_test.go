@@ -20,12 +20,10 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
-	"github.com/toolgate/toolgate/api/v1alpha1"
 	"github.com/toolgate/toolgate/internal/testutil"
 	"github.com/toolgate/toolgate/internal/testutil/kubefixture"
 )
@@ -42,7 +40,7 @@ const (
 
 var (
 	testEnv   *envtest.Environment
-	scheme    = runtime.NewScheme()
+	scheme    *runtime.Scheme
 	admin     client.Client
 	clientset *kubernetes.Clientset
 	ctx       context.Context
@@ -271,8 +269,9 @@ func userConfig(name string, groups ...string) (*rest.Config, string) {
 var _ = BeforeSuite(func() {
 	assets := testutil.EnvtestGate(Fail, Skip)
 	ctx, cancel = context.WithCancel(context.Background())
-	Expect(clientgoscheme.AddToScheme(scheme)).To(Succeed())
-	Expect(v1alpha1.AddToScheme(scheme)).To(Succeed())
+	var err error
+	scheme, err = kubefixture.Scheme()
+	Expect(err).NotTo(HaveOccurred())
 	workDir = GinkgoT().TempDir()
 
 	By("building the toolgate binary")

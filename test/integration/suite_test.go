@@ -15,7 +15,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -26,7 +25,6 @@ import (
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 	"sigs.k8s.io/controller-runtime/pkg/webhook"
 
-	"github.com/toolgate/toolgate/api/v1alpha1"
 	"github.com/toolgate/toolgate/internal/controller"
 	"github.com/toolgate/toolgate/internal/store"
 	"github.com/toolgate/toolgate/internal/testutil"
@@ -45,7 +43,7 @@ const (
 
 var (
 	testEnv  *envtest.Environment
-	scheme   = runtime.NewScheme()
+	scheme   *runtime.Scheme
 	admin    client.Client // the envtest administrator: no policy role
 	asAlice  client.Client
 	asMallor client.Client
@@ -67,8 +65,9 @@ var _ = BeforeSuite(func() {
 	testutil.EnvtestGate(Fail, Skip)
 	logf.SetLogger(zap.New(zap.WriteTo(GinkgoWriter), zap.UseDevMode(true)))
 	ctx, cancel = context.WithCancel(context.Background())
-	Expect(clientgoscheme.AddToScheme(scheme)).To(Succeed())
-	Expect(v1alpha1.AddToScheme(scheme)).To(Succeed())
+	var err error
+	scheme, err = kubefixture.Scheme()
+	Expect(err).NotTo(HaveOccurred())
 
 	testEnv = kubefixture.Environment(repoRoot, true)
 	cfg, err := testEnv.Start()

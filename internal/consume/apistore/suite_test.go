@@ -10,12 +10,10 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
-	"github.com/toolgate/toolgate/api/v1alpha1"
 	"github.com/toolgate/toolgate/internal/consume/consumetest"
 	"github.com/toolgate/toolgate/internal/testutil/kubefixture"
 )
@@ -23,7 +21,7 @@ import (
 var (
 	testEnv *envtest.Environment
 	cfg     *rest.Config
-	scheme  = runtime.NewScheme()
+	scheme  *runtime.Scheme
 	k8s     client.Client
 	ctx     context.Context
 	cancel  context.CancelFunc
@@ -53,8 +51,8 @@ var _ = BeforeSuite(func() {
 	var err error
 	cfg, err = testEnv.Start()
 	Expect(err).NotTo(HaveOccurred())
-	Expect(clientgoscheme.AddToScheme(scheme)).To(Succeed())
-	Expect(v1alpha1.AddToScheme(scheme)).To(Succeed())
+	scheme, err = kubefixture.Scheme()
+	Expect(err).NotTo(HaveOccurred())
 	k8s, err = client.New(cfg, client.Options{Scheme: scheme})
 	Expect(err).NotTo(HaveOccurred())
 })

@@ -14,8 +14,6 @@ import (
 	clientv3 "go.etcd.io/etcd/client/v3"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
@@ -26,6 +24,7 @@ import (
 	"github.com/toolgate/toolgate/internal/consume/boltstore"
 	"github.com/toolgate/toolgate/internal/consume/consumetest"
 	"github.com/toolgate/toolgate/internal/consume/etcdstore"
+	"github.com/toolgate/toolgate/internal/testutil/kubefixture"
 )
 
 // callers are the concurrency levels measured: one caller, and many
@@ -141,11 +140,8 @@ func BenchmarkConsume(b *testing.B) {
 			b.Fatal(err)
 		}
 		defer func() { _ = env.Stop() }()
-		scheme := runtime.NewScheme()
-		if err := clientgoscheme.AddToScheme(scheme); err != nil {
-			b.Fatal(err)
-		}
-		if err := v1alpha1.AddToScheme(scheme); err != nil {
+		scheme, err := kubefixture.Scheme()
+		if err != nil {
 			b.Fatal(err)
 		}
 		// The default client-side rate limit (QPS 5) would measure the
