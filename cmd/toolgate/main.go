@@ -201,14 +201,14 @@ func pathArgs(verb string, args []string, what string) ([]string, error) {
 // parseFile reads the file at path and parses it; a parse error names what
 // the file holds ("request: ...").
 func parseFile[T any](path, what string, parse func([]byte) (T, error)) (T, error) {
+	var zero T
 	raw, err := os.ReadFile(path)
 	if err != nil {
-		var zero T
 		return zero, err
 	}
 	v, err := parse(raw)
 	if err != nil {
-		return v, fmt.Errorf("%s: %w", what, err)
+		return zero, fmt.Errorf("%s: %w", what, err)
 	}
 	return v, nil
 }

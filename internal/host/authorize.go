@@ -126,9 +126,9 @@ func (h *Host) attester(r AuthorizeRequest, role vocab.Role, path string) (*auth
 	return h.role(r.Caller, role, path)
 }
 
-// attested is the attester of a fact at path (see attester) and the fact's
-// validity window w, parsed at windowPath.
-func (h *Host) attested(r AuthorizeRequest, role vocab.Role, path string, w Window, windowPath string) (*authority.RoleAuthority, epoch.Validity, error) {
+// attesterAndWindow returns the attester of a fact at path (see attester)
+// and the fact's validity window w, parsed at windowPath.
+func (h *Host) attesterAndWindow(r AuthorizeRequest, role vocab.Role, path string, w Window, windowPath string) (*authority.RoleAuthority, epoch.Validity, error) {
 	ra, err := h.attester(r, role, path)
 	if err != nil {
 		return nil, epoch.Validity{}, err
@@ -278,7 +278,7 @@ func (h *Host) input(r AuthorizeRequest, reg *registry.Snapshot, at epoch.Time) 
 	if err != nil {
 		return nil, err
 	}
-	authn, v, err := h.attested(r, vocab.AuthenticationAuthority, "facts.securityContext", f.ContextValidity, "facts.contextValidity")
+	authn, v, err := h.attesterAndWindow(r, vocab.AuthenticationAuthority, "facts.securityContext", f.ContextValidity, "facts.contextValidity")
 	if err != nil {
 		return nil, err
 	}
@@ -296,7 +296,7 @@ func (h *Host) input(r AuthorizeRequest, reg *registry.Snapshot, at epoch.Time) 
 		EvaluationTime: at, ExpectedRenewal: intent.Renewal(),
 	}
 	if f.Delegation != nil {
-		deleg, v, err := h.attested(r, vocab.DelegationAuthority, "facts.delegation", f.DelegationValidity, "facts.delegationValidity")
+		deleg, v, err := h.attesterAndWindow(r, vocab.DelegationAuthority, "facts.delegation", f.DelegationValidity, "facts.delegationValidity")
 		if err != nil {
 			return nil, err
 		}
@@ -315,7 +315,7 @@ func (h *Host) input(r AuthorizeRequest, reg *registry.Snapshot, at epoch.Time) 
 
 func (h *Host) intent(r AuthorizeRequest, reg *registry.Snapshot, req *request.CanonicalRequest) (*evidence.Intent, error) {
 	f := r.Facts
-	capture, v, err := h.attested(r, vocab.IntentCaptureAuthority, "facts.intent", f.IntentValidity, "facts.intentValidity")
+	capture, v, err := h.attesterAndWindow(r, vocab.IntentCaptureAuthority, "facts.intent", f.IntentValidity, "facts.intentValidity")
 	if err != nil {
 		return nil, err
 	}
@@ -356,7 +356,7 @@ func (h *Host) provenance(r AuthorizeRequest, a *assessment.Assessment, id princ
 		p, err := lineage.UnknownProvenance(a, id)
 		return p, fault.Within("facts.provenance", err)
 	}
-	role, v, err := h.attested(r, vocab.ProvenanceAuthority, "facts.provenanceRecords", f.ProvenanceValidity, "facts.provenanceValidity")
+	role, v, err := h.attesterAndWindow(r, vocab.ProvenanceAuthority, "facts.provenanceRecords", f.ProvenanceValidity, "facts.provenanceValidity")
 	if err != nil {
 		return nil, err
 	}
@@ -373,7 +373,7 @@ func (h *Host) influence(r AuthorizeRequest, a *assessment.Assessment, id princi
 		v, err := lineage.NoInfluence(a, id)
 		return v, fault.Within("facts.influence", err)
 	}
-	role, v, err := h.attested(r, vocab.InfluenceCollector, "facts.influenceCollections", f.InfluenceValidity, "facts.influenceValidity")
+	role, v, err := h.attesterAndWindow(r, vocab.InfluenceCollector, "facts.influenceCollections", f.InfluenceValidity, "facts.influenceValidity")
 	if err != nil {
 		return nil, err
 	}

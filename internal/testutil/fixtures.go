@@ -212,9 +212,10 @@ func CheckFaultList(tb testing.TB, err error, want []string) {
 	}
 }
 
-// RequireFault is CheckFault that stops the test at an unexpected result,
-// and also reports a rejection whose Rule is empty: every rejection tells
-// the user what to fix.
+// RequireFault is CheckFault that stops the test when err is not the
+// wanted *fault.Error (a wrong path is reported and the test goes on), and
+// also reports a rejection whose Rule is empty: every rejection tells the
+// user what to fix.
 func RequireFault(tb testing.TB, err, wantErr error, wantPath string) {
 	tb.Helper()
 	if wantErr == nil {

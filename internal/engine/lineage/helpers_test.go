@@ -104,7 +104,6 @@ func long(n int) string { return "x" + strings.Repeat("a", n-1) }
 
 // attestedSet is what NewProvenance and NewInfluence construct.
 type attestedSet[V any] interface {
-	comparable
 	ContentDigest() digest.Digest
 	Digest() digest.Digest
 	Equal(o V) bool
@@ -164,8 +163,9 @@ func testUnattestedRejects[V comparable](t *testing.T, cases map[string]unattest
 	}
 }
 
-// sameContentCase names the one substitution case that leaves the attested
-// content unchanged: the attestation identity lies outside it.
+// sameContentCase is the key, in both substitution tables, of the one case
+// that leaves the attested content unchanged: the attestation identity lies
+// outside it.
 const sameContentCase = "different attestation identity"
 
 // testSubstitutions applies each mutation to a fresh base input and checks

@@ -313,7 +313,7 @@ func TestInfluenceSameIdentitySubstitution(t *testing.T) {
 		"a node moved to another boundary": func(_ *testing.T, in *inflInput) { in.nodes[3].Boundary = "b-chat"; in.nodes[4].Boundary = "b-chat" },
 		"different completeness":           func(_ *testing.T, in *inflInput) { in.collections[0].Completeness = "unknown" },
 		"different collector evidence":     func(_ *testing.T, in *inflInput) { in.collections[1].Evidence = "ev-other" },
-		"different attestation identity":   func(_ *testing.T, in *inflInput) { in.attestationID = "att-other" },
+		sameContentCase:                    func(_ *testing.T, in *inflInput) { in.attestationID = "att-other" },
 		"different validity window":        func(t *testing.T, in *inflInput) { in.validity = validity(t, 999, 1000, 2000) },
 		"different identity":               func(t *testing.T, in *inflInput) { in.identity = identity(t, "bob") },
 		"different assessment, same scopes": func(t *testing.T, in *inflInput) {

@@ -299,7 +299,7 @@ func TestProvenanceSameIdentitySubstitution(t *testing.T) {
 			in.records[1].Transformations = []string{"summarized", "extracted", "extracted"}
 		},
 		"transformation repetition dropped": func(_ *testing.T, in *provInput) { in.records[1].Transformations = []string{"extracted", "summarized"} },
-		"different attestation identity":    func(_ *testing.T, in *provInput) { in.attestationID = "att-other" },
+		sameContentCase:                     func(_ *testing.T, in *provInput) { in.attestationID = "att-other" },
 		"different validity window":         func(t *testing.T, in *provInput) { in.validity = validity(t, 1000, 1000, 2001) },
 		"different identity":                func(t *testing.T, in *provInput) { in.identity = identity(t, "bob") },
 		"different assessment, same identities": func(t *testing.T, in *provInput) {

@@ -203,9 +203,13 @@ func (p *fastJSON) value(n *node) (value.Value, bool) {
 			}
 			out, err := value.Enum(n.cases[i])
 			return out, err == nil
-		default:
+		case vocab.KindString:
 			out, err := value.String(s)
 			return out, err == nil
+		default:
+			// A kind added to the case above without a case here: leave it
+			// to the reference path.
+			return value.Value{}, false
 		}
 	case vocab.KindBool:
 		p.pos--
