@@ -56,14 +56,17 @@ func goFiles(t *testing.T, root string) []string {
 	return files
 }
 
-// testutilImporters returns the non-test Go files below root that import
-// internal/testutil.
+// testutilImporters returns the non-test Go files below root, outside
+// internal/testutil itself, that import internal/testutil or one of its
+// subpackages.
 func testutilImporters(t *testing.T, root string) []string {
 	t.Helper()
 	var bad []string
 	for _, rel := range goFiles(t, root) {
 		// consumetest is itself a test-only package (guarded the same way).
-		if strings.HasSuffix(rel, "_test.go") || strings.HasPrefix(filepath.ToSlash(rel), "internal/consume/consumetest/") {
+		slash := filepath.ToSlash(rel)
+		if strings.HasSuffix(rel, "_test.go") || strings.HasPrefix(slash, "internal/consume/consumetest/") ||
+			strings.HasPrefix(slash, "internal/testutil/") {
 			continue
 		}
 		f, err := parser.ParseFile(token.NewFileSet(), filepath.Join(root, rel), nil, parser.ImportsOnly)
@@ -71,7 +74,7 @@ func testutilImporters(t *testing.T, root string) []string {
 			t.Fatalf("%s: %v", rel, err)
 		}
 		for _, imp := range f.Imports {
-			if p, _ := strconv.Unquote(imp.Path.Value); p == testutilPath {
+			if p, _ := strconv.Unquote(imp.Path.Value); p == testutilPath || strings.HasPrefix(p, testutilPath+"/") {
 				bad = append(bad, rel)
 			}
 		}
@@ -80,8 +83,9 @@ func testutilImporters(t *testing.T, root string) []string {
 }
 
 // TestNoProductionCodeImportsTestutil keeps test fixtures out of every
-// binary: only _test.go files may import internal/testutil. golangci-lint's
-// depguard rule no-testutil says the same in make lint.
+// binary: only _test.go files (and internal/testutil's own subpackages) may
+// import internal/testutil or its subpackages. golangci-lint's depguard
+// rule no-testutil says the same in make lint.
 func TestNoProductionCodeImportsTestutil(t *testing.T) {
 	t.Parallel()
 	if bad := testutilImporters(t, testutil.RepoRoot(t)); len(bad) > 0 {
@@ -90,21 +94,25 @@ func TestNoProductionCodeImportsTestutil(t *testing.T) {
 }
 
 // The check above can fail: it finds a production file that imports
-// testutil, even under an alias, and ignores test files and nested modules.
+// testutil or a subpackage of it, even under an alias, and ignores test
+// files, nested modules and testutil's own packages.
 func TestTestutilImportCheckFindsImporters(t *testing.T) {
 	t.Parallel()
 	root := t.TempDir()
 	files := map[string]string{
-		"go.mod":                   "module example\n",
-		"a/prod.go":                "package a\n\nimport tu \"" + testutilPath + "\"\n\nvar _ = tu.RepoRoot\n",
-		"a/clean.go":               "package a\n\nimport \"strings\"\n\nvar _ = strings.ToLower\n",
-		"a/prod_test.go":           "package a\n\nimport \"" + testutilPath + "\"\n\nvar _ = testutil.RepoRoot\n",
-		"b/c/deep.go":              "package c\n\nimport (\n\t\"fmt\"\n\t\"" + testutilPath + "\"\n)\n",
-		"nested/go.mod":            "module nested\n",
-		"nested/tool.go":           "package nested\n\nimport \"" + testutilPath + "\"\n",
-		"a/testdata/fixture.go":    "package fixture\n\nimport \"" + testutilPath + "\"\n",
-		".hidden/ignored.go":       "package hidden\n\nimport \"" + testutilPath + "\"\n",
-		"a/other_package_notes.md": "import \"" + testutilPath + "\"\n",
+		"go.mod":                           "module example\n",
+		"a/prod.go":                        "package a\n\nimport tu \"" + testutilPath + "\"\n\nvar _ = tu.RepoRoot\n",
+		"a/clean.go":                       "package a\n\nimport \"strings\"\n\nvar _ = strings.ToLower\n",
+		"a/prod_test.go":                   "package a\n\nimport \"" + testutilPath + "\"\n\nvar _ = testutil.RepoRoot\n",
+		"b/c/deep.go":                      "package c\n\nimport (\n\t\"fmt\"\n\t\"" + testutilPath + "\"\n)\n",
+		"d/sub.go":                         "package d\n\nimport \"" + testutilPath + "/kubefixture\"\n",
+		"d/near.go":                        "package d\n\nimport \"" + testutilPath + "x\"\n",
+		"internal/testutil/sub/fixture.go": "package sub\n\nimport \"" + testutilPath + "\"\n",
+		"nested/go.mod":                    "module nested\n",
+		"nested/tool.go":                   "package nested\n\nimport \"" + testutilPath + "\"\n",
+		"a/testdata/fixture.go":            "package fixture\n\nimport \"" + testutilPath + "\"\n",
+		".hidden/ignored.go":               "package hidden\n\nimport \"" + testutilPath + "\"\n",
+		"a/other_package_notes.md":         "import \"" + testutilPath + "\"\n",
 	}
 	for name, content := range files {
 		path := filepath.Join(root, filepath.FromSlash(name))
@@ -115,7 +123,7 @@ func TestTestutilImportCheckFindsImporters(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	want := []string{"a/prod.go", "b/c/deep.go"}
+	want := []string{"a/prod.go", "b/c/deep.go", "d/sub.go"}
 	if diff := cmp.Diff(want, testutilImporters(t, root)); diff != "" {
 		t.Errorf("importers (-want +got):\n%s", diff)
 	}

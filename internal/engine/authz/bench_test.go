@@ -21,15 +21,15 @@ import (
 
 	"github.com/toolgate/toolgate/internal/engine/boundary"
 	"github.com/toolgate/toolgate/internal/engine/policy"
-	"github.com/toolgate/toolgate/internal/testutil"
+	"github.com/toolgate/toolgate/internal/testutil/pipelinefixture"
 )
 
-// newPipeline is the payments fixture of base as a testutil.Pipeline with
+// newPipeline is the payments fixture of base as a pipelinefixture.Pipeline with
 // snapshot published and its policy "tools" v1 selected.
-func newPipeline(tb testing.TB, snapshot policy.SnapshotDraft) *testutil.Pipeline {
+func newPipeline(tb testing.TB, snapshot policy.SnapshotDraft) *pipelinefixture.Pipeline {
 	tb.Helper()
 	s := base(boundary.New("benchmark host"))
-	return testutil.NewPipeline(tb, s.B, s.InputSpec, snapshot, "tools", "1")
+	return pipelinefixture.New(tb, s.B, s.InputSpec, snapshot, "tools", "1")
 }
 
 func BenchmarkPipeline(b *testing.B) {

@@ -11,13 +11,14 @@ import (
 	"github.com/toolgate/toolgate/internal/engine/digest"
 	"github.com/toolgate/toolgate/internal/engine/policy"
 	"github.com/toolgate/toolgate/internal/testutil"
+	"github.com/toolgate/toolgate/internal/testutil/pipelinefixture"
 )
 
-// newCountingPipeline is the default input fixture as a testutil.Pipeline
+// newCountingPipeline is the default input fixture as a pipelinefixture.Pipeline
 // with one allow rule for payments.submit by tenant acme, built as in the
 // authz tests (BenchmarkPipeline): everything that exists before a
 // Proposal arrives.
-func newCountingPipeline(t *testing.T) *testutil.Pipeline {
+func newCountingPipeline(t *testing.T) *pipelinefixture.Pipeline {
 	t.Helper()
 	pred := func(d policy.PredicateDraft) policy.ConditionDraft { return policy.ConditionDraft{Predicate: &d} }
 	snapshot := policy.SnapshotDraft{ID: "payments-policy", Generation: "1", Policies: []policy.DefinitionDraft{{
@@ -33,7 +34,7 @@ func newCountingPipeline(t *testing.T) *testutil.Pipeline {
 			Obligations: []policy.ObligationDraft{{Kind: "requireSingleUseAuthorization"}},
 		}},
 	}}}
-	return testutil.NewPipeline(t, boundary.New("counting host"), testutil.DefaultInputSpec(), snapshot, "tools", "1")
+	return pipelinefixture.New(t, boundary.New("counting host"), testutil.DefaultInputSpec(), snapshot, "tools", "1")
 }
 
 // labelOf reads the domain label, the first item of every digest encoding.

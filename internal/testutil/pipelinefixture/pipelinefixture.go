@@ -1,12 +1,10 @@
-package testutil
-
-// The complete Phase 1–6 structural path for one model Proposal, for the
-// tests and benchmarks that measure it end to end (authz BenchmarkPipeline,
-// digest TestPipelineDigestCount).
-//
-// Import note: this file imports authz, which imports every engine package
-// Run calls. Only black-box (package x_test) tests of those packages can
-// import testutil.
+// Package pipelinefixture runs the complete Phase 1–6 structural path for
+// one model Proposal, for the tests and benchmarks that measure it end to
+// end (authz BenchmarkPipeline, digest TestPipelineDigestCount). Like
+// internal/testutil, whose part it is, it is for tests only. It is a package
+// of its own because it imports authz and policy: internal/testutil does
+// not, so the in-package tests of those packages can still use it.
+package pipelinefixture
 
 import (
 	"fmt"
@@ -23,19 +21,20 @@ import (
 	"github.com/toolgate/toolgate/internal/engine/policy"
 	"github.com/toolgate/toolgate/internal/engine/request"
 	"github.com/toolgate/toolgate/internal/engine/vocab"
+	"github.com/toolgate/toolgate/internal/testutil"
 )
 
 // The identities, lifetime and times of one Pipeline run: the Decision is
-// evaluated at EvidenceTime, the Authorization is issued then for
-// PipelineLifetime seconds under a requested maximum of
-// PipelineMaxLifetime, and validated one second later.
+// evaluated at testutil.EvidenceTime, the Authorization is issued then for
+// Lifetime seconds under a requested maximum of MaxLifetime, and validated
+// one second later.
 const (
-	PipelineDecisionID      = "decision-1"
-	PipelineAuthorizationID = "authz-1"
-	PipelineReplayID        = "replay-1"
-	PipelineConsumptionID   = "consumption-1"
-	PipelineLifetime        = 300
-	PipelineMaxLifetime     = 600
+	DecisionID      = "decision-1"
+	AuthorizationID = "authz-1"
+	ReplayID        = "replay-1"
+	ConsumptionID   = "consumption-1"
+	Lifetime        = 300
+	MaxLifetime     = 600
 )
 
 // Pipeline is the Host configuration that exists before a Proposal
@@ -46,8 +45,8 @@ const (
 // expectations. Run takes the raw Proposal of Spec through the whole path.
 type Pipeline struct {
 	Boundary  boundary.Boundary
-	Spec      InputSpec
-	Fixture   InputFixture
+	Spec      testutil.InputSpec
+	Fixture   testutil.InputFixture
 	Policy    *policy.Snapshot
 	Selection policy.Selection
 
@@ -59,29 +58,29 @@ type Pipeline struct {
 	expiresAt, validatedAt epoch.Time
 }
 
-// NewPipeline builds spec in b with a bounded-tool Intent, publishes
+// New builds spec in b with a bounded-tool Intent, publishes
 // snapshot under the fixture's Policy Administration Authority and selects
 // its policy policyID at generation, failing the test if any step rejects.
-func NewPipeline(tb testing.TB, b boundary.Boundary, spec InputSpec, snapshot policy.SnapshotDraft, policyID, generation string) *Pipeline {
+func New(tb testing.TB, b boundary.Boundary, spec testutil.InputSpec, snapshot policy.SnapshotDraft, policyID, generation string) *Pipeline {
 	tb.Helper()
 	spec.BoundedToolIntent = true
-	p := &Pipeline{Boundary: b, Spec: spec, Fixture: BuildInput(tb, b, spec)}
-	p.Policy = evidenceMust(policy.Publish(p.Fixture.Admin, snapshot))(tb, "policy.Publish")
+	p := &Pipeline{Boundary: b, Spec: spec, Fixture: testutil.BuildInput(tb, b, spec)}
+	p.Policy = testutil.Must[*policy.Snapshot](tb)(policy.Publish(p.Fixture.Admin, snapshot))
 	p.Selection = policy.Selection{
 		SnapshotID: p.Policy.ID(), SnapshotGeneration: p.Policy.Generation(),
-		PolicyID:         evidenceMust(ident.ParsePolicyID(policyID))(tb, "ParsePolicyID"),
-		PolicyGeneration: evidenceMust(ident.ParseGeneration(generation))(tb, "ParseGeneration"),
+		PolicyID:         testutil.Must[ident.PolicyID](tb)(ident.ParsePolicyID(policyID)),
+		PolicyGeneration: testutil.Must[ident.Generation](tb)(ident.ParseGeneration(generation)),
 	}
 	for _, s := range spec.RequestedCapabilities {
-		p.capabilities = append(p.capabilities, evidenceMust(vocab.ParseCapability(s))(tb, "ParseCapability"))
+		p.capabilities = append(p.capabilities, testutil.Must[vocab.Capability](tb)(vocab.ParseCapability(s)))
 	}
 	slices.Sort(p.capabilities)
-	p.tool = evidenceMust(ident.ParseToolID(spec.Proposal.ToolID))(tb, "ParseToolID")
-	p.version = evidenceMust(ident.ParseGeneration(spec.Proposal.Version))(tb, "ParseGeneration")
-	p.evaluatedAt = EvidenceTimeAt(tb, EvidenceTime)
+	p.tool = testutil.Must[ident.ToolID](tb)(ident.ParseToolID(spec.Proposal.ToolID))
+	p.version = testutil.Must[ident.Generation](tb)(ident.ParseGeneration(spec.Proposal.Version))
+	p.evaluatedAt = testutil.EvidenceTimeAt(tb, testutil.EvidenceTime)
 	p.issuedAt = p.evaluatedAt
-	p.expiresAt = EvidenceTimeAt(tb, EvidenceTime+PipelineLifetime)
-	p.validatedAt = EvidenceTimeAt(tb, EvidenceTime+1)
+	p.expiresAt = testutil.EvidenceTimeAt(tb, testutil.EvidenceTime+Lifetime)
+	p.validatedAt = testutil.EvidenceTimeAt(tb, testutil.EvidenceTime+1)
 	return p
 }
 
@@ -99,11 +98,11 @@ func (p *Pipeline) Run() error {
 	if err != nil {
 		return fmt.Errorf("request: %w", err)
 	}
-	prov, err := lineage.NewProvenance(f.Provenance, InputProvenanceAttestation, f.Validity, asmt, f.Identity, p.Spec.Records)
+	prov, err := lineage.NewProvenance(f.Provenance, testutil.InputProvenanceAttestation, f.Validity, asmt, f.Identity, p.Spec.Records)
 	if err != nil {
 		return fmt.Errorf("provenance: %w", err)
 	}
-	infl, err := lineage.NewInfluence(f.Influence, InputInfluenceAttestation, f.Validity, asmt, f.Identity,
+	infl, err := lineage.NewInfluence(f.Influence, testutil.InputInfluenceAttestation, f.Validity, asmt, f.Identity,
 		p.Spec.Collections, p.Spec.Nodes)
 	if err != nil {
 		return fmt.Errorf("influence: %w", err)
@@ -122,7 +121,7 @@ func (p *Pipeline) Run() error {
 	if err != nil {
 		return fmt.Errorf("evaluation input: %w", err)
 	}
-	dec, err := policy.Evaluate(in, p.Policy, p.Selection, PipelineDecisionID)
+	dec, err := policy.Evaluate(in, p.Policy, p.Selection, DecisionID)
 	if err != nil {
 		return fmt.Errorf("evaluate: %w", err)
 	}
@@ -131,8 +130,8 @@ func (p *Pipeline) Run() error {
 	}
 	a, err := authz.Issue(p.Boundary, authz.IssueRequest{
 		Input: in, Policy: p.Policy, Registry: f.Snapshot, Decision: dec, Selection: p.Selection,
-		AuthorizationID: PipelineAuthorizationID, ReplayID: PipelineReplayID, ConsumptionID: PipelineConsumptionID,
-		Generation: f.Intent.Renewal(), IssuedAt: p.issuedAt, ExpiresAt: p.expiresAt, MaxLifetime: PipelineMaxLifetime,
+		AuthorizationID: AuthorizationID, ReplayID: ReplayID, ConsumptionID: ConsumptionID,
+		Generation: f.Intent.Renewal(), IssuedAt: p.issuedAt, ExpiresAt: p.expiresAt, MaxLifetime: MaxLifetime,
 	})
 	if err != nil {
 		return fmt.Errorf("issue: %w", err)
@@ -142,11 +141,11 @@ func (p *Pipeline) Run() error {
 		return fmt.Errorf("lookup: %w", err)
 	}
 	_, err = authz.Validate(p.Boundary, a, authz.ValidationContext{
-		AuthorizationID: PipelineAuthorizationID, Version: vocab.V1, Generation: f.Intent.Renewal(),
+		AuthorizationID: AuthorizationID, Version: vocab.V1, Generation: f.Intent.Renewal(),
 		Decision: dec, Input: in, Request: req, Definition: def.Definition(), Registry: f.Snapshot, Policy: p.Policy,
 		Identity: f.Identity, Capabilities: p.capabilities, Resources: resources,
-		IssuedAt: p.issuedAt, ExpiresAt: p.expiresAt, MaxLifetime: PipelineMaxLifetime,
-		ReplayID: PipelineReplayID, ConsumptionID: PipelineConsumptionID,
+		IssuedAt: p.issuedAt, ExpiresAt: p.expiresAt, MaxLifetime: MaxLifetime,
+		ReplayID: ReplayID, ConsumptionID: ConsumptionID,
 	}, p.validatedAt)
 	if err != nil {
 		return fmt.Errorf("validate: %w", err)
