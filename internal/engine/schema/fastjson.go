@@ -304,9 +304,7 @@ func (p *fastJSON) object(n *node) (value.Value, bool) {
 			if !ok {
 				return value.Value{}, false
 			}
-			fi, found := slices.BinarySearchFunc(n.fields, name, func(f field, s string) int {
-				return strings.Compare(f.name.String(), s)
-			})
+			fi, found := findField(n.fields, name)
 			if !found || present&(1<<fi) != 0 {
 				return value.Value{}, false
 			}
@@ -347,4 +345,22 @@ func (p *fastJSON) object(n *node) (value.Value, bool) {
 	out, err := value.Object(p.fields[base:kept])
 	p.fields = p.fields[:base]
 	return out, err == nil
+}
+
+// findField returns the index of the declared field named name. Declared
+// names are unique and in ASCII order; a short list is scanned, where an
+// equality test (lengths first) is cheaper than the ordered comparisons of a
+// binary search.
+func findField(fields []field, name string) (int, bool) {
+	if len(fields) <= 16 {
+		for i := range fields {
+			if fields[i].name.String() == name {
+				return i, true
+			}
+		}
+		return 0, false
+	}
+	return slices.BinarySearchFunc(fields, name, func(f field, s string) int {
+		return strings.Compare(f.name.String(), s)
+	})
 }
