@@ -50,8 +50,20 @@ func Compose(h *HostAuthority, t epoch.Time, atts []Attestation) (Composition, e
 			return Composition{}, fault.Within("attestations"+fault.Index(i), err)
 		}
 	}
-	sorted := slices.Clone(atts)
-	slices.SortFunc(sorted, func(a, b Attestation) int { return a.id.Compare(b.id) })
+	// Sort positions rather than the attestations themselves (over 100
+	// octets each), then copy each once into place. Identities are unique
+	// (checkMember), so the order is total and does not depend on the
+	// sort's stability.
+	var order [MaxAttestations]uint8
+	idx := order[:len(atts)]
+	for i := range idx {
+		idx[i] = uint8(i)
+	}
+	slices.SortFunc(idx, func(x, y uint8) int { return atts[x].id.Compare(atts[y].id) })
+	sorted := make([]Attestation, len(atts))
+	for i, k := range idx {
+		sorted[i] = atts[k]
+	}
 	c := Composition{host: h, at: t, atts: sorted}
 	c.digest = c.computeDigest()
 	return c, nil

@@ -98,14 +98,16 @@ func Encode(env Envelope) ([]byte, error) {
 	if err := env.check(); err != nil {
 		return nil, err
 	}
-	count := encoder{}
-	count.envelope(&env)
-	if _, err := count.result(); err != nil {
-		return nil, err
+	var s sizer
+	s.envelope(&env)
+	if s.stopped() {
+		return nil, s.err
 	}
-	w := encoder{buf: make([]byte, 0, count.n), emit: true}
-	w.envelope(&env)
-	return w.result()
+	out := appendEnvelope(make([]byte, 0, s.n), &env)
+	if len(out) != s.n {
+		mismatch()
+	}
+	return out, nil
 }
 
 // AppendValue appends the canonical encoding of one value fragment (the
@@ -114,188 +116,191 @@ func Encode(env Envelope) ([]byte, error) {
 // and dst is left untouched, including its spare capacity. AppendValue does
 // not retain dst.
 func AppendValue(dst []byte, v value.Value) ([]byte, error) {
-	count := encoder{}
-	count.value(v)
-	if _, err := count.result(); err != nil {
-		return nil, err
+	var s sizer
+	s.value(v)
+	if s.stopped() {
+		return nil, s.err
 	}
-	w := encoder{buf: slices.Grow(dst, count.n), emit: true}
-	w.value(v)
-	return w.result()
+	out := appendValue(slices.Grow(dst, s.n), v)
+	if len(out)-len(dst) != s.n {
+		mismatch()
+	}
+	return out, nil
 }
 
-// encoder appends canonical segments to buf. It keeps a running total of
-// the octets it has accepted and a sticky error: once a segment is rejected,
-// every later call does nothing. With emit false it only counts.
-type encoder struct {
-	buf  []byte
-	n    int // octets accepted so far; 0 <= n <= MaxSize
-	emit bool
-	err  error
+// mismatch fails loudly: the writers below must produce exactly the octets
+// the sizer counted, so a difference is a bug in this file, never input.
+func mismatch() { panic("canon: encoding length differs from its counted size") }
+
+// sizer is the first pass: it counts the octets of an encoding and finds
+// the rejection the encoding meets first, building nothing. It does not
+// check the bound segment by segment; instead, wherever another rejection
+// could be reported, and before each value, it checks the total so far, so
+// an oversize request is reported as such exactly when a checked
+// segment-by-segment encoder would have crossed the bound before reaching
+// that point (reference_internal_test.go holds it to one). Stopping before
+// each value once past the bound keeps the work, and n, bounded.
+type sizer struct {
+	n   int // octets counted so far
+	err error
 }
 
-// result returns the output, or nil and the error: a rejected request never
-// yields partial bytes.
-func (e *encoder) result() ([]byte, error) {
-	if e.err != nil {
-		return nil, e.err
+// stopped records the bound's rejection if the octets counted so far exceed
+// MaxSize, and reports whether counting has stopped on a rejection.
+func (s *sizer) stopped() bool {
+	if s.err == nil && s.n > MaxSize {
+		s.err = fault.New(fault.LimitExceeded, "a canonical request is at most 65536 octets")
 	}
-	return e.buf, nil
+	return s.err != nil
 }
 
-func (e *encoder) fail(code fault.Code, rule string) {
-	if e.err == nil {
-		e.err = fault.New(code, rule)
-	}
-}
-
-// reserve accepts k more octets, or rejects if they would take the total past
-// MaxSize. It runs before every append, and it reports whether the caller
-// should append now.
-func (e *encoder) reserve(k int) bool {
-	if e.err != nil {
-		return false
-	}
-	// Subtract rather than add: n <= MaxSize, so MaxSize-n cannot wrap.
-	if k > MaxSize-e.n {
-		e.fail(fault.LimitExceeded, "a canonical request is at most 65536 octets")
-		return false
-	}
-	e.n += k
-	return e.emit
-}
-
-func (e *encoder) byte1(b byte) {
-	if e.reserve(1) {
-		e.buf = append(e.buf, b)
+// fail records a rejection other than the bound, unless the bound was
+// already crossed (or another rejection met) before this point.
+func (s *sizer) fail(code fault.Code, rule string) {
+	if !s.stopped() {
+		s.err = fault.New(code, rule)
 	}
 }
 
-func (e *encoder) uint16(v uint16) {
-	if e.reserve(2) {
-		e.buf = binary.BigEndian.AppendUint16(e.buf, v)
-	}
-}
-
-func (e *encoder) uint32(v uint32) {
-	if e.reserve(4) {
-		e.buf = binary.BigEndian.AppendUint32(e.buf, v)
-	}
-}
-
-func (e *encoder) uint64(v uint64) {
-	if e.reserve(8) {
-		e.buf = binary.BigEndian.AppendUint64(e.buf, v)
-	}
-}
-
-func (e *encoder) raw(s string) {
-	if e.reserve(len(s)) {
-		e.buf = append(e.buf, s...)
-	}
-}
-
-// len16 and len32 write a length or count prefix. They reject lengths that do
-// not fit the prefix rather than truncate them. Package value's limits keep
-// every real length far below these bounds.
-func (e *encoder) len16(n int) {
+// len16 and len32 count a length or count prefix. They reject lengths that
+// do not fit the prefix rather than truncate them. Package value's limits
+// keep every real length far below these bounds.
+func (s *sizer) len16(n int) {
 	if uint64(n) > math.MaxUint16 {
-		e.fail(fault.LimitExceeded, "length or count does not fit its 16-bit prefix")
+		s.fail(fault.LimitExceeded, "length or count does not fit its 16-bit prefix")
 		return
 	}
-	e.uint16(uint16(n))
+	s.n += 2
 }
 
-func (e *encoder) len32(n int) {
+func (s *sizer) len32(n int) {
 	if uint64(n) > math.MaxUint32 {
-		e.fail(fault.LimitExceeded, "length or count does not fit its 32-bit prefix")
+		s.fail(fault.LimitExceeded, "length or count does not fit its 32-bit prefix")
 		return
 	}
-	e.uint32(uint32(n))
+	s.n += 4
 }
 
-// short writes U16(n) ASCII(n): identities and field names.
-func (e *encoder) short(s string) {
-	e.len16(len(s))
-	e.raw(s)
+// short counts U16(n) ASCII(n): identities and field names.
+func (s *sizer) short(t string) {
+	s.len16(len(t))
+	s.n += len(t)
 }
 
-// str writes U32(n) ASCII(n): string, enumeration and Resource payloads.
-func (e *encoder) str(s string) {
-	e.len32(len(s))
-	e.raw(s)
+// str counts U32(n) ASCII(n): string, enumeration and Resource payloads.
+func (s *sizer) str(t string) {
+	s.len32(len(t))
+	s.n += len(t)
 }
 
-func (e *encoder) envelope(env *Envelope) {
-	e.raw(Marker)
-	e.uint16(version1)
-	e.byte1(tagSnapshotID)
-	e.short(env.SnapshotID.String())
-	e.byte1(tagSnapshotGeneration)
-	e.uint64(env.SnapshotGeneration.Uint64())
-	e.byte1(tagToolID)
-	e.short(env.ToolID.String())
-	e.byte1(tagToolVersion)
-	e.uint64(env.ToolVersion.Uint64())
-	e.byte1(tagDefinitionID)
-	e.short(env.DefinitionID.String())
-	e.byte1(tagSchemaID)
-	e.short(env.SchemaID.String())
-	e.byte1(tagSchemaVersion)
-	e.uint16(uint16(env.SchemaVersion))
-	e.byte1(tagRoot)
-	e.value(env.Root)
+func (s *sizer) envelope(env *Envelope) {
+	// In row order, so each check sees the total the encoding has there.
+	s.n += len(Marker) + 2 + 1
+	s.short(env.SnapshotID.String())
+	s.n += 1 + 8 + 1
+	s.short(env.ToolID.String())
+	s.n += 1 + 8 + 1
+	s.short(env.DefinitionID.String())
+	s.n++
+	s.short(env.SchemaID.String())
+	s.n += 1 + 2 + 1
+	s.value(env.Root)
 }
 
-// value writes one value, recursing into arrays and objects. It stops at
-// the first rejection. Each nesting level adds at least three octets before
-// descending, so the bound also limits recursion depth to about MaxSize/3.
-func (e *encoder) value(v value.Value) {
-	if e.err != nil {
+// value counts one value, recursing into arrays and objects.
+func (s *sizer) value(v value.Value) {
+	if s.stopped() {
 		return
 	}
 	//exhaustive:enforce
 	switch v.Kind() {
-	case vocab.KindString:
-		e.byte1(tagString)
-		e.str(v.Text())
+	case vocab.KindString, vocab.KindEnumeration, vocab.KindResourceID:
+		s.n++
+		s.str(v.Text())
 	case vocab.KindBool:
-		if v.Bool() {
-			e.byte1(tagTrue)
-		} else {
-			e.byte1(tagFalse)
-		}
-	case vocab.KindSignedInteger:
-		e.byte1(tagSigned)
-		e.uint64(uint64(v.Int()))
-	case vocab.KindUnsignedInteger:
-		e.byte1(tagUnsigned)
-		e.uint64(v.Uint())
-	case vocab.KindEnumeration:
-		e.byte1(tagEnumeration)
-		e.str(v.Text())
-	case vocab.KindResourceID:
-		e.byte1(tagResource)
-		e.str(v.Text())
+		s.n++
+	case vocab.KindSignedInteger, vocab.KindUnsignedInteger:
+		s.n += 9
 	case vocab.KindArray:
-		e.byte1(tagArray)
-		e.len32(v.Len())
-		for i := 0; i < v.Len() && e.err == nil; i++ {
-			e.value(v.Elem(i))
+		s.n++
+		s.len32(v.Len())
+		for i := 0; i < v.Len() && s.err == nil; i++ {
+			s.value(v.Elem(i))
 		}
 	case vocab.KindObject:
-		// Package value keeps fields in strictly ascending name order, which
-		// is the Schema order of Section 50.
-		e.byte1(tagObject)
-		e.len16(v.Len())
-		for i := 0; i < v.Len() && e.err == nil; i++ {
+		s.n++
+		s.len16(v.Len())
+		for i := 0; i < v.Len() && s.err == nil; i++ {
 			f := v.Field(i)
-			e.short(f.Name().String())
-			e.value(f.Value())
+			s.short(f.Name().String())
+			s.value(f.Value())
 		}
 	default:
 		// The zero Value is the only value without a v1 kind. It plays
 		// the role of null, which has no tag.
-		e.fail(fault.Missing, "every value needs a v1 kind; null has no encoding")
+		s.fail(fault.Missing, "every value needs a v1 kind; null has no encoding")
 	}
+}
+
+// appendEnvelope and appendValue are the second pass. They run only after
+// the sizer accepted the same content, so every length fits its prefix,
+// every value has a kind and the total is within MaxSize: they append
+// without checks.
+func appendEnvelope(b []byte, env *Envelope) []byte {
+	b = append(b, Marker...)
+	b = binary.BigEndian.AppendUint16(b, version1)
+	b = appendShort(append(b, tagSnapshotID), env.SnapshotID.String())
+	b = binary.BigEndian.AppendUint64(append(b, tagSnapshotGeneration), env.SnapshotGeneration.Uint64())
+	b = appendShort(append(b, tagToolID), env.ToolID.String())
+	b = binary.BigEndian.AppendUint64(append(b, tagToolVersion), env.ToolVersion.Uint64())
+	b = appendShort(append(b, tagDefinitionID), env.DefinitionID.String())
+	b = appendShort(append(b, tagSchemaID), env.SchemaID.String())
+	b = binary.BigEndian.AppendUint16(append(b, tagSchemaVersion), uint16(env.SchemaVersion))
+	return appendValue(append(b, tagRoot), env.Root)
+}
+
+func appendShort(b []byte, s string) []byte {
+	return append(binary.BigEndian.AppendUint16(b, uint16(len(s))), s...)
+}
+
+func appendStr(b []byte, tag byte, s string) []byte {
+	return append(binary.BigEndian.AppendUint32(append(b, tag), uint32(len(s))), s...)
+}
+
+func appendValue(b []byte, v value.Value) []byte {
+	//exhaustive:enforce
+	switch v.Kind() {
+	case vocab.KindString:
+		b = appendStr(b, tagString, v.Text())
+	case vocab.KindBool:
+		if v.Bool() {
+			b = append(b, tagTrue)
+		} else {
+			b = append(b, tagFalse)
+		}
+	case vocab.KindSignedInteger:
+		b = binary.BigEndian.AppendUint64(append(b, tagSigned), uint64(v.Int()))
+	case vocab.KindUnsignedInteger:
+		b = binary.BigEndian.AppendUint64(append(b, tagUnsigned), v.Uint())
+	case vocab.KindEnumeration:
+		b = appendStr(b, tagEnumeration, v.Text())
+	case vocab.KindResourceID:
+		b = appendStr(b, tagResource, v.Text())
+	case vocab.KindArray:
+		b = binary.BigEndian.AppendUint32(append(b, tagArray), uint32(v.Len()))
+		for i := range v.Len() {
+			b = appendValue(b, v.Elem(i))
+		}
+	case vocab.KindObject:
+		// Package value keeps fields in strictly ascending name order, which
+		// is the Schema order of Section 50.
+		b = binary.BigEndian.AppendUint16(append(b, tagObject), uint16(v.Len()))
+		for i := range v.Len() {
+			f := v.Field(i)
+			b = appendValue(appendShort(b, f.Name().String()), f.Value())
+		}
+	default:
+		mismatch() // the sizer rejected it
+	}
+	return b
 }

@@ -3,6 +3,7 @@ package canon_test
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"maps"
 	"math/rand/v2"
 	"slices"
@@ -239,6 +240,17 @@ func checkRoundTrip(t *testing.T, envBytes, rootBytes []byte) bool {
 	want := encodedSize(env)
 
 	got, err := canon.Encode(env)
+	// The two-pass encoder must agree with the previous checked encoder on
+	// every octet and every rejection.
+	ref, refErr := canon.ReferenceEncode(env)
+	if !bytes.Equal(got, ref) || fmt.Sprint(err) != fmt.Sprint(refErr) {
+		t.Fatalf("Encode = %d octets, %v; reference %d octets, %v", len(got), err, len(ref), refErr)
+	}
+	frag, fragErr := canon.AppendValue([]byte("dst"), env.Root)
+	refFrag, refFragErr := canon.ReferenceAppendValue([]byte("dst"), env.Root)
+	if !bytes.Equal(frag, refFrag) || fmt.Sprint(fragErr) != fmt.Sprint(refFragErr) {
+		t.Fatalf("AppendValue = %d octets, %v; reference %d octets, %v", len(frag), fragErr, len(refFrag), refFragErr)
+	}
 	if err != nil {
 		if !errors.Is(err, fault.ErrLimitExceeded) || got != nil {
 			t.Fatalf("Encode = %d octets, %v; only LimitExceeded with nil may fail", len(got), err)
@@ -259,9 +271,8 @@ func checkRoundTrip(t *testing.T, envBytes, rootBytes []byte) bool {
 		t.Fatalf("decoded envelope (-want +got):\n%s", diff)
 	}
 	// The root fragment is the request's tail, and AppendValue keeps dst.
-	frag, err := canon.AppendValue([]byte("dst"), env.Root)
-	if err != nil || string(frag[:3]) != "dst" || !bytes.HasSuffix(got, frag[3:]) {
-		t.Fatalf("AppendValue(root) = %q…, %v; want \"dst\" and the request's tail", frag[:min(len(frag), 3)], err)
+	if fragErr != nil || string(frag[:3]) != "dst" || !bytes.HasSuffix(got, frag[3:]) {
+		t.Fatalf("AppendValue(root) = %q…, %v; want \"dst\" and the request's tail", frag[:min(len(frag), 3)], fragErr)
 	}
 	return true
 }

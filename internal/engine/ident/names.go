@@ -45,22 +45,33 @@ func (t ToolID) IsZero() bool { return t.s == "" }
 // Segment-wise comparison differs from whole-string comparison because '.'
 // sorts below '-' and the alphanumerics: "a.b" vs "a-c.b".
 func (t ToolID) Compare(u ToolID) int {
+	// One pass to the first differing octet. The segments around it share
+	// everything before it, so the segment order is decided there: a
+	// segment that ends there (at '.' or at the end of the identifier)
+	// sorts first, and an identifier that ends there sorts before one with
+	// more segments. toolIDCompareReference in the tests is the
+	// segment-by-segment definition.
 	ts, us := t.s, u.s
-	for {
-		ta, trest, tmore := strings.Cut(ts, ".")
-		ua, urest, umore := strings.Cut(us, ".")
-		if c := strings.Compare(ta, ua); c != 0 {
-			return c
-		}
-		switch {
-		case !tmore && !umore:
-			return 0
-		case !tmore:
-			return -1
-		case !umore:
-			return 1
-		}
-		ts, us = trest, urest
+	i := 0
+	for i < len(ts) && i < len(us) && ts[i] == us[i] {
+		i++
+	}
+	tEnd, uEnd := i == len(ts), i == len(us)
+	switch {
+	case tEnd && uEnd:
+		return 0
+	case tEnd:
+		return -1
+	case uEnd:
+		return 1
+	case ts[i] == '.':
+		return -1
+	case us[i] == '.':
+		return 1
+	case ts[i] < us[i]:
+		return -1
+	default:
+		return 1
 	}
 }
 

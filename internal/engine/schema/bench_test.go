@@ -125,6 +125,32 @@ func BenchmarkValidate(b *testing.B) {
 	}
 }
 
+// BenchmarkValidateJSON measures the one-pass fast path the Canonical
+// Request takes for raw argument text (request.New).
+func BenchmarkValidateJSON(b *testing.B) {
+	cases := []struct {
+		name  string
+		draft schema.Draft
+		json  string
+	}{
+		{"realistic", realisticDraft(), realisticJSON},
+		{"maximal", maximalDraft(), maximalJSON()},
+	}
+	for _, bc := range cases {
+		b.Run(bc.name, func(b *testing.B) {
+			s := mustNew(b, bc.draft)
+			raw := []byte(bc.json)
+			b.SetBytes(int64(len(raw)))
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, ok := s.ValidateJSON(raw); !ok {
+					b.Fatal("the fast path did not accept the input")
+				}
+			}
+		})
+	}
+}
+
 func BenchmarkNew(b *testing.B) {
 	for _, bc := range []struct {
 		name  string

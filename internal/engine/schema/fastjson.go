@@ -36,10 +36,10 @@ func (s Schema) ValidateJSON(data []byte) (Arguments, bool) {
 	}
 	sc := scratchPool.Get().(*scratch)
 	p := fastJSON{data: data, src: string(data), collect: s.hasRes, fields: sc.fields[:0], elems: sc.elems[:0]}
-	// An object's members may be stacked twice (input order, then declared
-	// order), so the field stack needs twice Validate's room.
-	if cap(p.fields) < 2*s.scratch {
-		p.fields = make([]value.Field, 0, 2*s.scratch)
+	// Each object reserves a slot per declared field, as Validate's stack
+	// holds them, so the field stack needs Validate's room.
+	if cap(p.fields) < s.scratch {
+		p.fields = make([]value.Field, 0, s.scratch)
 	}
 	root, ok := p.value(s.root)
 	if ok {
@@ -278,15 +278,20 @@ func (p *fastJSON) array(n *node) (value.Value, bool) {
 	return out, err == nil
 }
 
-// object reads the members of an object whose '{' was consumed. Members are
-// kept in input order on the fields stack; slot maps each declared field to
-// its member, which rejects (falls back on) unknown and repeated names and
-// gives the declared (field-name ASCII) order value.Object requires.
+// object reads the members of an object whose '{' was consumed. It
+// reserves one slot on the fields stack per declared field and puts each
+// member straight into its declared field's slot, so the fields are in the
+// declared (field-name ASCII) order value.Object requires without a second
+// copy; present records which slots were filled, which rejects (falls back
+// on) repeated names. Unknown names are not found among the declared ones.
 func (p *fastJSON) object(n *node) (value.Value, bool) {
 	base := len(p.fields)
-	// slot[i] is 1 + the position in this object's members of declared field i, or 0.
-	var slot [MaxFields]uint8
-	ordered, last := true, -1
+	top := base + len(n.fields)
+	// ValidateJSON sized the stack for the declared fields of every object
+	// along one path; growing is only a safeguard.
+	p.fields = slices.Grow(p.fields, len(n.fields))[:top]
+	p.fieldsHigh = max(p.fieldsHigh, top)
+	var present uint64 // bit i: declared field i was read; MaxFields is 64
 	p.skipWS()
 	if p.pos < len(p.data) && p.data[p.pos] == '}' {
 		p.pos++
@@ -299,10 +304,8 @@ func (p *fastJSON) object(n *node) (value.Value, bool) {
 			if !ok {
 				return value.Value{}, false
 			}
-			fi, found := slices.BinarySearchFunc(n.fields, name, func(f field, s string) int {
-				return strings.Compare(f.name.String(), s)
-			})
-			if !found || slot[fi] != 0 {
+			fi, found := findField(n.fields, name)
+			if !found || present&(1<<fi) != 0 {
 				return value.Value{}, false
 			}
 			if c, ok := p.next(); !ok || c != ':' {
@@ -313,10 +316,8 @@ func (p *fastJSON) object(n *node) (value.Value, bool) {
 			if !ok {
 				return value.Value{}, false
 			}
-			p.fields = append(p.fields, value.NewField(f.name, v))
-			slot[fi] = uint8(len(p.fields) - base)
-			ordered = ordered && fi > last
-			last = fi
+			p.fields[base+fi] = value.NewField(f.name, v)
+			present |= 1 << fi
 			c, ok := p.next()
 			if !ok || (c != ',' && c != '}') {
 				return value.Value{}, false
@@ -326,25 +327,40 @@ func (p *fastJSON) object(n *node) (value.Value, bool) {
 			}
 		}
 	}
+	// Close the gaps of absent optional fields; a missing required field
+	// leaves the request to the reference path.
+	kept := base
 	for fi := range n.fields {
-		if slot[fi] == 0 && n.fields[fi].req == vocab.Required {
-			return value.Value{}, false
-		}
-	}
-	kept := p.fields[base:]
-	if !ordered {
-		// Members came in another order: append them again, in declared
-		// order, above the input-order copies.
-		top := len(p.fields)
-		for fi := range n.fields {
-			if slot[fi] != 0 {
-				p.fields = append(p.fields, p.fields[base+int(slot[fi])-1])
+		if present&(1<<fi) == 0 {
+			if n.fields[fi].req == vocab.Required {
+				return value.Value{}, false
 			}
+			continue
 		}
-		kept = p.fields[top:]
+		if kept != base+fi {
+			p.fields[kept] = p.fields[base+fi]
+		}
+		kept++
 	}
-	p.fieldsHigh = max(p.fieldsHigh, len(p.fields))
-	out, err := value.Object(kept)
+	out, err := value.Object(p.fields[base:kept])
 	p.fields = p.fields[:base]
 	return out, err == nil
+}
+
+// findField returns the index of the declared field named name. Declared
+// names are unique and in ASCII order; a short list is scanned, where an
+// equality test (lengths first) is cheaper than the ordered comparisons of a
+// binary search.
+func findField(fields []field, name string) (int, bool) {
+	if len(fields) <= 16 {
+		for i := range fields {
+			if fields[i].name.String() == name {
+				return i, true
+			}
+		}
+		return 0, false
+	}
+	return slices.BinarySearchFunc(fields, name, func(f field, s string) int {
+		return strings.Compare(f.name.String(), s)
+	})
 }

@@ -108,3 +108,41 @@ func TestEqualComparesKindAndContent(t *testing.T) {
 		t.Error("equal arrays must be Equal")
 	}
 }
+
+// TestContainerAccessorsCheckKind: arrays and objects share one child
+// slice, so Elem of an object and Field of an array must fail as loudly as
+// indexing a missing slice did, and Lookup finds nothing in an array.
+func TestContainerAccessorsCheckKind(t *testing.T) {
+	t.Parallel()
+	name, err := ident.ParseName("a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	obj, err := value.Object([]value.Field{value.NewField(name, value.Bool(true))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	arr, err := value.Array([]value.Value{value.Bool(true)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := arr.Elem(0); !value.Equal(got, value.Bool(true)) || obj.Field(0).Name() != name {
+		t.Fatal("accessors of the right kind must return the member")
+	}
+	if _, ok := arr.Lookup(""); ok {
+		t.Error("Lookup found a field in an array")
+	}
+	for label, f := range map[string]func(){
+		"Elem of an object": func() { obj.Elem(0) },
+		"Field of an array": func() { arr.Field(0) },
+	} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("%s did not panic", label)
+				}
+			}()
+			f()
+		}()
+	}
+}
