@@ -101,16 +101,22 @@ func TestBenchmarkSchemasAreAtTheirBounds(t *testing.T) {
 	}
 }
 
-func BenchmarkValidate(b *testing.B) {
-	cases := []struct {
-		name  string
-		draft schema.Draft
-		json  string
-	}{
+// benchCase is one Schema and argument text the benchmarks validate.
+type benchCase struct {
+	name  string
+	draft schema.Draft
+	json  string
+}
+
+func benchCases() []benchCase {
+	return []benchCase{
 		{"realistic", realisticDraft(), realisticJSON},
 		{"maximal", maximalDraft(), maximalJSON()},
 	}
-	for _, bc := range cases {
+}
+
+func BenchmarkValidate(b *testing.B) {
+	for _, bc := range benchCases() {
 		b.Run(bc.name, func(b *testing.B) {
 			s := mustNew(b, bc.draft)
 			in := decode(b, bc.json)
@@ -128,15 +134,7 @@ func BenchmarkValidate(b *testing.B) {
 // BenchmarkValidateJSON measures the one-pass fast path the Canonical
 // Request takes for raw argument text (request.New).
 func BenchmarkValidateJSON(b *testing.B) {
-	cases := []struct {
-		name  string
-		draft schema.Draft
-		json  string
-	}{
-		{"realistic", realisticDraft(), realisticJSON},
-		{"maximal", maximalDraft(), maximalJSON()},
-	}
-	for _, bc := range cases {
+	for _, bc := range benchCases() {
 		b.Run(bc.name, func(b *testing.B) {
 			s := mustNew(b, bc.draft)
 			raw := []byte(bc.json)
