@@ -215,7 +215,7 @@ func TestDecodeRejects(t *testing.T) {
 			if !errors.Is(err, &jsonexact.Error{Code: tc.wantCode}) {
 				t.Errorf("errors.Is(%v, code %v) = false, want true", err, tc.wantCode)
 			}
-			if diff := cmp.Diff(jsonexact.Value{}, got, cmp.Comparer(jsonexact.Equal)); diff != "" {
+			if diff := cmp.Diff(jsonexact.Value{}, got, cmp.Comparer(jsonexact.Value.Equal)); diff != "" {
 				t.Errorf("Decode() returned a partial value on error (-want +got):\n%s", diff)
 			}
 		})
@@ -264,7 +264,7 @@ func TestDecodeDeepNestingDoesNotUseTheStack(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Decode(AppendJSON) error: %v", err)
 	}
-	if !jsonexact.Equal(v, w) {
+	if !v.Equal(w) {
 		t.Errorf("Equal(v, Decode(AppendJSON(v))) = false, want true")
 	}
 }

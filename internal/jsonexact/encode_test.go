@@ -85,7 +85,7 @@ func TestDifferentialAgainstEncodingJSON(t *testing.T) {
 			if err != nil {
 				t.Fatalf("Decode(AppendJSON) error: %v", err)
 			}
-			if !jsonexact.Equal(v, w) {
+			if !v.Equal(w) {
 				t.Errorf("Decode(AppendJSON(v)) is not Equal to v")
 			}
 		})

@@ -166,7 +166,7 @@ func shallowEqual(a, b Value) bool {
 // significant. Integers compare by literal, which is exact because Decode
 // only keeps canonical literals. Equal is iterative, so arbitrarily deep
 // values cannot overflow the stack.
-func Equal(a, b Value) bool {
+func (a Value) Equal(b Value) bool {
 	if !shallowEqual(a, b) {
 		return false
 	}

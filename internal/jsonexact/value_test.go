@@ -102,7 +102,7 @@ func TestScalarAccessorsOnOtherKinds(t *testing.T) {
 			if tc.want.Len > 0 {
 				got.Elems = nil // element contents are covered elsewhere
 			}
-			if diff := cmp.Diff(tc.want, got, cmp.Comparer(jsonexact.Equal)); diff != "" {
+			if diff := cmp.Diff(tc.want, got, cmp.Comparer(jsonexact.Value.Equal)); diff != "" {
 				t.Errorf("accessors mismatch (-want +got):\n%s", diff)
 			}
 		})
@@ -163,16 +163,16 @@ func TestEqual(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			a, b := mustDecode(t, tc.a), mustDecode(t, tc.b)
-			if got := jsonexact.Equal(a, b); got != tc.want {
-				t.Errorf("Equal(a, b) = %v, want %v", got, tc.want)
+			if got := a.Equal(b); got != tc.want {
+				t.Errorf("a.Equal(b) = %v, want %v", got, tc.want)
 			}
-			if got := jsonexact.Equal(b, a); got != tc.want {
-				t.Errorf("Equal(b, a) = %v, want %v", got, tc.want)
+			if got := b.Equal(a); got != tc.want {
+				t.Errorf("b.Equal(a) = %v, want %v", got, tc.want)
 			}
 		})
 	}
-	if !jsonexact.Equal(jsonexact.Value{}, jsonexact.Value{}) {
-		t.Errorf("Equal(zero, zero) = false, want true")
+	if !(jsonexact.Value{}).Equal(jsonexact.Value{}) {
+		t.Errorf("zero.Equal(zero) = false, want true")
 	}
 }
 

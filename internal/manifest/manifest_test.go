@@ -53,7 +53,7 @@ func TestShippedSampleLoadsAndPublishes(t *testing.T) {
 		t.Errorf("definitions in Section 50 order (-want +got):\n%s", diff)
 	}
 	want := testutil.Publish(t, testutil.RegistryDraft(testutil.PaymentsDefinition())).Definition(0).Schema()
-	if !schema.Equal(want, snap.Definition(3).Schema()) {
+	if !want.Equal(snap.Definition(3).Schema()) {
 		t.Error("the sample's payments Schema differs from testutil.PaymentsRoot")
 	}
 }

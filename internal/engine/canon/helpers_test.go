@@ -175,7 +175,7 @@ func object(fs ...value.Field) value.Value { return must(value.Object(fs)) }
 
 // envelopeCmp compares envelopes whose types hide their fields.
 var envelopeCmp = cmp.Options{
-	cmp.Comparer(value.Equal),
+	cmp.Comparer(value.Value.Equal),
 	cmp.Comparer(func(a, b ident.SnapshotID) bool { return a == b }),
 	cmp.Comparer(func(a, b ident.DefinitionID) bool { return a == b }),
 	cmp.Comparer(func(a, b ident.SchemaID) bool { return a == b }),

@@ -53,7 +53,7 @@ func TestNewBuildsTheCanonicalRequest(t *testing.T) {
 	if diff := cmp.Diff(hex.EncodeToString(wantBytes), hex.EncodeToString(r.Bytes())); diff != "" {
 		t.Errorf("Bytes (-want +got):\n%s", diff)
 	}
-	if !value.Equal(wantRoot, r.Arguments().Root()) {
+	if !wantRoot.Equal(r.Arguments().Root()) {
 		t.Error("Arguments().Root() differs from the expected typed tree")
 	}
 	if diff := cmp.Diff([]string{"acct-1001", "acct-2002"}, resourceTexts(r)); diff != "" {
@@ -65,7 +65,7 @@ func TestNewBuildsTheCanonicalRequest(t *testing.T) {
 	if r.Definition().ID().String() != "payments-submit-1" || !r.Definition().Equal(snap.Definition(2)) {
 		t.Errorf("Definition() = %s, want payments-submit-1 of the snapshot", r.Definition().ID())
 	}
-	if !schema.Equal(r.Schema(), r.Definition().Schema()) {
+	if !r.Schema().Equal(r.Definition().Schema()) {
 		t.Error("Schema() is not the definition's Schema")
 	}
 	if r.CanonicalizationVersion() != vocab.V1 {

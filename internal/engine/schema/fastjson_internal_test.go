@@ -38,12 +38,12 @@ func TestValidateJSONClearsItsScratch(t *testing.T) {
 		s.ValidateJSON([]byte(in))
 		sc := scratchPool.Get().(*scratch)
 		for i, f := range sc.fields[:cap(sc.fields)] {
-			if !f.Name().IsZero() || !value.Equal(f.Value(), value.Value{}) {
+			if !f.Name().IsZero() || !f.Value().Equal(value.Value{}) {
 				t.Fatalf("after %s: fields[%d] is not cleared", in, i)
 			}
 		}
 		for i, e := range sc.elems[:cap(sc.elems)] {
-			if !value.Equal(e, value.Value{}) {
+			if !e.Equal(value.Value{}) {
 				t.Fatalf("after %s: elems[%d] is not cleared", in, i)
 			}
 		}

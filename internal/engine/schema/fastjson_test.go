@@ -13,7 +13,6 @@ import (
 	"github.com/toolgate/toolgate/internal/engine/canon"
 	"github.com/toolgate/toolgate/internal/engine/digest"
 	"github.com/toolgate/toolgate/internal/engine/schema"
-	"github.com/toolgate/toolgate/internal/engine/value"
 	"github.com/toolgate/toolgate/internal/jsonexact"
 )
 
@@ -62,7 +61,7 @@ func checkValidateJSON(t testing.TB, s schema.Schema, data []byte) bool {
 	if err != nil {
 		t.Fatalf("ValidateJSON accepted %q, which the reference rejects: %v", data, err)
 	}
-	if !value.Equal(got.Root(), want.Root()) {
+	if !got.Root().Equal(want.Root()) {
 		t.Fatalf("ValidateJSON built a different tree for %q", data)
 	}
 	if diff := cmp.Diff(resourceStrings(want.Resources()), resourceStrings(got.Resources())); diff != "" {

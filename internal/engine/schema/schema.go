@@ -307,7 +307,7 @@ func (s Schema) HasResources() bool { return s.hasRes }
 // Equal reports complete content equality of a and b: same identity,
 // version and normalized tree. Identifier equality alone is not enough
 // (Section 9).
-func Equal(a, b Schema) bool { return a.content.Equal(b.content) }
+func (a Schema) Equal(b Schema) bool { return a.content.Equal(b.content) }
 
 func (s Schema) computeDigest() digest.Digest {
 	b := digest.New(digestLabel)

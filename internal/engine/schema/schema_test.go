@@ -256,7 +256,7 @@ func TestDraftRoundTripGivesAnEqualSchema(t *testing.T) {
 			if err != nil {
 				t.Fatalf("New(Draft()): %v", err)
 			}
-			if !schema.Equal(s, again) || s.Digest() != again.Digest() {
+			if !s.Equal(again) || s.Digest() != again.Digest() {
 				t.Error("New(s.ID(), s.Version(), s.Draft()) is not Equal to s")
 			}
 			if diff := cmp.Diff(s.Draft(), again.Draft()); diff != "" {
@@ -320,7 +320,7 @@ func TestEqualComparesCompleteContent(t *testing.T) {
 			if err != nil {
 				t.Fatalf("New: %v", err)
 			}
-			if got := schema.Equal(a, b); got != tc.wantEqual {
+			if got := a.Equal(b); got != tc.wantEqual {
 				t.Errorf("Equal = %v, want %v", got, tc.wantEqual)
 			}
 			if got := a.Digest() == b.Digest(); got != tc.wantEqual {

@@ -155,7 +155,7 @@ func TestValidateScalars(t *testing.T) {
 				return
 			}
 			got, _ := args.Root().Lookup("amount")
-			if !value.Equal(tc.want, got) {
+			if !tc.want.Equal(got) {
 				t.Errorf("value = %#v, want %#v", got, tc.want)
 			}
 		})
@@ -317,7 +317,7 @@ func TestValidateIsIndependentOfInputOrder(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !value.Equal(a.Root(), b.Root()) {
+	if !a.Root().Equal(b.Root()) {
 		t.Errorf("roots differ:\n%s\n%s", renderJSON(a.Root()), renderJSON(b.Root()))
 	}
 	if diff := cmp.Diff(resourceStrings(a.Resources()), resourceStrings(b.Resources())); diff != "" {

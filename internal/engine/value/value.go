@@ -190,14 +190,14 @@ func (v Value) Lookup(name string) (Value, bool) {
 }
 
 // Equal reports whether a and b are the same kind and content.
-func Equal(a, b Value) bool {
+func (a Value) Equal(b Value) bool {
 	if a.kind != b.kind || a.text != b.text || a.b != b.b || a.u != b.u ||
 		len(a.kids) != len(b.kids) {
 		return false
 	}
 	// Array elements have zero names, so one loop compares both kinds.
 	for i := range a.kids {
-		if a.kids[i].name != b.kids[i].name || !Equal(a.kids[i].val, b.kids[i].val) {
+		if a.kids[i].name != b.kids[i].name || !a.kids[i].val.Equal(b.kids[i].val) {
 			return false
 		}
 	}

@@ -89,22 +89,22 @@ func TestEqualComparesKindAndContent(t *testing.T) {
 	res, _ := value.Resource(r)
 	str, _ := value.String("acct-1")
 	e, _ := value.Enum(name(t, "acct-1"))
-	if value.Equal(res, str) || value.Equal(str, e) || value.Equal(res, e) {
+	if res.Equal(str) || str.Equal(e) || res.Equal(e) {
 		t.Error("values with equal text but different kinds must differ")
 	}
-	if value.Equal(value.Signed(1), value.Unsigned(1)) {
+	if value.Signed(1).Equal(value.Unsigned(1)) {
 		t.Error("signed and unsigned 1 must differ")
 	}
-	if value.Equal(value.Signed(-1), value.Unsigned(1<<64-1)) {
+	if value.Signed(-1).Equal(value.Unsigned(1<<64 - 1)) {
 		t.Error("signed -1 and unsigned max share bits but must differ")
 	}
 	a1, _ := value.Array([]value.Value{value.Bool(false), value.Bool(true)})
 	a2, _ := value.Array([]value.Value{value.Bool(true), value.Bool(false)})
-	if value.Equal(a1, a2) {
+	if a1.Equal(a2) {
 		t.Error("array order is significant")
 	}
 	a3, _ := value.Array([]value.Value{value.Bool(false), value.Bool(true)})
-	if !value.Equal(a1, a3) {
+	if !a1.Equal(a3) {
 		t.Error("equal arrays must be Equal")
 	}
 }
@@ -126,7 +126,7 @@ func TestContainerAccessorsCheckKind(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := arr.Elem(0); !value.Equal(got, value.Bool(true)) || obj.Field(0).Name() != name {
+	if got := arr.Elem(0); !got.Equal(value.Bool(true)) || obj.Field(0).Name() != name {
 		t.Fatal("accessors of the right kind must return the member")
 	}
 	if _, ok := arr.Lookup(""); ok {
