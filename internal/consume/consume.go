@@ -14,17 +14,84 @@ var ErrConsumed = errors.New("consume: already consumed")
 // store that cannot answer never says yes (fail closed).
 var ErrUnavailable = errors.New("consume: store unavailable")
 
-// Store records Consumptions atomically: Consume returns nil exactly once
-// per Key across every replica sharing the store and across restarts,
-// ErrConsumed for every later call with that Key until the record is removed
-// after expiresAt, and an error wrapping ErrUnavailable when it cannot
-// answer. A record is kept at least until expiresAt (after which the
-// Authorization can no longer validate) and removed promptly after.
+// ErrExpired reports that the Authorization had expired by the store's
+// clock, read immediately before the atomic step: nothing was recorded, and
+// nothing may be permitted. Like ErrConsumed it is a definite answer, not a
+// failure to answer.
+var ErrExpired = errors.New("consume: authorization expired")
+
+// MaxClockSkew is the largest difference the stores tolerate between the
+// clock of the replica that consumes and the clock of whatever removes
+// expired records (a sweeper, a collector, a lease): records are kept at
+// least this long past expiry (see DefaultRetention).
+const MaxClockSkew = 30 * time.Second
+
+// MaxRequestTime bounds one API request from its first header octet to its
+// response: the service's header, body and response timeouts (5 s, 30 s
+// and 30 s) plus the longest store call (10 s). cmd/toolgate's tests keep
+// the service's timeouts within it.
+const MaxRequestTime = 75 * time.Second
+
+// DefaultRetention is how long past its ExpiresAt every store keeps a
+// record by default: at least MaxClockSkew plus MaxRequestTime, so a
+// request that read an earlier clock, or a replica whose clock runs
+// behind the collector's, still finds the record of an Authorization it
+// might take for unexpired (issue 17, item 0).
+const DefaultRetention = 2 * time.Minute
+
+// Record is one Consumption: the Key the atomic step is decided on, the
+// consumed Authorization's identity and the moment after which the
+// Authorization can no longer validate.
+type Record struct {
+	// Key names the Consumption: the domain and the complete Consumption
+	// Binding digest.
+	Key Key
+	// AuthorizationID is the consumed Authorization's identity, a
+	// lower-token of at most MaxAuthorizationIDLen octets. Stores that keep
+	// more than the Key (apistore) record it; it is never part of the
+	// atomic decision.
+	AuthorizationID string
+	// ExpiresAt is the Authorization's expiry: a Consume at or after it,
+	// by the store's clock, is refused with ErrExpired.
+	ExpiresAt time.Time
+}
+
+// Validate reports whether r is well formed, as a *KeyError: a valid Key,
+// a valid AuthorizationID and a set ExpiresAt.
+func (r Record) Validate() error {
+	if err := r.Key.Validate(); err != nil {
+		return err
+	}
+	if err := ValidateAuthorizationID(r.AuthorizationID); err != nil {
+		return err
+	}
+	if r.ExpiresAt.IsZero() {
+		return &KeyError{Field: "expiresAt", Reason: ReasonEmpty}
+	}
+	return nil
+}
+
+// Expired reports whether r can no longer be consumed at now: now is at or
+// after ExpiresAt (the protocol's Validation rule, Section 30).
+func (r Record) Expired(now time.Time) bool { return !now.Before(r.ExpiresAt) }
+
+// Store records Consumptions atomically. Consume returns nil exactly once
+// per Key across every replica sharing the store and across restarts, and
+// otherwise refuses:
 //
-// A Key that fails [Key.Validate] is rejected with a *[KeyError] before the
-// store is asked; that error wraps neither sentinel.
+//   - ErrExpired when the store's clock, read immediately before the
+//     atomic step, is at or after r.ExpiresAt (whether or not the Key was
+//     recorded: the record of an expired Authorization may be gone);
+//   - ErrConsumed for every later call with that Key;
+//   - an error wrapping ErrUnavailable when it cannot answer.
+//
+// A record is kept at least until ExpiresAt plus the store's retention
+// (DefaultRetention unless configured otherwise) and removed after.
+//
+// A Record that fails [Record.Validate] is rejected with a *[KeyError]
+// before the store is asked; that error wraps no sentinel.
 type Store interface {
-	Consume(ctx context.Context, k Key, expiresAt time.Time) error
+	Consume(ctx context.Context, r Record) error
 	Ready(ctx context.Context) error // nil when the store answers
 	Close() error
 }
@@ -62,21 +129,4 @@ func (e *UnavailableError) Unwrap() []error {
 		return []error{ErrUnavailable}
 	}
 	return []error{ErrUnavailable, e.Cause}
-}
-
-type authorizationIDKey struct{}
-
-// WithAuthorizationID returns a context carrying the consumed
-// Authorization's identity. Only stores that record it (apistore, whose
-// Consumption object has a required spec.authorizationID) read it; the
-// Store interface itself keys on the binding alone.
-func WithAuthorizationID(ctx context.Context, id string) context.Context {
-	return context.WithValue(ctx, authorizationIDKey{}, id)
-}
-
-// AuthorizationIDFrom returns the identity set by WithAuthorizationID and
-// whether one was set.
-func AuthorizationIDFrom(ctx context.Context) (string, bool) {
-	id, ok := ctx.Value(authorizationIDKey{}).(string)
-	return id, ok
 }

@@ -10,8 +10,8 @@ const (
 	// BindingLen is the length of Key.Binding: a SHA-256 digest as
 	// lowercase hex digits.
 	BindingLen = 64
-	// MaxAuthorizationIDLen bounds the identity passed with
-	// WithAuthorizationID (a lower-token, Section 49).
+	// MaxAuthorizationIDLen bounds Record.AuthorizationID (a lower-token,
+	// Section 49).
 	MaxAuthorizationIDLen = 64
 )
 
@@ -32,8 +32,8 @@ var ErrInvalidKey = errors.New("consume: invalid key")
 // KeyError rejects a malformed Key (or Authorization identity). It names the
 // field and a constant reason and never the rejected value.
 type KeyError struct {
-	// Field is "domain", "binding", "key" (ParseKey: not <domain>.<binding>)
-	// or "authorizationID".
+	// Field is "domain", "binding", "key" (ParseKey: not <domain>.<binding>),
+	// "authorizationID" or "expiresAt".
 	Field string
 	// Reason is one of the Reason constants.
 	Reason string

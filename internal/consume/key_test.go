@@ -5,6 +5,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -152,15 +153,52 @@ func TestUnavailableMatchesSentinelAndCause(t *testing.T) {
 	}
 }
 
-func TestAuthorizationIDTravelsInTheContext(t *testing.T) {
+func TestRecordValidates(t *testing.T) {
 	t.Parallel()
-	if _, ok := consume.AuthorizationIDFrom(context.Background()); ok {
-		t.Fatal("an empty context carries no identity")
+	good := consume.Record{Key: consume.Key{Domain: "d-1", Binding: strings.Repeat("ab", 32)}, AuthorizationID: "authz-1", ExpiresAt: time.Unix(1, 0)}
+	if err := good.Validate(); err != nil {
+		t.Fatalf("Validate(good) = %v", err)
 	}
-	got, ok := consume.AuthorizationIDFrom(consume.WithAuthorizationID(context.Background(), "authz-1"))
-	if !ok || got != "authz-1" {
-		t.Fatalf("AuthorizationIDFrom = %q, %v; want authz-1", got, ok)
+	tests := map[string]struct {
+		change func(*consume.Record)
+		field  string
+	}{
+		"a malformed key":                 {func(r *consume.Record) { r.Key.Binding = "x" }, "binding"},
+		"no authorization identity":       {func(r *consume.Record) { r.AuthorizationID = "" }, "authorizationID"},
+		"an identity outside the grammar": {func(r *consume.Record) { r.AuthorizationID = "A" }, "authorizationID"},
+		"no expiry":                       {func(r *consume.Record) { r.ExpiresAt = time.Time{} }, "expiresAt"},
 	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			r := good
+			tc.change(&r)
+			var ke *consume.KeyError
+			if err := r.Validate(); !errors.As(err, &ke) || ke.Field != tc.field {
+				t.Fatalf("Validate = %v, want a KeyError on %s", err, tc.field)
+			}
+		})
+	}
+}
+
+func TestRecordExpiresAtItsExpiry(t *testing.T) {
+	t.Parallel()
+	r := consume.Record{ExpiresAt: time.Unix(100, 0)}
+	for at, want := range map[time.Time]bool{time.Unix(99, 999_999_999): false, time.Unix(100, 0): true, time.Unix(101, 0): true} {
+		if got := r.Expired(at); got != want {
+			t.Errorf("Expired(%v) = %v, want %v", at, got, want)
+		}
+	}
+}
+
+func TestRetentionCoversSkewAndRequestTime(t *testing.T) {
+	t.Parallel()
+	if consume.DefaultRetention < consume.MaxClockSkew+consume.MaxRequestTime {
+		t.Fatalf("DefaultRetention %v < MaxClockSkew %v + MaxRequestTime %v", consume.DefaultRetention, consume.MaxClockSkew, consume.MaxRequestTime)
+	}
+}
+
+func TestAuthorizationIDGrammar(t *testing.T) {
+	t.Parallel()
 	for id, wantOK := range map[string]bool{"authz-1": true, strings.Repeat("a", 64): true, strings.Repeat("a", 65): false, "": false, "A": false} {
 		if err := consume.ValidateAuthorizationID(id); (err == nil) != wantOK {
 			t.Errorf("ValidateAuthorizationID(len %d) = %v, want ok %v", len(id), err, wantOK)

@@ -4,7 +4,7 @@
 // is a thin layer over the Host façade (internal/host) that supplies what
 // the protocol core defers to a production Host (spec Section 41): caller
 // authentication, signed portable artifacts, a trusted clock read once per
-// request, atomic durable Consumption, a decision log and metrics.
+// request (once its body has arrived), atomic durable Consumption, a decision log and metrics.
 package server
 
 import (
@@ -130,23 +130,36 @@ func (s *Server) ready(w http.ResponseWriter, r *http.Request) {
 
 // call is one API call in progress.
 type call struct {
-	verb   string
+	verb string
+	// now is the service clock, read once per request after its body has
+	// arrived (readClock): a body trickled in for seconds must not be
+	// validated by a time read before it began (issue 17, item 0).
 	now    time.Time
 	caller host.Caller
 	entry  Entry
+}
+
+// readClock reads the service clock for q, once.
+func (s *Server) readClock(q *call) {
+	if q.now.IsZero() {
+		q.now = s.clock()
+	}
 }
 
 // handler serves one verb; it returns the HTTP status and the response
 // body, or an error status and the rejection.
 type handler func(ctx context.Context, q *call, r *http.Request) (int, any)
 
-// post authenticates, reads the clock once, runs h, writes the response,
-// the decision-log line and the metrics.
+// post authenticates, runs h (which reads the clock once its body has
+// arrived), writes the response, the decision-log line and the metrics.
 func (s *Server) post(verb string, h handler) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		q := &call{verb: verb, now: s.clock()}
-		q.entry = Entry{Time: q.now.Unix(), Verb: verb}
+		start := time.Now() // for the latency metric only
+		q := &call{verb: verb}
+		q.entry = Entry{Verb: verb}
 		status, body := s.serve(r, q, h)
+		s.readClock(q) // a request rejected before its body was read
+		q.entry.Time = q.now.Unix()
 		if e, ok := body.(client.Error); ok {
 			q.entry.Code, q.entry.Path = e.Code, e.Path
 			if q.entry.Result == "" {
@@ -157,7 +170,7 @@ func (s *Server) post(verb string, h handler) http.HandlerFunc {
 			s.writeJSON(w, status, body)
 		}
 		s.log.Write(q.entry)
-		s.metrics.duration.get([2]string{verb, q.entry.Result}).Observe(time.Since(q.now).Seconds())
+		s.metrics.duration.get([2]string{verb, q.entry.Result}).Observe(time.Since(start).Seconds())
 	}
 }
 
@@ -178,6 +191,7 @@ func (s *Server) authorize(_ context.Context, q *call, r *http.Request) (int, an
 	if status, err := decodeBody(r, s.limit, &s.bodies, decodeAuthorize, &req); err != nil {
 		return status, apiError(err)
 	}
+	s.readClock(q)
 	q.entry.Namespace, q.entry.HostAuthority = req.HostAuthority.Namespace, req.HostAuthority.Name
 	d, ok := s.domains.ByName(req.HostAuthority.Namespace, req.HostAuthority.Name)
 	if !ok {
@@ -224,6 +238,7 @@ func (s *Server) check(q *call, r *http.Request) (*Domain, *authz.Authorization,
 		e := apiError(err)
 		return nil, nil, nil, status, &e
 	}
+	s.readClock(q)
 	d, a, status, e := s.rebuild(q, req.Artifact)
 	if e != nil {
 		return nil, nil, nil, status, e
@@ -301,15 +316,22 @@ func (s *Server) consume(ctx context.Context, q *call, r *http.Request) (int, an
 		s.metrics.consumption.get("rejected").Inc()
 		return status, *e
 	}
-	ctx = consume.WithAuthorizationID(ctx, a.ID().String())
 	digest := b.Digest().String()
-	key := consume.Key{Domain: d.instance, Binding: digest[len("sha256:"):]}
-	err := s.store.Consume(ctx, key, time.Unix(int64(b.ExpiresAt().Seconds()), 0))
+	err := s.store.Consume(ctx, consume.Record{
+		Key:             consume.Key{Domain: d.instance, Binding: digest[len("sha256:"):]},
+		AuthorizationID: a.ID().String(),
+		ExpiresAt:       time.Unix(int64(b.ExpiresAt().Seconds()), 0),
+	})
 	switch {
 	case err == nil:
 		s.metrics.consumption.get("consumed").Inc()
 		q.entry.Result = "consumed"
 		return http.StatusOK, client.ValidateResponse{Binding: digest, ExpiresAt: b.ExpiresAt().Seconds(), Consumed: true}
+	case errors.Is(err, consume.ErrExpired):
+		// The store's clock, read immediately before the atomic step, is
+		// past the expiry this request was validated before.
+		s.metrics.consumption.get("rejected").Inc()
+		return http.StatusUnprocessableEntity, client.Error{Code: fault.Expired.String(), Path: "validationTime", Message: "the authorization has expired"}
 	case errors.Is(err, consume.ErrConsumed):
 		s.metrics.consumption.get("conflict").Inc()
 		q.entry.Result = "conflict"

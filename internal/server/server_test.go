@@ -36,21 +36,27 @@ const (
 // memStore is an in-process consume.Store for the service's own tests;
 // the durable backends have their own suites.
 type memStore struct {
-	mu   sync.Mutex
-	seen map[consume.Key]bool
-	down bool
+	mu    sync.Mutex
+	seen  map[consume.Key]bool
+	down  bool
+	clock func() time.Time // the service's clock
 }
 
-func (m *memStore) Consume(_ context.Context, k consume.Key, _ time.Time) error {
+func (m *memStore) Consume(_ context.Context, r consume.Record) error {
+	if err := r.Validate(); err != nil {
+		return err
+	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	switch {
 	case m.down:
 		return consume.ErrUnavailable
-	case m.seen[k]:
+	case r.Expired(m.clock()):
+		return consume.ErrExpired
+	case m.seen[r.Key]:
 		return consume.ErrConsumed
 	}
-	m.seen[k] = true
+	m.seen[r.Key] = true
 	return nil
 }
 
@@ -117,6 +123,7 @@ func newServiceWith(t testing.TB, keyDir string, change func(*server.Config)) *s
 	svc := &service{store: &memStore{seen: map[consume.Key]bool{}}, log: &bytes.Buffer{}, logMu: &sync.Mutex{},
 		set: &set, now: &atomic.Int64{}}
 	svc.now.Store(exampleTime + 1)
+	svc.store.clock = func() time.Time { return time.Unix(svc.now.Load(), 0) }
 	log := server.NewDecisionLog(lockedBuffer{svc.logMu, svc.log}, 1024, true)
 	cfg := server.Config{
 		Domains: &set, Auth: tokens, Store: svc.store, Log: log,

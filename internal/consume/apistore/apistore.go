@@ -9,8 +9,15 @@
 // object — is consume.ErrUnavailable: the store never says yes unless the
 // apiserver stored the object.
 //
-// Objects are deleted by a Collector after their spec.expiresAt; run one
-// per cluster (it asks for leader election when added to a manager).
+// The apiserver has no clock a Create can be conditioned on, so a Consume
+// reads its own clock immediately before the Create and refuses an expired
+// Authorization (consume.ErrExpired) without writing. Objects are deleted
+// by a Collector only CollectorOptions.Retention after their
+// spec.expiresAt — longer than a Create may take plus the clock skew
+// between the replica and the collector — so a Create that passed the
+// check never finds the record of a consumed Authorization gone. Run one
+// Collector per cluster (it asks for leader election when added to a
+// manager).
 //
 // The client should read Consumptions directly from the apiserver (a client
 // from client.New, or a manager client with Consumption in
@@ -37,11 +44,6 @@ import (
 // list and delete, Ready gets).
 // +kubebuilder:rbac:groups=stk.toolgate.dev,resources=consumptions,verbs=get;list;create;delete
 
-// UnrecordedAuthorizationID is written as spec.authorizationID when the
-// context carries no identity (consume.WithAuthorizationID): the field is
-// required, and the Key alone identifies the Consumption.
-const UnrecordedAuthorizationID = "unrecorded"
-
 // DefaultTimeout bounds every call whose context has no earlier deadline.
 const DefaultTimeout = 10 * time.Second
 
@@ -51,6 +53,9 @@ const readyProbeName = "readiness-probe"
 
 // Options configure New.
 type Options struct {
+	// Clock returns the current time; nil means time.Now. Consume refuses
+	// an Authorization expired by it.
+	Clock func() time.Time
 	// Timeout bounds every call whose context has no earlier deadline; 0
 	// means DefaultTimeout.
 	Timeout time.Duration
@@ -60,6 +65,7 @@ type Options struct {
 type Store struct {
 	c         client.Client
 	namespace string
+	clock     func() time.Time
 	timeout   time.Duration
 	closed    atomic.Bool
 }
@@ -75,36 +81,34 @@ func New(c client.Client, namespace string, opts Options) *Store {
 	if opts.Timeout <= 0 {
 		opts.Timeout = DefaultTimeout
 	}
-	return &Store{c: c, namespace: namespace, timeout: opts.Timeout}
+	if opts.Clock == nil {
+		opts.Clock = time.Now
+	}
+	return &Store{c: c, namespace: namespace, clock: opts.Clock, timeout: opts.Timeout}
 }
 
-// Consume creates the Consumption object of k. The Authorization identity
-// comes from consume.WithAuthorizationID when present; a malformed one is
-// rejected with a *consume.KeyError before anything is written.
-func (s *Store) Consume(ctx context.Context, k consume.Key, expiresAt time.Time) error {
-	if err := k.Validate(); err != nil {
+// Consume creates the Consumption object of r, unless r is expired by the
+// clock read immediately before the Create.
+func (s *Store) Consume(ctx context.Context, r consume.Record) error {
+	if err := r.Validate(); err != nil {
 		return err
 	}
 	if s.closed.Load() {
 		return consume.Unavailable("create", errClosed)
 	}
-	authzID := UnrecordedAuthorizationID
-	if id, ok := consume.AuthorizationIDFrom(ctx); ok {
-		if err := consume.ValidateAuthorizationID(id); err != nil {
-			return err
-		}
-		authzID = id
-	}
 	ctx, cancel := context.WithTimeout(ctx, s.timeout)
 	defer cancel()
 	obj := &v1alpha1.Consumption{
-		ObjectMeta: metav1.ObjectMeta{Name: k.String(), Namespace: s.namespace},
+		ObjectMeta: metav1.ObjectMeta{Name: r.Key.String(), Namespace: s.namespace},
 		Spec: v1alpha1.ConsumptionSpec{
-			Domain:          v1alpha1.LowerToken(k.Domain),
-			BindingDigest:   v1alpha1.SHA256Hex(k.Binding),
-			AuthorizationID: v1alpha1.LowerToken(authzID),
-			ExpiresAt:       metav1.NewTime(wholeSecondsUp(expiresAt)),
+			Domain:          v1alpha1.LowerToken(r.Key.Domain),
+			BindingDigest:   v1alpha1.SHA256Hex(r.Key.Binding),
+			AuthorizationID: v1alpha1.LowerToken(r.AuthorizationID),
+			ExpiresAt:       metav1.NewTime(wholeSecondsUp(r.ExpiresAt)),
 		},
+	}
+	if r.Expired(s.clock()) {
+		return consume.ErrExpired
 	}
 	err := s.c.Create(ctx, obj)
 	switch {

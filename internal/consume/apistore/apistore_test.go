@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net"
+	"path/filepath"
 	"sync/atomic"
 	"time"
 
@@ -55,28 +56,23 @@ var _ = Describe("Store", func() {
 	It("writes the Consumption object named <domain>.<binding> with the Authorization identity and expiry rounded up", func() {
 		k := consumetest.NewKey(consumetest.NewDomain())
 		exp := time.Unix(1_900_000_000, 250_000_000)
-		Expect(replicas[0].Consume(consume.WithAuthorizationID(ctx, "authz-42"), k, exp)).To(Succeed())
+		Expect(replicas[0].Consume(ctx, consume.Record{Key: k, AuthorizationID: "authz-42", ExpiresAt: exp})).To(Succeed())
 		var got v1alpha1.Consumption
 		Expect(k8s.Get(ctx, client.ObjectKey{Namespace: ns, Name: k.Domain + "." + k.Binding}, &got)).To(Succeed())
 		Expect(got.Spec.Domain).To(BeEquivalentTo(k.Domain))
 		Expect(got.Spec.BindingDigest).To(BeEquivalentTo(k.Binding))
 		Expect(got.Spec.AuthorizationID).To(BeEquivalentTo("authz-42"))
 		Expect(got.Spec.ExpiresAt.Time.Unix()).To(Equal(int64(1_900_000_001)))
-
-		other := consumetest.NewKey(consumetest.NewDomain())
-		Expect(replicas[0].Consume(ctx, other, exp)).To(Succeed())
-		Expect(k8s.Get(ctx, client.ObjectKey{Namespace: ns, Name: other.String()}, &got)).To(Succeed())
-		Expect(got.Spec.AuthorizationID).To(BeEquivalentTo(apistore.UnrecordedAuthorizationID))
 	})
 
 	It("rejects a malformed Authorization identity with a KeyError that does not echo it", func() {
 		k := consumetest.NewKey(consumetest.NewDomain())
-		err := replicas[0].Consume(consume.WithAuthorizationID(ctx, "Echo-Canary"), k, time.Now().Add(time.Hour))
+		err := replicas[0].Consume(ctx, consume.Record{Key: k, AuthorizationID: "Echo-Canary", ExpiresAt: time.Now().Add(time.Hour)})
 		var ke *consume.KeyError
 		Expect(errors.As(err, &ke)).To(BeTrue(), "got %v", err)
 		Expect(ke.Field).To(Equal("authorizationID"))
 		Expect(err.Error()).NotTo(ContainSubstring("anary"))
-		Expect(replicas[0].Consume(ctx, k, time.Now().Add(time.Hour))).To(Succeed(), "the rejected call wrote nothing")
+		Expect(replicas[0].Consume(ctx, consumetest.RecordAt(k, time.Now().Add(time.Hour)))).To(Succeed(), "the rejected call wrote nothing")
 	})
 })
 
@@ -99,7 +95,7 @@ var _ = Describe("A store that cannot answer", func() {
 		ns := newNamespace()
 		owner := apistore.New(k8s, ns, apistore.Options{})
 		k := consumetest.NewKey(consumetest.NewDomain())
-		Expect(owner.Consume(ctx, k, time.Now().Add(time.Hour))).To(Succeed())
+		Expect(owner.Consume(ctx, consumetest.RecordAt(k, time.Now().Add(time.Hour)))).To(Succeed())
 
 		user, err := testEnv.AddUser(envtest.User{Name: "no-rights"}, nil)
 		Expect(err).NotTo(HaveOccurred())
@@ -108,7 +104,7 @@ var _ = Describe("A store that cannot answer", func() {
 		s := apistore.New(c, ns, apistore.Options{})
 		Expect(consumetest.CheckUnavailable(ctx, s, k)).To(Succeed())
 
-		err = s.Consume(ctx, k, time.Now().Add(time.Hour))
+		err = s.Consume(ctx, consumetest.RecordAt(k, time.Now().Add(time.Hour)))
 		var apiErr *apistore.APIError
 		Expect(errors.As(err, &apiErr)).To(BeTrue())
 		Expect(apiErr.Reason).To(Equal("Forbidden"))
@@ -119,14 +115,14 @@ var _ = Describe("A store that cannot answer", func() {
 	It("fails closed after Close", func() {
 		s := apistore.New(k8s, newNamespace(), apistore.Options{})
 		k := consumetest.NewKey(consumetest.NewDomain())
-		Expect(s.Consume(ctx, k, time.Now().Add(time.Hour))).To(Succeed())
+		Expect(s.Consume(ctx, consumetest.RecordAt(k, time.Now().Add(time.Hour)))).To(Succeed())
 		Expect(s.Close()).To(Succeed())
 		Expect(consumetest.CheckUnavailable(ctx, s, k)).To(Succeed())
 	})
 
 	It("fails closed when the namespace does not exist", func() {
 		s := apistore.New(k8s, "no-such-namespace", apistore.Options{})
-		err := s.Consume(ctx, consumetest.NewKey(consumetest.NewDomain()), time.Now().Add(time.Hour))
+		err := s.Consume(ctx, consumetest.RecordAt(consumetest.NewKey(consumetest.NewDomain()), time.Now().Add(time.Hour)))
 		Expect(err).To(MatchError(consume.ErrUnavailable))
 	})
 })
@@ -141,7 +137,7 @@ var _ = Describe("Collector", func() {
 	clock := func() time.Time { return time.Unix(now.Load(), 0) }
 	BeforeEach(func() {
 		ns = newNamespace()
-		store = apistore.New(k8s, ns, apistore.Options{})
+		store = apistore.New(k8s, ns, apistore.Options{Clock: clock})
 		now.Store(t0.Unix())
 	})
 	names := func() []string {
@@ -154,42 +150,55 @@ var _ = Describe("Collector", func() {
 		return out
 	}
 
-	It("deletes exactly the records whose expiresAt has passed, across pages", func() {
+	It("deletes exactly the records whose expiresAt lies more than the retention in the past, across pages", func() {
 		domain := consumetest.NewDomain()
-		var early, late []consume.Key
+		var early, late []consume.Record
 		for i := range 7 {
-			k := consumetest.NewKey(domain)
 			if i%2 == 0 {
-				early = append(early, k)
-				Expect(store.Consume(ctx, k, t0.Add(10*time.Second))).To(Succeed())
+				r := consumetest.RecordAt(consumetest.NewKey(domain), t0.Add(10*time.Second))
+				early = append(early, r)
+				Expect(store.Consume(ctx, r)).To(Succeed())
 			} else {
-				late = append(late, k)
-				Expect(store.Consume(ctx, k, t0.Add(20*time.Second))).To(Succeed())
+				r := consumetest.RecordAt(consumetest.NewKey(domain), t0.Add(20*time.Second))
+				late = append(late, r)
+				Expect(store.Consume(ctx, r)).To(Succeed())
 			}
 		}
-		gc := apistore.NewCollector(k8s, ns, apistore.CollectorOptions{Clock: clock, PageSize: 2})
+		gc := apistore.NewCollector(k8s, ns, apistore.CollectorOptions{Clock: clock, PageSize: 2, Retention: 5 * time.Second})
 
-		now.Store(t0.Add(9 * time.Second).Unix())
+		now.Store(t0.Add(14 * time.Second).Unix()) // expired, but within the retention
 		Expect(gc.Collect(ctx)).To(Equal(0))
 		Expect(names()).To(HaveLen(7))
 
-		now.Store(t0.Add(10 * time.Second).Unix())
+		now.Store(t0.Add(15 * time.Second).Unix())
 		Expect(gc.Collect(ctx)).To(Equal(len(early)))
 		var want []string
-		for _, k := range late {
-			want = append(want, k.String())
+		for _, r := range late {
+			want = append(want, r.Key.String())
 		}
 		Expect(names()).To(ConsistOf(want))
-		for _, k := range late {
-			Expect(store.Consume(ctx, k, t0.Add(time.Hour))).To(MatchError(consume.ErrConsumed))
+		for _, r := range late {
+			Expect(store.Consume(ctx, r)).To(MatchError(consume.ErrConsumed))
 		}
-		// A removed record no longer answers ErrConsumed.
-		Expect(store.Consume(ctx, early[0], t0.Add(time.Hour))).To(Succeed())
+		// A removed record's Authorization has expired: refused, never
+		// consumed again.
+		Expect(store.Consume(ctx, early[0])).To(MatchError(consume.ErrExpired))
+		Expect(names()).To(ConsistOf(want))
+	})
+
+	It("refuses a consume trickled across a collection (issue 17, item 0)", func() {
+		fake := consumetest.NewClock(t0)
+		trickled := apistore.New(k8s, ns, apistore.Options{Clock: fake.Now})
+		gc := apistore.NewCollector(k8s, ns, apistore.CollectorOptions{Clock: fake.Now, Retention: time.Second})
+		sweep := func(ctx context.Context) error { _, err := gc.Collect(ctx); return err }
+		cctx, cancel := context.WithTimeout(ctx, time.Minute)
+		defer cancel()
+		Expect(consumetest.CheckTrickledConsume(cctx, filepath.Join("..", "..", ".."), GinkgoT().TempDir(), trickled, fake, 2*time.Second, sweep)).To(Succeed())
 	})
 
 	It("runs as a Runnable until its context ends, and asks for leader election", func() {
-		Expect(store.Consume(ctx, consumetest.NewKey(consumetest.NewDomain()), t0.Add(time.Second))).To(Succeed())
-		gc := apistore.NewCollector(k8s, ns, apistore.CollectorOptions{Clock: clock, Interval: 20 * time.Millisecond})
+		Expect(store.Consume(ctx, consumetest.RecordAt(consumetest.NewKey(consumetest.NewDomain()), t0.Add(time.Second)))).To(Succeed())
+		gc := apistore.NewCollector(k8s, ns, apistore.CollectorOptions{Clock: clock, Interval: 20 * time.Millisecond, Retention: time.Second})
 		Expect(gc.NeedLeaderElection()).To(BeTrue())
 		rctx, stop := context.WithCancel(ctx)
 		done := make(chan error)

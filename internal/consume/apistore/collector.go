@@ -38,11 +38,16 @@ type CollectorOptions struct {
 	// Workers is the number of concurrent deletions; 0 means
 	// DefaultWorkers.
 	Workers int
+	// Retention is how long past its spec.expiresAt a Consumption is kept;
+	// 0 means consume.DefaultRetention. It must exceed the clock skew
+	// between this collector and every replica plus the time a Create may
+	// take (Options.Timeout) and the service's request time.
+	Retention time.Duration
 }
 
-// Collector deletes Consumptions whose spec.expiresAt has passed: the
-// Authorization they record can no longer validate, so nothing can ask for
-// them again. It is a controller-runtime Runnable.
+// Collector deletes Consumptions whose spec.expiresAt lies more than the
+// retention in the past: the Authorization they record can no longer
+// validate on any replica, so nothing can ask for them again. It is a controller-runtime Runnable.
 type Collector struct {
 	c         client.Client
 	namespace string
@@ -68,17 +73,20 @@ func NewCollector(c client.Client, namespace string, opts CollectorOptions) *Col
 	if opts.Workers <= 0 {
 		opts.Workers = DefaultWorkers
 	}
+	if opts.Retention <= 0 {
+		opts.Retention = consume.DefaultRetention
+	}
 	return &Collector{c: c, namespace: namespace, opts: opts}
 }
 
 // Collect makes one pass: it lists every Consumption in pages and deletes
-// each whose expiresAt is at or before the clock's now (with a UID
+// each whose expiresAt plus the retention is at or before the clock's now (with a UID
 // precondition, so only the listed object is deleted), Workers at a time. It returns how many
 // it deleted; a failure (wrapping consume.ErrUnavailable) leaves the
 // remaining records for the next pass, which never permits a second
 // Consumption.
 func (g *Collector) Collect(ctx context.Context) (int, error) {
-	now := g.opts.Clock()
+	cutoff := g.opts.Clock().Add(-g.opts.Retention) // records expired before it go
 	var (
 		deleted  atomic.Int64
 		mu       sync.Mutex
@@ -113,7 +121,7 @@ func (g *Collector) Collect(ctx context.Context) (int, error) {
 		}
 		for i := range list.Items {
 			obj := &list.Items[i]
-			if !now.Before(obj.Spec.ExpiresAt.Time) && obj.DeletionTimestamp == nil {
+			if !cutoff.Before(obj.Spec.ExpiresAt.Time) && obj.DeletionTimestamp == nil {
 				expired <- obj
 			}
 		}

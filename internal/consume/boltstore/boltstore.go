@@ -10,9 +10,14 @@
 // goroutine of that process: use etcdstore or apistore for several
 // processes.
 //
+// A Consume reads the clock inside its write transaction, immediately
+// before the atomic step, and refuses an expired Authorization
+// (consume.ErrExpired) without writing: sweeps are write transactions too,
+// so no sweep can run between that reading and the step.
+//
 // Records expire: a sweeper goroutine, started by Open and stopped by
-// Close, deletes every record whose expiresAt has passed, every
-// Options.SweepInterval. An expiry index (bucket "expiry", keys
+// Close, deletes every record whose expiresAt lies more than
+// Options.Retention in the past, every Options.SweepInterval. An expiry index (bucket "expiry", keys
 // big-endian expiry seconds + record key) makes a sweep cost only the
 // records it removes. Time comes from Options.Clock, so tests are
 // deterministic and can call Sweep themselves.
@@ -63,6 +68,11 @@ type Options struct {
 	// OpenTimeout bounds the wait for the file lock another process holds;
 	// 0 means DefaultOpenTimeout.
 	OpenTimeout time.Duration
+	// Retention is how long past its expiry a record is kept; 0 means
+	// consume.DefaultRetention, and a negative value is rejected by Open.
+	// One process owns the file, so only that process's clock and its
+	// request times matter: keep it at least consume.MaxRequestTime.
+	Retention time.Duration
 	// BatchDelay is how long a Consume waits for concurrent ones to share
 	// its transaction and fsync (bbolt's MaxBatchDelay); 0 means
 	// DefaultBatchDelay and a negative value commits every Consume in its
@@ -72,9 +82,10 @@ type Options struct {
 
 // Store is the bbolt Consumption store. It is safe for concurrent use.
 type Store struct {
-	db    *bolt.DB
-	clock func() time.Time
-	batch bool // submit concurrent Consumes through db.Batch
+	db        *bolt.DB
+	clock     func() time.Time
+	retention uint64 // whole seconds, rounded up
+	batch     bool   // submit concurrent Consumes through db.Batch
 
 	inflight atomic.Int64 // Consumes in progress
 
@@ -101,6 +112,12 @@ func Open(dir string, opts Options) (*Store, error) {
 	if opts.BatchDelay == 0 {
 		opts.BatchDelay = DefaultBatchDelay
 	}
+	switch {
+	case opts.Retention == 0:
+		opts.Retention = consume.DefaultRetention
+	case opts.Retention < 0:
+		return nil, consume.Unavailable("open", errNegativeRetention)
+	}
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, consume.Unavailable("create state directory", errors.Unwrap(err))
 	}
@@ -123,7 +140,8 @@ func Open(dir string, opts Options) (*Store, error) {
 		_ = db.Close()
 		return nil, consume.Unavailable("create buckets", err)
 	}
-	s := &Store{db: db, clock: opts.Clock, batch: opts.BatchDelay > 0, stop: make(chan struct{}), done: make(chan struct{})}
+	s := &Store{db: db, clock: opts.Clock, retention: uint64((opts.Retention + time.Second - 1) / time.Second),
+		batch: opts.BatchDelay > 0, stop: make(chan struct{}), done: make(chan struct{})}
 	db.MaxBatchDelay = max(opts.BatchDelay, 0)
 	if opts.SweepInterval > 0 {
 		go s.sweepLoop(opts.SweepInterval)
@@ -133,17 +151,18 @@ func Open(dir string, opts Options) (*Store, error) {
 	return s, nil
 }
 
-// Consume records k, expiring at expiresAt, unless it is recorded already.
-func (s *Store) Consume(ctx context.Context, k consume.Key, expiresAt time.Time) error {
-	if err := k.Validate(); err != nil {
+// Consume records r unless it is recorded already or expired by the clock
+// read inside the transaction.
+func (s *Store) Consume(ctx context.Context, r consume.Record) error {
+	if err := r.Validate(); err != nil {
 		return err
 	}
 	if err := ctx.Err(); err != nil {
 		return consume.Unavailable("consume", err)
 	}
-	rk := recordKey(k)
-	exp := expirySeconds(expiresAt)
-	var consumed bool
+	rk := recordKey(r.Key)
+	exp := expirySeconds(r.ExpiresAt)
+	var consumed, expired bool
 	// A lone Consume commits at once; concurrent ones share a batch
 	// (waiting at most BatchDelay for each other).
 	commit := s.db.Update
@@ -152,7 +171,11 @@ func (s *Store) Consume(ctx context.Context, k consume.Key, expiresAt time.Time)
 	}
 	defer s.inflight.Add(-1)
 	err := commit(func(tx *bolt.Tx) error {
-		consumed = false // Batch may run this function again alone
+		consumed, expired = false, false // Batch may run this function again alone
+		if r.Expired(s.clock()) {
+			expired = true
+			return nil
+		}
 		records := tx.Bucket(bucketRecords)
 		if records.Get(rk) != nil {
 			consumed = true
@@ -168,6 +191,8 @@ func (s *Store) Consume(ctx context.Context, k consume.Key, expiresAt time.Time)
 	switch {
 	case err != nil:
 		return consume.Unavailable("commit", err)
+	case expired:
+		return consume.ErrExpired
 	case consumed:
 		return consume.ErrConsumed
 	}
@@ -191,13 +216,16 @@ func (s *Store) Ready(ctx context.Context) error {
 	return nil
 }
 
-var errMissingBucket = errors.New("bucket missing")
+var (
+	errMissingBucket     = errors.New("bucket missing")
+	errNegativeRetention = errors.New("negative retention")
+)
 
-// Sweep deletes every record whose expiresAt is at or before the clock's
-// now, in transactions of at most SweepBatch deletions, and returns how many
-// it deleted.
+// Sweep deletes every record whose expiresAt plus the retention is at or
+// before the clock's now, in transactions of at most SweepBatch deletions,
+// and returns how many it deleted.
 func (s *Store) Sweep(ctx context.Context) (int, error) {
-	now := s.clock().Unix()
+	now := s.clock().Unix() - int64(s.retention)
 	total := 0
 	for {
 		if err := ctx.Err(); err != nil {

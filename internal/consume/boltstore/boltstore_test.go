@@ -13,6 +13,7 @@ import (
 	"github.com/toolgate/toolgate/internal/consume"
 	"github.com/toolgate/toolgate/internal/consume/boltstore"
 	"github.com/toolgate/toolgate/internal/consume/consumetest"
+	"github.com/toolgate/toolgate/internal/testutil"
 )
 
 // fakeClock is an injectable clock that only moves when told.
@@ -66,7 +67,7 @@ func TestConsumedStaysConsumedAcrossRestart(t *testing.T) {
 	for g := range 2 {
 		wg.Go(func() {
 			for i, k := range keys {
-				switch err := s.Consume(ctx, k, exp); {
+				switch err := s.Consume(ctx, consumetest.RecordAt(k, exp)); {
 				case err == nil:
 					yes[g][i] = true
 				case !errors.Is(err, consume.ErrConsumed):
@@ -90,43 +91,43 @@ func TestConsumedStaysConsumedAcrossRestart(t *testing.T) {
 		t.Fatalf("after reopen: Len %d, %v; want %d", got, err, n)
 	}
 	for i, k := range keys {
-		if err := s2.Consume(ctx, k, exp); !errors.Is(err, consume.ErrConsumed) {
+		if err := s2.Consume(ctx, consumetest.RecordAt(k, exp)); !errors.Is(err, consume.ErrConsumed) {
 			t.Fatalf("after reopen, key %d: %v, want ErrConsumed", i, err)
 		}
 	}
-	if err := s2.Consume(ctx, consumetest.NewKey(domain), exp); err != nil {
+	if err := s2.Consume(ctx, consumetest.RecordAt(consumetest.NewKey(domain), exp)); err != nil {
 		t.Fatalf("fresh key after reopen: %v", err)
 	}
 }
 
-func TestSweepRemovesOnlyExpiredRecords(t *testing.T) {
+func TestSweepRemovesOnlyRecordsPastTheirRetention(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	t0 := time.Unix(1_800_000_000, 0)
 	clock := newFakeClock(t0)
-	s := open(t, t.TempDir(), boltstore.Options{Clock: clock.Now, SweepInterval: -1})
+	const retention = 5 * time.Second
+	s := open(t, t.TempDir(), boltstore.Options{Clock: clock.Now, SweepInterval: -1, Retention: retention})
 	domain := consumetest.NewDomain()
-	early, late, fractional := consumetest.NewKey(domain), consumetest.NewKey(domain), consumetest.NewKey(domain)
-	for k, exp := range map[consume.Key]time.Time{
-		early:      t0.Add(10 * time.Second),
-		late:       t0.Add(20 * time.Second),
-		fractional: t0.Add(10*time.Second + time.Millisecond), // kept until 10.001 s, so until 11 s
-	} {
-		if err := s.Consume(ctx, k, exp); err != nil {
+	early := consumetest.RecordAt(consumetest.NewKey(domain), t0.Add(10*time.Second))
+	late := consumetest.RecordAt(consumetest.NewKey(domain), t0.Add(20*time.Second))
+	// Kept until 10.001 s + retention, so until 16 s (whole seconds, up).
+	fractional := consumetest.RecordAt(consumetest.NewKey(domain), t0.Add(10*time.Second+time.Millisecond))
+	for _, r := range []consume.Record{early, late, fractional} {
+		if err := s.Consume(ctx, r); err != nil {
 			t.Fatal(err)
 		}
 	}
 	cases := []struct {
 		at        time.Duration
 		wantSwept int
-		wantGone  []consume.Key
-		wantHeld  []consume.Key
+		wantLen   int
 	}{
-		{at: 9*time.Second + 999*time.Millisecond, wantSwept: 0, wantHeld: []consume.Key{early, late, fractional}},
-		{at: 10 * time.Second, wantSwept: 1, wantGone: []consume.Key{early}, wantHeld: []consume.Key{late, fractional}},
-		{at: 10*time.Second + 500*time.Millisecond, wantSwept: 0, wantHeld: []consume.Key{late, fractional}},
-		{at: 11 * time.Second, wantSwept: 1, wantGone: []consume.Key{fractional}, wantHeld: []consume.Key{late}},
-		{at: 20 * time.Second, wantSwept: 1, wantGone: []consume.Key{late}},
+		{at: 10 * time.Second, wantSwept: 0, wantLen: 3}, // expired, but kept for the retention
+		{at: 14*time.Second + 999*time.Millisecond, wantSwept: 0, wantLen: 3},
+		{at: 15 * time.Second, wantSwept: 1, wantLen: 2},
+		{at: 15*time.Second + 500*time.Millisecond, wantSwept: 0, wantLen: 2},
+		{at: 16 * time.Second, wantSwept: 1, wantLen: 1},
+		{at: 25 * time.Second, wantSwept: 1, wantLen: 0},
 	}
 	for _, tc := range cases {
 		clock.Set(t0.Add(tc.at))
@@ -134,19 +135,46 @@ func TestSweepRemovesOnlyExpiredRecords(t *testing.T) {
 		if err != nil || got != tc.wantSwept {
 			t.Fatalf("at +%v: Sweep = %d, %v; want %d", tc.at, got, err, tc.wantSwept)
 		}
-		for _, k := range tc.wantHeld {
-			if err := s.Consume(ctx, k, t0.Add(time.Hour)); !errors.Is(err, consume.ErrConsumed) {
-				t.Fatalf("at +%v: a held record: %v, want ErrConsumed", tc.at, err)
-			}
+		if n, err := s.Len(); err != nil || n != tc.wantLen {
+			t.Fatalf("at +%v: Len %d, %v; want %d", tc.at, n, err, tc.wantLen)
+		}
+	}
+	// A removed record's Authorization has expired: refused, and nothing
+	// is recorded again.
+	for _, r := range []consume.Record{early, late, fractional} {
+		if err := s.Consume(ctx, r); !errors.Is(err, consume.ErrExpired) {
+			t.Fatalf("after removal: %v, want ErrExpired", err)
 		}
 	}
 	if n, err := s.Len(); err != nil || n != 0 {
-		t.Fatalf("after the last sweep: Len %d, %v; want 0", n, err)
+		t.Fatalf("after the refused consumes: Len %d, %v; want 0", n, err)
 	}
-	// A removed record no longer answers ErrConsumed (the Authorization
-	// can no longer validate, so the service never asks).
-	if err := s.Consume(ctx, early, t0.Add(time.Hour)); err != nil {
-		t.Fatalf("after removal: %v, want nil", err)
+}
+
+func TestAHeldRecordIsConsumedUntilItsExpiryThenExpired(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	t0 := time.Unix(1_800_000_000, 0)
+	clock := newFakeClock(t0)
+	s := open(t, t.TempDir(), boltstore.Options{Clock: clock.Now, SweepInterval: -1})
+	r := consumetest.RecordAt(consumetest.NewKey(consumetest.NewDomain()), t0.Add(10*time.Second))
+	if err := s.Consume(ctx, r); err != nil {
+		t.Fatal(err)
+	}
+	clock.Set(r.ExpiresAt.Add(-time.Nanosecond))
+	if err := s.Consume(ctx, r); !errors.Is(err, consume.ErrConsumed) {
+		t.Fatalf("just before expiry: %v, want ErrConsumed", err)
+	}
+	clock.Set(r.ExpiresAt)
+	if err := s.Consume(ctx, r); !errors.Is(err, consume.ErrExpired) {
+		t.Fatalf("at expiry: %v, want ErrExpired", err)
+	}
+}
+
+func TestNegativeRetentionIsRejected(t *testing.T) {
+	t.Parallel()
+	if _, err := boltstore.Open(t.TempDir(), boltstore.Options{Retention: -time.Second}); !errors.Is(err, consume.ErrUnavailable) {
+		t.Fatalf("Open with a negative retention: %v, want ErrUnavailable", err)
 	}
 }
 
@@ -162,14 +190,14 @@ func TestSweepDeletesMoreThanOneBatch(t *testing.T) {
 	for g := range 8 {
 		wg.Go(func() {
 			for i := g; i < n; i += 8 {
-				if err := s.Consume(ctx, consumetest.NewKey(domain), t0.Add(time.Duration(i)*time.Millisecond)); err != nil {
+				if err := s.Consume(ctx, consumetest.RecordAt(consumetest.NewKey(domain), t0.Add(time.Duration(i+1)*time.Millisecond))); err != nil {
 					t.Error(err)
 				}
 			}
 		})
 	}
 	wg.Wait()
-	clock.Advance(time.Minute)
+	clock.Advance(time.Minute + consume.DefaultRetention)
 	if got, err := s.Sweep(ctx); err != nil || got != n {
 		t.Fatalf("Sweep = %d, %v; want %d", got, err, n)
 	}
@@ -181,14 +209,14 @@ func TestBackgroundSweeperRunsUntilClose(t *testing.T) {
 	t0 := time.Unix(1_800_000_000, 0)
 	clock := newFakeClock(t0)
 	s := open(t, t.TempDir(), boltstore.Options{Clock: clock.Now, SweepInterval: 5 * time.Millisecond})
-	if err := s.Consume(ctx, consumetest.NewKey(consumetest.NewDomain()), t0.Add(time.Second)); err != nil {
+	if err := s.Consume(ctx, consumetest.RecordAt(consumetest.NewKey(consumetest.NewDomain()), t0.Add(time.Second))); err != nil {
 		t.Fatal(err)
 	}
 	time.Sleep(50 * time.Millisecond) // several ticks: nothing has expired
 	if n, err := s.Len(); err != nil || n != 1 {
 		t.Fatalf("before expiry: Len %d, %v; want 1", n, err)
 	}
-	clock.Advance(2 * time.Second)
+	clock.Advance(2*time.Second + consume.DefaultRetention)
 	deadline := time.Now().Add(10 * time.Second)
 	for {
 		n, err := s.Len()
@@ -219,7 +247,7 @@ func TestClosedStoreFailsClosed(t *testing.T) {
 		t.Fatal(err)
 	}
 	k := consumetest.NewKey(consumetest.NewDomain())
-	if err := s.Consume(ctx, k, time.Now().Add(time.Hour)); err != nil {
+	if err := s.Consume(ctx, consumetest.RecordAt(k, time.Now().Add(time.Hour))); err != nil {
 		t.Fatal(err)
 	}
 	if err := s.Close(); err != nil {
@@ -282,5 +310,18 @@ func TestUnwritableStateDirectoryFailsClosed(t *testing.T) {
 	}
 	if _, err := boltstore.Open(filepath.Join(file, "state"), boltstore.Options{}); !errors.Is(err, consume.ErrUnavailable) {
 		t.Fatalf("Open under a file: %v, want ErrUnavailable", err)
+	}
+}
+
+// TestTrickledConsumeAcrossASweepIsRefused: issue 17, item 0 on bbolt.
+func TestTrickledConsumeAcrossASweepIsRefused(t *testing.T) {
+	t.Parallel()
+	clock := consumetest.NewClock(time.Unix(0, 0))
+	s := open(t, t.TempDir(), boltstore.Options{Clock: clock.Now, SweepInterval: -1, Retention: time.Second})
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	sweep := func(ctx context.Context) error { _, err := s.Sweep(ctx); return err }
+	if err := consumetest.CheckTrickledConsume(ctx, testutil.RepoRoot(t), t.TempDir(), s, clock, 3*time.Second, sweep); err != nil {
+		t.Fatal(err)
 	}
 }

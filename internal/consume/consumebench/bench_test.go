@@ -49,7 +49,7 @@ func benchConsume(b *testing.B, s consume.Store, c int) {
 		wg.Go(func() {
 			for i := g; i < b.N; i += c {
 				t0 := time.Now()
-				if err := s.Consume(ctx, keys[i], exp); err != nil {
+				if err := s.Consume(ctx, consumetest.RecordAt(keys[i], exp)); err != nil {
 					b.Error(err)
 					return
 				}
@@ -157,7 +157,7 @@ func BenchmarkConsume(b *testing.B) {
 		}
 		s := apistore.New(c, ns.Name, apistore.Options{})
 		// Warm up discovery and the REST mapping outside the measurement.
-		if err := s.Consume(context.Background(), consumetest.NewKey(consumetest.NewDomain()), time.Now().Add(time.Hour)); err != nil {
+		if err := s.Consume(context.Background(), consumetest.RecordAt(consumetest.NewKey(consumetest.NewDomain()), time.Now().Add(time.Hour))); err != nil {
 			b.Fatal(err)
 		}
 		for _, n := range callers {
@@ -208,7 +208,7 @@ func fill(b *testing.B, s consume.Store, n int, exp time.Time) {
 	for g := range 32 {
 		wg.Go(func() {
 			for i := g; i < n; i += 32 {
-				if err := s.Consume(context.Background(), consumetest.NewKey(domain), exp); err != nil {
+				if err := s.Consume(context.Background(), consumetest.RecordAt(consumetest.NewKey(domain), exp)); err != nil {
 					b.Error(err)
 					return
 				}

@@ -1,7 +1,10 @@
 // Package consumetest is the conformance suite every Consumption store
 // passes (internal/consume): exactly one yes per Key among concurrent
-// callers and replicas, distinct Keys each consumed once, malformed Keys
-// rejected without echo, and a store that cannot answer never saying yes.
+// callers and replicas, distinct Keys each consumed once, malformed Records
+// rejected without echo, an expired Authorization refused whether or not it
+// was recorded, a store that cannot answer never saying yes, and (with a
+// real service in front, CheckTrickledConsume) no second yes for a request
+// that straddles a sweep.
 //
 // It is for tests only: only _test.go files may import it (depguard rule
 // no-testutil and TestNoProductionCodeImportsConsumetest). The checks
@@ -43,6 +46,26 @@ func NewKey(domain string) consume.Key {
 	return consume.Key{Domain: domain, Binding: hex.EncodeToString(b[:])}
 }
 
+// NewRecord returns a Record of a fresh random Key in domain, with a fresh
+// Authorization identity, expiring Expiry from now.
+func NewRecord(domain string) consume.Record {
+	return RecordOf(NewKey(domain))
+}
+
+// RecordOf returns the Record of k with a fresh Authorization identity,
+// expiring Expiry from now.
+func RecordOf(k consume.Key) consume.Record {
+	return consume.Record{Key: k, AuthorizationID: "authz-" + NewKey("x").Binding[:16], ExpiresAt: time.Now().Add(Expiry)}
+}
+
+// RecordAt returns the Record of k with a fresh Authorization identity,
+// expiring at exp.
+func RecordAt(k consume.Key, exp time.Time) consume.Record {
+	r := RecordOf(k)
+	r.ExpiresAt = exp
+	return r
+}
+
 // NewDomain returns a fresh random domain (a lowercase UUID-like token), so
 // checks sharing one backend never collide.
 func NewDomain() string {
@@ -57,21 +80,21 @@ func NewDomain() string {
 // CheckOnce consumes one fresh Key on stores[0], then again on every store:
 // the first call must return nil, every later one ErrConsumed.
 func CheckOnce(ctx context.Context, stores []consume.Store) error {
-	k := NewKey(NewDomain())
-	exp := time.Now().Add(Expiry)
-	if err := stores[0].Consume(ctx, k, exp); err != nil {
+	r := NewRecord(NewDomain())
+	if err := stores[0].Consume(ctx, r); err != nil {
 		return fmt.Errorf("first Consume: %w, want nil", err)
 	}
 	for i, s := range stores {
 		for range 2 {
-			if err := s.Consume(ctx, k, exp); !errors.Is(err, consume.ErrConsumed) {
+			if err := s.Consume(ctx, r); !errors.Is(err, consume.ErrConsumed) {
 				return fmt.Errorf("replica %d: later Consume: %v, want ErrConsumed", i, err)
 			}
 		}
 	}
 	// The same binding in another domain is another Consumption.
-	other := consume.Key{Domain: NewDomain(), Binding: k.Binding}
-	if err := stores[len(stores)-1].Consume(ctx, other, exp); err != nil {
+	other := r
+	other.Key.Domain = NewDomain()
+	if err := stores[len(stores)-1].Consume(ctx, other); err != nil {
 		return fmt.Errorf("same binding, other domain: %w, want nil", err)
 	}
 	return nil
@@ -81,15 +104,14 @@ func CheckOnce(ctx context.Context, stores []consume.Store) error {
 // stores (replicas sharing one backend), that consume one Key at once:
 // exactly one must get nil and every other ErrConsumed.
 func CheckOneKeyConcurrently(ctx context.Context, stores []consume.Store) error {
-	k := NewKey(NewDomain())
-	exp := time.Now().Add(Expiry)
+	r := NewRecord(NewDomain())
 	errs := make([]error, Goroutines)
 	var wg sync.WaitGroup
 	start := make(chan struct{})
 	for i := range Goroutines {
 		wg.Go(func() {
 			<-start
-			errs[i] = stores[i%len(stores)].Consume(ctx, k, exp)
+			errs[i] = stores[i%len(stores)].Consume(ctx, r)
 		})
 	}
 	close(start)
@@ -116,18 +138,17 @@ func CheckOneKeyConcurrently(ctx context.Context, stores []consume.Store) error 
 // second pass must return ErrConsumed for each.
 func CheckDistinctKeys(ctx context.Context, stores []consume.Store) error {
 	domain := NewDomain()
-	keys := make([]consume.Key, DistinctKeys)
+	keys := make([]consume.Record, DistinctKeys)
 	for i := range keys {
-		keys[i] = NewKey(domain)
+		keys[i] = NewRecord(domain)
 	}
-	exp := time.Now().Add(Expiry)
 	for pass, want := range []error{nil, consume.ErrConsumed} {
 		errs := make([]error, len(keys))
 		var wg sync.WaitGroup
 		for g := range Goroutines {
 			wg.Go(func() {
 				for i := g; i < len(keys); i += Goroutines {
-					errs[i] = stores[(i+pass)%len(stores)].Consume(ctx, keys[i], exp)
+					errs[i] = stores[(i+pass)%len(stores)].Consume(ctx, keys[i])
 				}
 			})
 		}
@@ -145,11 +166,12 @@ func CheckDistinctKeys(ctx context.Context, stores []consume.Store) error {
 // may contain it.
 const canary = "echo-canary"
 
-// CheckInvalidKeys sends malformed Keys: each must be rejected with a
-// *consume.KeyError (matching consume.ErrInvalidKey, neither sentinel), and
-// no message may quote the Key.
+// CheckInvalidKeys sends malformed Records: each must be rejected with a
+// *consume.KeyError (matching consume.ErrInvalidKey, no sentinel), and no
+// message may quote the Record.
 func CheckInvalidKeys(ctx context.Context, s consume.Store) error {
-	good := NewKey(NewDomain())
+	goodRecord := NewRecord(NewDomain())
+	good := goodRecord.Key
 	bad := map[string]consume.Key{
 		"empty domain":             {Domain: "", Binding: good.Binding},
 		"uppercase domain":         {Domain: "Echo-Canary", Binding: good.Binding},
@@ -164,24 +186,69 @@ func CheckInvalidKeys(ctx context.Context, s consume.Store) error {
 		"domain with a slash":      {Domain: canary + "/x", Binding: good.Binding},
 		"binding of 65 hex digits": {Domain: canary, Binding: good.Binding + "0"},
 	}
-	exp := time.Now().Add(Expiry)
+	records := map[string]consume.Record{
+		"no authorization identity":        {Key: good, ExpiresAt: goodRecord.ExpiresAt},
+		"uppercase authorization identity": {Key: good, AuthorizationID: "Echo-Canary", ExpiresAt: goodRecord.ExpiresAt},
+		"authorization identity over 64":   {Key: good, AuthorizationID: canary + strings.Repeat("a", 65-len(canary)), ExpiresAt: goodRecord.ExpiresAt},
+		"no expiry":                        {Key: good, AuthorizationID: goodRecord.AuthorizationID},
+	}
 	for name, k := range bad {
-		err := s.Consume(ctx, k, exp)
+		r := goodRecord
+		r.Key = k
+		records[name] = r
+	}
+	for name, r := range records {
+		err := s.Consume(ctx, r)
 		var ke *consume.KeyError
 		switch {
 		case err == nil:
 			return fmt.Errorf("%s: Consume returned nil", name)
 		case !errors.As(err, &ke) || !errors.Is(err, consume.ErrInvalidKey):
 			return fmt.Errorf("%s: Consume: %v, want a *consume.KeyError", name, err)
-		case errors.Is(err, consume.ErrConsumed) || errors.Is(err, consume.ErrUnavailable):
-			return fmt.Errorf("%s: a KeyError must match neither sentinel", name)
+		case errors.Is(err, consume.ErrConsumed) || errors.Is(err, consume.ErrUnavailable) || errors.Is(err, consume.ErrExpired):
+			return fmt.Errorf("%s: a KeyError must match no sentinel", name)
 		case strings.Contains(strings.ToLower(err.Error()), canary) || strings.Contains(err.Error(), good.Binding[8:40]):
 			return fmt.Errorf("%s: the error quotes the rejected key", name)
 		}
 	}
 	// A valid key was never consumed by the rejected attempts.
-	if err := s.Consume(ctx, good, exp); err != nil {
+	if err := s.Consume(ctx, goodRecord); err != nil {
 		return fmt.Errorf("valid key after rejected ones: %w, want nil", err)
+	}
+	return nil
+}
+
+// CheckExpired asserts that a store refuses an Authorization expired by
+// its clock (the real one: the stores under Run read time.Now) with
+// ErrExpired and records nothing: a Record whose expiry has passed, one
+// expiring exactly now, and one consumed before and since expired all get
+// ErrExpired on every replica, and the expired Key is still unrecorded
+// afterwards (consuming it with a later expiry succeeds once).
+func CheckExpired(ctx context.Context, stores []consume.Store) error {
+	past := NewRecord(NewDomain())
+	past.ExpiresAt = time.Now().Add(-time.Second)
+	for i, s := range stores {
+		if err := s.Consume(ctx, past); !errors.Is(err, consume.ErrExpired) {
+			return fmt.Errorf("replica %d: Consume of an expired Authorization: %v, want ErrExpired", i, err)
+		}
+	}
+	live := past
+	live.ExpiresAt = time.Now().Add(Expiry)
+	if err := stores[0].Consume(ctx, live); err != nil {
+		return fmt.Errorf("the refused Key with a later expiry: %w, want nil (the refusal recorded it)", err)
+	}
+	// A short-lived record expires while recorded: refused as expired,
+	// never consumed again.
+	short := NewRecord(NewDomain())
+	short.ExpiresAt = time.Now().Add(1500 * time.Millisecond)
+	if err := stores[0].Consume(ctx, short); err != nil {
+		return fmt.Errorf("short-lived record: %w, want nil", err)
+	}
+	time.Sleep(time.Until(short.ExpiresAt) + 10*time.Millisecond)
+	for i, s := range stores {
+		if err := s.Consume(ctx, short); !errors.Is(err, consume.ErrExpired) {
+			return fmt.Errorf("replica %d: Consume after expiry: %v, want ErrExpired", i, err)
+		}
 	}
 	return nil
 }
@@ -200,7 +267,7 @@ func CheckUnavailable(ctx context.Context, s consume.Store, consumed consume.Key
 		keys = append(keys, consumed)
 	}
 	for i, k := range keys {
-		if err := s.Consume(ctx, k, time.Now().Add(Expiry)); !errors.Is(err, consume.ErrUnavailable) {
+		if err := s.Consume(ctx, RecordOf(k)); !errors.Is(err, consume.ErrUnavailable) {
 			return fmt.Errorf("key %d: Consume: %v, want ErrUnavailable", i, err)
 		}
 	}
@@ -214,10 +281,11 @@ func CheckUnavailable(ctx context.Context, s consume.Store, consumed consume.Key
 func Run(t *testing.T, newStores func(t *testing.T) []consume.Store) {
 	t.Helper()
 	checks := map[string]func(context.Context, []consume.Store) error{
-		"one key is consumed once, then ErrConsumed on every replica":   CheckOnce,
-		"64 goroutines on one key get one nil and 63 ErrConsumed":       CheckOneKeyConcurrently,
-		"distinct keys from many goroutines are each consumed once":     CheckDistinctKeys,
-		"malformed keys reject with a KeyError that does not echo them": func(ctx context.Context, s []consume.Store) error { return CheckInvalidKeys(ctx, s[0]) },
+		"one key is consumed once, then ErrConsumed on every replica":      CheckOnce,
+		"64 goroutines on one key get one nil and 63 ErrConsumed":          CheckOneKeyConcurrently,
+		"distinct keys from many goroutines are each consumed once":        CheckDistinctKeys,
+		"malformed records reject with a KeyError that does not echo them": func(ctx context.Context, s []consume.Store) error { return CheckInvalidKeys(ctx, s[0]) },
+		"an expired authorization is refused and records nothing":          CheckExpired,
 		"a ready store says so": func(ctx context.Context, s []consume.Store) error {
 			for i, st := range s {
 				if err := st.Ready(ctx); err != nil {

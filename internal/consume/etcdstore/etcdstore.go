@@ -11,12 +11,20 @@
 // consume.ErrUnavailable: the client retries a transaction only when it was
 // never sent, so a yes is never given twice.
 //
+// etcd has no clock a transaction can compare with, so a Consume reads its
+// own clock immediately before the transaction and refuses an expired
+// Authorization (consume.ErrExpired) without sending it; records are kept
+// Options.Retention past their expiry, longer than the transaction may take
+// (Options.Timeout) plus the clock skew between replicas, so a transaction
+// that passed the check never finds the record of a consumed Authorization
+// gone.
+//
 // Records expire with their lease. Records whose expiresAt falls in the same
 // Options.LeaseBucket window share one lease whose TTL reaches Options.
-// LeaseMargin past the end of that window: every record lives at least until
-// its expiresAt and at most LeaseBucket + LeaseMargin longer, and the cluster
-// holds one lease per window instead of one per record. A lease is granted
-// once per window per Store (one extra round trip in each window).
+// Retention past the end of that window: every record lives at least until
+// its expiresAt plus Retention and at most LeaseBucket longer, and the
+// cluster holds one lease per window instead of one per record. A lease is
+// granted once per window per Store (one extra round trip in each window).
 package etcdstore
 
 import (
@@ -38,7 +46,6 @@ const (
 	DefaultPrefix      = "/toolgate/consumptions/"
 	DefaultTimeout     = 5 * time.Second
 	DefaultLeaseBucket = 10 * time.Second
-	DefaultLeaseMargin = 2 * time.Second
 )
 
 // Options configure Open. The zero value is the production configuration.
@@ -53,9 +60,11 @@ type Options struct {
 	// LeaseBucket is the width of the expiry windows that share one lease
 	// (a positive duration; 0 means DefaultLeaseBucket).
 	LeaseBucket time.Duration
-	// LeaseMargin is how far a lease's TTL reaches past its window's end
-	// (0 means DefaultLeaseMargin).
-	LeaseMargin time.Duration
+	// Retention is how far a lease's TTL reaches past its window's end, so
+	// how long past its expiry a record is kept at least; 0 means
+	// consume.DefaultRetention. Keep it at least consume.MaxClockSkew plus
+	// Timeout plus the service's request time.
+	Retention time.Duration
 }
 
 // Store is the etcd Consumption store. It is safe for concurrent use; every
@@ -100,8 +109,8 @@ func Open(cfg clientv3.Config, opts Options) (*Store, error) {
 	if opts.LeaseBucket <= 0 {
 		opts.LeaseBucket = DefaultLeaseBucket
 	}
-	if opts.LeaseMargin <= 0 {
-		opts.LeaseMargin = DefaultLeaseMargin
+	if opts.Retention <= 0 {
+		opts.Retention = consume.DefaultRetention
 	}
 	return &Store{cli: cli, opts: opts, leases: map[int64]*leaseEntry{}}, nil
 }
@@ -109,20 +118,24 @@ func Open(cfg clientv3.Config, opts Options) (*Store, error) {
 // Key returns the etcd key of k.
 func (s *Store) Key(k consume.Key) string { return s.opts.Prefix + k.Domain + "/" + k.Binding }
 
-// Consume records k with a lease reaching past expiresAt, unless k is
-// recorded already.
-func (s *Store) Consume(ctx context.Context, k consume.Key, expiresAt time.Time) error {
-	if err := k.Validate(); err != nil {
+// Consume records r with a lease reaching Retention past its expiry,
+// unless it is recorded already or expired by the clock read immediately
+// before the transaction.
+func (s *Store) Consume(ctx context.Context, r consume.Record) error {
+	if err := r.Validate(); err != nil {
 		return err
 	}
 	ctx, cancel := context.WithTimeout(ctx, s.opts.Timeout)
 	defer cancel()
-	key := s.Key(k)
-	value := strconv.FormatInt(expiresAt.Unix(), 10)
+	key := s.Key(r.Key)
+	value := strconv.FormatInt(r.ExpiresAt.Unix(), 10)
 	for attempt := 0; ; attempt++ {
-		window, lease, err := s.lease(ctx, expiresAt)
+		window, lease, err := s.lease(ctx, r.ExpiresAt)
 		if err != nil {
 			return consume.Unavailable("grant lease", err)
+		}
+		if r.Expired(s.opts.Clock()) {
+			return consume.ErrExpired
 		}
 		resp, err := s.cli.Txn(ctx).
 			If(clientv3.Compare(clientv3.CreateRevision(key), "=", 0)).
@@ -191,7 +204,7 @@ func (s *Store) lease(ctx context.Context, expiresAt time.Time) (int64, clientv3
 	}
 	s.mu.Unlock()
 	if !ok {
-		ttl := time.Unix(window, 0).Sub(now) + s.opts.LeaseMargin
+		ttl := time.Unix(window, 0).Sub(now) + s.opts.Retention
 		secs := max(int64((ttl+time.Second-1)/time.Second), 1)
 		resp, err := s.cli.Grant(ctx, secs)
 		if err == nil {

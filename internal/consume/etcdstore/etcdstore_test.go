@@ -11,6 +11,7 @@ import (
 	"github.com/toolgate/toolgate/internal/consume"
 	"github.com/toolgate/toolgate/internal/consume/consumetest"
 	"github.com/toolgate/toolgate/internal/consume/etcdstore"
+	"github.com/toolgate/toolgate/internal/testutil"
 )
 
 func open(t *testing.T, e *consumetest.Etcd, opts etcdstore.Options) *etcdstore.Store {
@@ -48,7 +49,7 @@ func TestStoppedServerFailsClosedAndRestartKeepsRecords(t *testing.T) {
 	s := open(t, e, etcdstore.Options{Timeout: time.Second})
 	ctx := context.Background()
 	k := consumetest.NewKey(consumetest.NewDomain())
-	if err := s.Consume(ctx, k, time.Now().Add(time.Hour)); err != nil {
+	if err := s.Consume(ctx, consumetest.RecordAt(k, time.Now().Add(time.Hour))); err != nil {
 		t.Fatal(err)
 	}
 
@@ -73,25 +74,25 @@ func TestStoppedServerFailsClosedAndRestartKeepsRecords(t *testing.T) {
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
-	if err := s.Consume(ctx, k, time.Now().Add(time.Hour)); !errors.Is(err, consume.ErrConsumed) {
+	if err := s.Consume(ctx, consumetest.RecordAt(k, time.Now().Add(time.Hour))); !errors.Is(err, consume.ErrConsumed) {
 		t.Fatalf("after restart: %v, want ErrConsumed", err)
 	}
-	if err := s.Consume(ctx, consumetest.NewKey(consumetest.NewDomain()), time.Now().Add(time.Hour)); err != nil {
+	if err := s.Consume(ctx, consumetest.RecordAt(consumetest.NewKey(consumetest.NewDomain()), time.Now().Add(time.Hour))); err != nil {
 		t.Fatalf("fresh key after restart: %v", err)
 	}
 }
 
-func TestRecordLivesUntilExpiryThenGoes(t *testing.T) {
+func TestRecordLivesForItsRetentionPastExpiryThenGoes(t *testing.T) {
 	t.Parallel()
 	e := consumetest.StartEtcd(t, consumetest.Assets(t))
 	const bucket, margin = time.Second, time.Second
-	s := open(t, e, etcdstore.Options{LeaseBucket: bucket, LeaseMargin: margin})
+	s := open(t, e, etcdstore.Options{LeaseBucket: bucket, Retention: margin})
 	cli := client(t, e)
 	ctx := context.Background()
 	k := consumetest.NewKey(consumetest.NewDomain())
 	now := time.Now()
 	exp := now.Add(3 * time.Second)
-	if err := s.Consume(ctx, k, exp); err != nil {
+	if err := s.Consume(ctx, consumetest.RecordAt(k, exp)); err != nil {
 		t.Fatal(err)
 	}
 	resp, err := cli.Get(ctx, s.Key(k))
@@ -102,18 +103,24 @@ func TestRecordLivesUntilExpiryThenGoes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// The lease reaches past expiresAt, by at most a window and the margin.
-	// (The upper bound allows for rounding up to whole seconds twice.)
-	lo, hi := time.Until(exp), time.Until(exp)+bucket+margin+2*time.Second
+	// The lease reaches the retention past expiresAt, and at most a window
+	// further. (The upper bound allows for rounding up to whole seconds
+	// twice.)
+	lo, hi := time.Until(exp)+margin, time.Until(exp)+bucket+margin+2*time.Second
 	if got := time.Duration(ttl.GrantedTTL) * time.Second; got < lo || got > hi {
 		t.Fatalf("granted TTL %v, want within [%v, %v]", got, lo, hi)
 	}
 	// Before expiresAt the record is held.
 	time.Sleep(time.Until(exp.Add(-time.Second)))
-	if err := s.Consume(ctx, k, exp); !errors.Is(err, consume.ErrConsumed) {
+	if err := s.Consume(ctx, consumetest.RecordAt(k, exp)); !errors.Is(err, consume.ErrConsumed) {
 		t.Fatalf("before expiresAt: %v, want ErrConsumed", err)
 	}
-	// After expiresAt it is removed promptly (etcd's lessor checks
+	// At expiresAt the store refuses it as expired, without a write.
+	time.Sleep(time.Until(exp))
+	if err := s.Consume(ctx, consumetest.RecordAt(k, exp)); !errors.Is(err, consume.ErrExpired) {
+		t.Fatalf("at expiresAt: %v, want ErrExpired", err)
+	}
+	// After the retention it is removed promptly (etcd's lessor checks
 	// expiry every 500 ms).
 	deadline := exp.Add(bucket + margin + 5*time.Second)
 	for {
@@ -122,8 +129,8 @@ func TestRecordLivesUntilExpiryThenGoes(t *testing.T) {
 			t.Fatal(err)
 		}
 		if len(resp.Kvs) == 0 {
-			if time.Now().Before(exp) {
-				t.Fatal("the record was removed before expiresAt")
+			if time.Now().Before(exp.Add(margin)) {
+				t.Fatal("the record was removed before expiresAt plus the retention")
 			}
 			break
 		}
@@ -142,7 +149,7 @@ func TestRevokedLeaseIsReplaced(t *testing.T) {
 	ctx := context.Background()
 	exp := time.Now().Add(time.Hour)
 	first := consumetest.NewKey(consumetest.NewDomain())
-	if err := s.Consume(ctx, first, exp); err != nil {
+	if err := s.Consume(ctx, consumetest.RecordAt(first, exp)); err != nil {
 		t.Fatal(err)
 	}
 	if got := s.Key(first); got != "/custom/"+first.Domain+"/"+first.Binding {
@@ -157,10 +164,44 @@ func TestRevokedLeaseIsReplaced(t *testing.T) {
 	}
 	// Same window, cached lease gone: the store grants a new one.
 	second := consumetest.NewKey(consumetest.NewDomain())
-	if err := s.Consume(ctx, second, exp); err != nil {
+	if err := s.Consume(ctx, consumetest.RecordAt(second, exp)); err != nil {
 		t.Fatalf("Consume after the lease was revoked: %v, want nil", err)
 	}
-	if err := s.Consume(ctx, second, exp); !errors.Is(err, consume.ErrConsumed) {
+	if err := s.Consume(ctx, consumetest.RecordAt(second, exp)); !errors.Is(err, consume.ErrConsumed) {
 		t.Fatalf("again: %v, want ErrConsumed", err)
+	}
+}
+
+// TestTrickledConsumeAcrossASweepIsRefused: issue 17, item 0 on etcd. The
+// sweep is the lease's own expiry on the etcd server, in real time: the
+// check consumes 2 s before expiry by the shared clock, so with 1 s
+// windows and 1 s retention the lease ends about 3 s later.
+func TestTrickledConsumeAcrossASweepIsRefused(t *testing.T) {
+	t.Parallel()
+	e := consumetest.StartEtcd(t, consumetest.Assets(t))
+	clock := consumetest.NewClock(time.Unix(0, 0))
+	prefix := "/trickle/" + consumetest.NewDomain() + "/"
+	s := open(t, e, etcdstore.Options{Prefix: prefix, Clock: clock.Now, LeaseBucket: time.Second, Retention: time.Second})
+	cli := client(t, e)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	sweep := func(ctx context.Context) error {
+		for {
+			resp, err := cli.Get(ctx, prefix, clientv3.WithPrefix(), clientv3.WithCountOnly())
+			if err != nil {
+				return err
+			}
+			if resp.Count == 0 {
+				return nil
+			}
+			select {
+			case <-ctx.Done():
+				return ctx.Err()
+			case <-time.After(100 * time.Millisecond):
+			}
+		}
+	}
+	if err := consumetest.CheckTrickledConsume(ctx, testutil.RepoRoot(t), t.TempDir(), s, clock, 2*time.Second, sweep); err != nil {
+		t.Fatal(err)
 	}
 }
