@@ -288,17 +288,41 @@ func (c *compiled) candidates(v *cView) ruleSet {
 }
 
 // evaluateCompiled resolves d.policy against in with the compiled form c.
-// It computes exactly what evaluate (the reference evaluator) computes:
-// TestCompiledEvaluatorMatchesReference and FuzzCompiledEvaluator compare
-// complete Decisions.
+// It takes the steps of evaluate (the reference evaluator), in the same
+// order and under the same names with the suffix Compiled, and computes
+// exactly what it computes: TestCompiledEvaluatorMatchesReference and
+// FuzzCompiledEvaluator compare complete Decisions.
 func (d *Decision) evaluateCompiled(c *compiled, in facts) {
 	var reqBuf [smallFacts]ident.Resource
 	var collBuf [smallFacts]evalinput.InfluenceCollectionFact
 	v := c.project(in, reqBuf[:], collBuf[:])
+	m := d.matchCompiled(c, &v)
+	reasons := d.resolveCompiled(m.indeterminate, m.effects)
+	if d.outcome != vocab.Deny {
+		if lost := d.constrainCompiled(c, &v, in, m.set); lost != 0 {
+			d.outcome, reasons = vocab.Deny, lost
+		}
+	}
+	d.collectCompiled(c, m.set, reasons)
+	d.limitCompiled()
+}
 
-	// A rule is indeterminate when the input activates one of its triggers
-	// (the union of the active triggers' rule sets) or lacks one of its
-	// boundaries (only the rules with boundaries are looked at).
+// cMatches is what matchCompiled finds: ruleMatches without the list (the
+// set, in identity order, is the list).
+type cMatches struct {
+	indeterminate bool
+	effects       [vocab.Allow + 1]bool
+	set           ruleSet
+}
+
+// matchCompiled is match (Section 21, "Every rule is evaluated") over the
+// compiled form. Every rule's result is decided, but not by walking every
+// tree: a rule is indeterminate when v activates one of its triggers (the
+// union of the active triggers' rule sets) or lacks one of its boundaries
+// (only the rules with boundaries are looked at), which Section 20 decides
+// before any tree walk; of the others, a rule the indexes rule out cannot
+// match, and the rest are walked two-valued.
+func (d *Decision) matchCompiled(c *compiled, v *cView) (m cMatches) {
 	var indeterminate ruleSet
 	for t := c.triggers & v.triggers; t != 0; t &= t - 1 {
 		indeterminate = indeterminate.or(c.byTrigger[bits.TrailingZeros32(t)])
@@ -310,105 +334,68 @@ func (d *Decision) evaluateCompiled(c *compiled, in facts) {
 			}
 		}
 	}
-	anyIndeterminate := indeterminate != (ruleSet{})
-	cand := c.candidates(&v)
+	m.indeterminate = indeterminate != (ruleSet{})
+	cand := c.candidates(v)
 	cand = ruleSet{cand[0] &^ indeterminate[0], cand[1] &^ indeterminate[1]}
-
-	var matched ruleSet
-	var effects [vocab.Allow + 1]bool
-	nMatched := 0
-	resAllowed, capsAllowed := ^uint64(0), ^uint32(0)
-	var reasons uint32
 	for w, word := range cand {
-		for word != 0 {
+		for ; word != 0; word &= word - 1 {
 			i := w<<6 | trailingZeros(word)
-			word &= word - 1
 			r := &c.rules[i]
-			if !c.eval(r.root, &v) {
-				continue
-			}
-			matched.add(i)
-			nMatched++
-			effects[r.rule.effect] = true
-			reasons |= bit(r.rule.reason)
-			if r.rule.effect != vocab.Deny {
-				capsAllowed &= r.rule.capabilities
-				resAllowed &= r.res
+			if c.eval(r.root, v) {
+				m.effects[r.rule.effect] = true
+				m.set.add(i)
 			}
 		}
 	}
-	var outcome uint32
+	return m
+}
+
+// resolveCompiled is resolve: it sets d.outcome by the Section 21
+// resolution (deny > requireConfirmation > allow, any indeterminate
+// condition first, deny by default) and returns its outcome reason.
+func (d *Decision) resolveCompiled(anyIndeterminate bool, effects [vocab.Allow + 1]bool) uint32 {
 	switch {
 	case anyIndeterminate:
-		d.outcome, outcome = vocab.Deny, bit(vocab.ReasonConditionIndeterminate)
+		d.outcome = vocab.Deny
+		return bit(vocab.ReasonConditionIndeterminate)
 	case effects[vocab.Deny]:
-		d.outcome, outcome = vocab.Deny, bit(vocab.ReasonDenyRuleMatched)
+		d.outcome = vocab.Deny
+		return bit(vocab.ReasonDenyRuleMatched)
 	case effects[vocab.RequireConfirmation]:
-		d.outcome, outcome = vocab.RequireConfirmation, bit(vocab.ReasonConfirmationRuleMatched)
+		d.outcome = vocab.RequireConfirmation
+		return bit(vocab.ReasonConfirmationRuleMatched)
 	case effects[vocab.Allow]:
-		d.outcome, outcome = vocab.Allow, bit(vocab.ReasonAllowRuleMatched)
+		d.outcome = vocab.Allow
+		return bit(vocab.ReasonAllowRuleMatched)
 	default:
-		d.outcome, outcome = vocab.Deny, bit(vocab.ReasonNoAllowRuleMatched)
-	}
-	if d.outcome != vocab.Deny {
-		if lost := d.constrainCompiled(&v, in, capsAllowed, resAllowed); lost != 0 {
-			d.outcome, outcome = vocab.Deny, lost
-		}
-	}
-	reasons |= outcome
-	if nMatched > MaxDecisionMatches {
-		d.capabilities, d.resources = 0, 0
-		d.deny(vocab.ReasonPolicyLimitExceeded)
-		return
-	}
-	d.matched = matched
-	var single []Obligation
-	var obligations []Obligation
-	for w, word := range matched {
-		for word != 0 {
-			i := w<<6 | trailingZeros(word)
-			word &= word - 1
-			r := c.rules[i].rule
-			if len(r.obligations) == 0 {
-				continue
-			}
-			switch {
-			case single == nil && obligations == nil:
-				single = r.obligations // sorted and unique already; never modified
-			case obligations == nil:
-				obligations = append(append(make([]Obligation, 0, len(single)+len(r.obligations)), single...), r.obligations...)
-			default:
-				obligations = append(obligations, r.obligations...)
-			}
-		}
-	}
-	if obligations != nil {
-		slices.SortFunc(obligations, compareObligations)
-		d.obligations = slices.CompactFunc(obligations, func(a, b Obligation) bool { return a.key == b.key })
-	} else {
-		d.obligations = single
-	}
-	d.reasons = reasons & reasonMask
-	if bits.OnesCount32(d.reasons) > MaxDecisionReasons || nMatched > MaxDecisionMatches || len(d.obligations) > MaxDecisionObligations {
-		d.capabilities, d.resources, d.matched, d.obligations = 0, 0, ruleSet{}, nil
-		d.deny(vocab.ReasonPolicyLimitExceeded)
+		d.outcome = vocab.Deny
+		return bit(vocab.ReasonNoAllowRuleMatched)
 	}
 }
 
-// constrainCompiled is constrain over masks: the requested scope,
-// intersected with the Host Authority and every matched non-deny rule's
-// constraint (capsAllowed, resAllowed). A non-deny outcome has at least one
-// matched non-deny rule, whose constraint has no bit 0, so a Resource the
-// policy never names never survives, as in constrain. Only whether every
+// constrainCompiled is constrain (Section 21 scope) over masks: the
+// requested scope, intersected with the Host Authority and every matched
+// non-deny rule's constraint. A non-deny outcome has at least one matched
+// non-deny rule, whose constraint has no bit 0, so a Resource the policy
+// never names never survives, as in constrain. Only whether every
 // requested member survives matters (the scope is then exactly the
 // request, else empty), so no surviving set is built.
-func (d *Decision) constrainCompiled(v *cView, in facts, capsAllowed uint32, resAllowed uint64) uint32 {
-	caps := v.requested & v.host & capsAllowed
+func (d *Decision) constrainCompiled(c *compiled, v *cView, in facts, matched ruleSet) uint32 {
+	caps, res := v.requested&v.host, ^uint64(0)
+	for w, word := range matched {
+		for ; word != 0; word &= word - 1 {
+			r := &c.rules[w<<6|trailingZeros(word)]
+			if r.rule.effect != vocab.Deny {
+				caps &= r.rule.capabilities
+				res &= r.res
+			}
+		}
+	}
 	var lost uint32
 	if caps != v.requested {
 		lost |= bit(vocab.ReasonCapabilityNotPermitted)
 	}
-	if v.reqRes&^(resAllowed&^1) != 0 || !withinHost(v.requestedList, in) {
+	if v.reqRes&^(res&^1) != 0 || !withinHost(v.requestedList, in) {
 		lost |= bit(vocab.ReasonResourceNotPermitted)
 	}
 	if lost == 0 {
@@ -420,6 +407,47 @@ func (d *Decision) constrainCompiled(v *cView, in facts, capsAllowed uint32, res
 		d.resources = uint32(v.reqRes >> 1)
 	}
 	return lost
+}
+
+// collectCompiled is collect (Section 21, Decision reasons, matched rules
+// and obligations) over the matched set. Each rule's obligations are
+// sorted and unique already, so a single rule's list is used as it is.
+func (d *Decision) collectCompiled(c *compiled, matched ruleSet, reasons uint32) {
+	var single []Obligation
+	var obligations []Obligation
+	for w, word := range matched {
+		for ; word != 0; word &= word - 1 {
+			r := c.rules[w<<6|trailingZeros(word)].rule
+			reasons |= bit(r.reason)
+			if len(r.obligations) == 0 {
+				continue
+			}
+			switch {
+			case single == nil && obligations == nil:
+				single = r.obligations // never modified
+			case obligations == nil:
+				obligations = append(append(make([]Obligation, 0, len(single)+len(r.obligations)), single...), r.obligations...)
+			default:
+				obligations = append(obligations, r.obligations...)
+			}
+		}
+	}
+	d.matched = matched
+	if obligations != nil {
+		slices.SortFunc(obligations, compareObligations)
+		d.obligations = slices.CompactFunc(obligations, func(a, b Obligation) bool { return a.key == b.key })
+	} else {
+		d.obligations = single
+	}
+	d.reasons = reasons & reasonMask
+}
+
+// limitCompiled is limit: the Decision aggregation limits of Section 21.
+func (d *Decision) limitCompiled() {
+	if bits.OnesCount32(d.reasons) > MaxDecisionReasons || d.matched.len() > MaxDecisionMatches || len(d.obligations) > MaxDecisionObligations {
+		d.capabilities, d.resources, d.matched, d.obligations = 0, 0, ruleSet{}, nil
+		d.deny(vocab.ReasonPolicyLimitExceeded)
+	}
 }
 
 // withinHost reports whether every member of rs is in the input's Host

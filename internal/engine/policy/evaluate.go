@@ -134,7 +134,7 @@ func evaluateWith(in facts, snap *Snapshot, sel Selection, decisionID string, re
 		d.evaluateCompiled(def.compiled, in)
 	default:
 		d.policy = def
-		d.evaluate(newView(in))
+		d.evaluate(in)
 	}
 	return d, nil
 }
@@ -145,64 +145,80 @@ func (d *Decision) deny(r vocab.Reason) {
 	d.reasons = bit(r) & reasonMask
 }
 
-// evaluate resolves d.policy against v: the reference evaluator.
-func (d *Decision) evaluate(v *view) {
-	var anyIndeterminate bool
-	var effects [vocab.Allow + 1]bool // matched effects
-	var matches []*Rule
-	var matchedSet ruleSet
-	// Combining rule (Section 21). Every rule is evaluated, in rule-identity
-	// order, with no short-circuit: no early match can hide a later deny or
-	// indeterminate condition, and every match contributes its reason,
-	// identity and obligations. Resolution afterwards is:
-	//   any indeterminate condition, in a rule of any effect -> deny;
-	//   otherwise any matched deny                           -> deny;
-	//   otherwise any matched requireConfirmation            -> requireConfirmation;
-	//   otherwise any matched allow                          -> allow;
-	//   otherwise                                            -> deny.
-	// deny > requireConfirmation > allow; the default is deny.
-	for i, r := range d.policy.rules {
-		switch r.condition.eval(v) {
-		case indeterminate:
-			anyIndeterminate = true
-		case matched:
-			effects[r.effect] = true
-			matches = append(matches, r)
-			matchedSet.add(i)
-		}
-	}
-	var reasons uint32
-	switch {
-	case anyIndeterminate:
-		d.outcome, reasons = vocab.Deny, bit(vocab.ReasonConditionIndeterminate)
-	case effects[vocab.Deny]:
-		d.outcome, reasons = vocab.Deny, bit(vocab.ReasonDenyRuleMatched)
-	case effects[vocab.RequireConfirmation]:
-		d.outcome, reasons = vocab.RequireConfirmation, bit(vocab.ReasonConfirmationRuleMatched)
-	case effects[vocab.Allow]:
-		d.outcome, reasons = vocab.Allow, bit(vocab.ReasonAllowRuleMatched)
-	default:
-		d.outcome, reasons = vocab.Deny, bit(vocab.ReasonNoAllowRuleMatched)
-	}
+// evaluate resolves d.policy against in: the reference evaluator, the
+// straightforward reading of Sections 20 and 21. Its steps are those of
+// Section 21 in order, one function each; evaluateCompiled takes the same
+// steps under the same names with the suffix Compiled, so the two read side
+// by side (and each step is kept independent code for the differential
+// test).
+func (d *Decision) evaluate(in facts) {
+	v := newView(in)
+	m := d.match(v)
+	reasons := d.resolve(m.indeterminate, m.effects)
 	if d.outcome != vocab.Deny {
-		if lost := d.constrain(v, matches); lost != 0 {
+		if lost := d.constrain(v, m.rules); lost != 0 {
 			d.outcome, reasons = vocab.Deny, lost
 		}
 	}
-	var obligations []Obligation
-	for _, r := range matches {
-		reasons |= bit(r.reason)
-		obligations = append(obligations, r.obligations...)
+	d.collect(m.rules, m.set, reasons)
+	d.limit()
+}
+
+// ruleMatches is what match finds: whether any rule is indeterminate, the
+// effects of the matched rules, and the matched rules (identity order) as a
+// list and as a set.
+type ruleMatches struct {
+	indeterminate bool
+	effects       [vocab.Allow + 1]bool
+	rules         []*Rule
+	set           ruleSet
+}
+
+// match evaluates every rule of d.policy against v, in rule-identity
+// order, with no short-circuit (Section 21, "Every rule is evaluated"): no
+// early match can hide a later deny or indeterminate condition, and every
+// match contributes its reason, identity and obligations.
+func (d *Decision) match(v *view) (m ruleMatches) {
+	for i, r := range d.policy.rules {
+		switch r.condition.eval(v) {
+		case indeterminate:
+			m.indeterminate = true
+		case matched:
+			m.effects[r.effect] = true
+			m.rules = append(m.rules, r)
+			m.set.add(i)
+		}
 	}
-	d.matched = matchedSet // rules are in identity order: unique and sorted
-	slices.SortFunc(obligations, compareObligations)
-	d.obligations = slices.CompactFunc(obligations, func(a, b Obligation) bool { return a.key == b.key })
-	d.reasons = reasons & reasonMask
-	if bits.OnesCount32(d.reasons) > MaxDecisionReasons || d.matched.len() > MaxDecisionMatches || len(d.obligations) > MaxDecisionObligations {
-		// Aggregation limit: deny with the policy-limit reason only, empty
-		// scope, no matched rules and no obligations.
-		d.capabilities, d.resources, d.matched, d.obligations = 0, 0, ruleSet{}, nil
-		d.deny(vocab.ReasonPolicyLimitExceeded)
+	return m
+}
+
+// resolve sets d.outcome by the Section 21 resolution and returns its
+// outcome reason:
+//
+//	any indeterminate condition, in a rule of any effect -> deny;
+//	otherwise any matched deny                           -> deny;
+//	otherwise any matched requireConfirmation            -> requireConfirmation;
+//	otherwise any matched allow                          -> allow;
+//	otherwise                                            -> deny.
+//
+// deny > requireConfirmation > allow; the default is deny.
+func (d *Decision) resolve(anyIndeterminate bool, effects [vocab.Allow + 1]bool) uint32 {
+	switch {
+	case anyIndeterminate:
+		d.outcome = vocab.Deny
+		return bit(vocab.ReasonConditionIndeterminate)
+	case effects[vocab.Deny]:
+		d.outcome = vocab.Deny
+		return bit(vocab.ReasonDenyRuleMatched)
+	case effects[vocab.RequireConfirmation]:
+		d.outcome = vocab.RequireConfirmation
+		return bit(vocab.ReasonConfirmationRuleMatched)
+	case effects[vocab.Allow]:
+		d.outcome = vocab.Allow
+		return bit(vocab.ReasonAllowRuleMatched)
+	default:
+		d.outcome = vocab.Deny
+		return bit(vocab.ReasonNoAllowRuleMatched)
 	}
 }
 
@@ -242,6 +258,35 @@ func (d *Decision) constrain(v *view, matches []*Rule) uint32 {
 		d.capabilities, d.resources = caps, resMask
 	}
 	return lost
+}
+
+// collect sets d's reasons, matched rules and obligations (Section 21,
+// "Decision reasons consist of the stable outcome reason plus the stable
+// reasons from all matched rules"): reasons (the outcome reason) and every
+// matched rule's reason, in Section 48 order; the matched identities,
+// unique and sorted because rules are in identity order; every matched
+// rule's obligations, deduplicated and in obligation order.
+func (d *Decision) collect(rules []*Rule, set ruleSet, reasons uint32) {
+	var obligations []Obligation
+	for _, r := range rules {
+		reasons |= bit(r.reason)
+		obligations = append(obligations, r.obligations...)
+	}
+	d.matched = set
+	slices.SortFunc(obligations, compareObligations)
+	d.obligations = slices.CompactFunc(obligations, func(a, b Obligation) bool { return a.key == b.key })
+	d.reasons = reasons & reasonMask
+}
+
+// limit applies the Decision aggregation limits (Section 21, "If a
+// Decision aggregation limit is exceeded"): past one, d is a deny with the
+// policy-limit reason only, empty scope, no matched rules and no
+// obligations.
+func (d *Decision) limit() {
+	if bits.OnesCount32(d.reasons) > MaxDecisionReasons || d.matched.len() > MaxDecisionMatches || len(d.obligations) > MaxDecisionObligations {
+		d.capabilities, d.resources, d.matched, d.obligations = 0, 0, ruleSet{}, nil
+		d.deny(vocab.ReasonPolicyLimitExceeded)
+	}
 }
 
 // scopeMask returns rs (ASCII order) as the set of its positions in table
