@@ -90,6 +90,12 @@ func Open(envelope string, lookup func(keyID string) (ed25519.PublicKey, bool)) 
 	if len(envelope) > MaxEnvelope {
 		return nil, ErrTooLarge
 	}
+	// Exactly one text form: encoding/base64 skips '\r' and '\n' while
+	// decoding, so without this check a line break inserted into the
+	// (unsigned) signature field, or appended to it, still opened.
+	if !textForm(envelope) {
+		return nil, ErrMalformed
+	}
 	// Exactly three fields: header '.' record '.' signature.
 	i := strings.IndexByte(envelope, '.')
 	j := i + 1 + strings.IndexByte(envelope[i+1:], '.')
@@ -124,4 +130,17 @@ func Open(envelope string, lookup func(keyID string) (ed25519.PublicKey, bool)) 
 		return nil, ErrMalformed
 	}
 	return record, nil
+}
+
+// textForm reports whether every octet of envelope is in the unpadded
+// base64url alphabet or is a field separator '.'.
+func textForm(envelope string) bool {
+	for i := 0; i < len(envelope); i++ {
+		switch c := envelope[i]; {
+		case 'A' <= c && c <= 'Z', 'a' <= c && c <= 'z', '0' <= c && c <= '9', c == '-', c == '_', c == '.':
+		default:
+			return false
+		}
+	}
+	return true
 }

@@ -100,3 +100,21 @@ func TestOpenRejects(t *testing.T) {
 		t.Error("a 31-octet seed was accepted")
 	}
 }
+
+// TestOpenAcceptsExactlyOneTextForm: an envelope has one text form. Every
+// octet inserted anywhere — a line break base64 decoders skip, a space, a
+// padding '=' — and every appended one rejects, in the signed fields and
+// in the signature alike.
+func TestOpenAcceptsExactlyOneTextForm(t *testing.T) {
+	t.Parallel()
+	k := key(t, 1)
+	env := k.Seal([]byte("record"))
+	for _, extra := range []string{"\r", "\n", "\r\n", " ", "\t", "=", "\x00"} {
+		for pos := 0; pos <= len(env); pos++ {
+			changed := env[:pos] + extra + env[pos:]
+			if _, err := artifact.Open(changed, lookupOf(k)); !errors.Is(err, artifact.ErrMalformed) {
+				t.Fatalf("%q inserted at %d of %d: Open = %v, want ErrMalformed", extra, pos, len(env), err)
+			}
+		}
+	}
+}
