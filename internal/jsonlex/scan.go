@@ -142,6 +142,12 @@ func String(s string, i int, buf []byte, lone Lone) (v string, end int, scratch 
 	if i < len(s) && s[i] == '"' {
 		return s[start:i], i + 1, buf, OK
 	}
+	// The decoded contents are never longer than the token: when buf is too
+	// small for it, size it once instead of growing it escape by escape. If
+	// the token does not scan, the loop below finds its first fault.
+	if end, f := skipFrom(s, i); f == OK && cap(buf) < end-1-start {
+		buf = make([]byte, 0, end-1-start)
+	}
 	buf = append(buf[:0], s[start:i]...)
 	for i < len(s) {
 		// Span stopped at a quote, a control character or a backslash.
@@ -179,8 +185,11 @@ func String(s string, i int, buf []byte, lone Lone) (v string, end int, scratch 
 // without decoding it, and returns the offset just past the closing quote
 // (or, with a Fault, where it was found). Every surrogate escape is
 // well-formed here: RFC 8259's grammar does not pair them.
-func SkipString(s string, i int) (end int, f Fault) {
-	for i = Span(s, i+1); i < len(s); i = Span(s, i) {
+func SkipString(s string, i int) (end int, f Fault) { return skipFrom(s, Span(s, i+1)) }
+
+// skipFrom is SkipString from s[i], inside the token.
+func skipFrom(s string, i int) (end int, f Fault) {
+	for ; i < len(s); i = Span(s, i) {
 		switch c := s[i]; {
 		case c == '"':
 			return i + 1, OK
