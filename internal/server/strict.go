@@ -53,9 +53,8 @@ func nullRejected(path string) error {
 }
 
 type scanner struct {
-	s   string
-	i   int
-	buf []byte // scratch for strings with escapes
+	s string
+	i int
 }
 
 func (d *scanner) ws() { d.i = jsonlex.SkipSpace(d.s, d.i) }
@@ -450,8 +449,10 @@ func (d *scanner) strSkip() error {
 // str reads one string (d.s[d.i] is '"') and returns its value; without
 // escapes it shares the body's memory.
 func (d *scanner) str() (string, error) {
-	v, end, buf, f := jsonlex.String(d.s, d.i, d.buf, jsonlex.ReplaceLone)
-	d.buf = buf
+	// Strings with escapes are rare and short in a request body: a scratch
+	// on the stack leaves the decoded string as their one allocation.
+	var scratch [64]byte
+	v, end, _, f := jsonlex.String(d.s, d.i, scratch[:0], jsonlex.ReplaceLone)
 	if f != jsonlex.OK {
 		return "", errSyntax
 	}
