@@ -9,6 +9,10 @@ import "github.com/toolgate/toolgate/internal/jsonlex"
 // escape or a non-hex digit is CodeInvalidEscape, and every other fault is
 // CodeSyntax. UTF-8 was already validated for the whole input.
 func (d *decoder) str() (string, error) {
+	if s, end, ok := jsonlex.Plain(d.src, d.pos); ok {
+		d.pos = end
+		return s, nil
+	}
 	s, end, buf, f := jsonlex.String(d.src, d.pos, d.buf, jsonlex.RejectLone)
 	d.buf = buf
 	switch f {

@@ -126,6 +126,19 @@ func hex4(s string) (rune, bool) {
 	return r, true
 }
 
+// Plain reads the string token whose opening quote is s[i] if it has no
+// escapes and no control characters: its contents, a substring of s, and
+// the offset just past the closing quote. Otherwise ok is false and the
+// token is String's. It is small enough to be inlined, so a reader's
+// common case costs no call.
+func Plain(s string, i int) (v string, end int, ok bool) {
+	j := Span(s, i+1)
+	if j < len(s) && s[j] == '"' {
+		return s[i+1 : j], j + 1, true
+	}
+	return "", 0, false
+}
+
 // String reads the string token whose opening quote is s[i]. It returns the
 // decoded contents and the offset just past the closing quote; on failure,
 // the Fault and its offset (see Fault) in end. Contents without escapes are
@@ -137,11 +150,11 @@ func hex4(s string) (rune, bool) {
 // UTF-8 is not checked: jsonexact and agent-safe validate the whole input
 // first, and the envelope decoder passes bytes on as encoding/json did.
 func String(s string, i int, buf []byte, lone Lone) (v string, end int, scratch []byte, f Fault) {
+	if v, end, ok := Plain(s, i); ok {
+		return v, end, buf, OK
+	}
 	start := i + 1
 	i = Span(s, start)
-	if i < len(s) && s[i] == '"' {
-		return s[start:i], i + 1, buf, OK
-	}
 	// The decoded contents are never longer than the token: when buf is too
 	// small for it, size it once instead of growing it escape by escape. If
 	// the token does not scan, the loop below finds its first fault.

@@ -449,6 +449,15 @@ func (d *scanner) strSkip() error {
 // str reads one string (d.s[d.i] is '"') and returns its value; without
 // escapes it shares the body's memory.
 func (d *scanner) str() (string, error) {
+	if v, end, ok := jsonlex.Plain(d.s, d.i); ok {
+		d.i = end
+		return v, nil
+	}
+	return d.escaped()
+}
+
+// escaped reads a string that Plain did not take.
+func (d *scanner) escaped() (string, error) {
 	// Strings with escapes are rare and short in a request body: a scratch
 	// on the stack leaves the decoded string as their one allocation.
 	var scratch [64]byte
