@@ -155,11 +155,14 @@ func String(s string, i int, buf []byte, lone Lone) (v string, end int, scratch 
 	}
 	start := i + 1
 	i = Span(s, start)
-	// The decoded contents are never longer than the token: when buf is too
-	// small for it, size it once instead of growing it escape by escape. If
-	// the token does not scan, the loop below finds its first fault.
-	if end, f := skipFrom(s, i); f == OK && cap(buf) < end-1-start {
-		buf = make([]byte, 0, end-1-start)
+	// Without a scratch, size one for the token (the decoded contents are
+	// never longer) instead of growing it escape by escape; that costs a
+	// validating pass, so a caller's scratch just grows as needed. If the
+	// token does not scan, the loop below finds its first fault.
+	if cap(buf) == 0 {
+		if end, f := skipFrom(s, i); f == OK {
+			buf = make([]byte, 0, end-1-start)
+		}
 	}
 	buf = append(buf[:0], s[start:i]...)
 	for i < len(s) {
