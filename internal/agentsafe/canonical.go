@@ -7,7 +7,8 @@ import (
 	"math"
 	"slices"
 	"unicode/utf16"
-	"unicode/utf8"
+
+	"github.com/toolgate/toolgate/internal/jsonlex"
 )
 
 // Canonical returns the agent-safe.intent/1 canonical JSON of v: the bytes
@@ -214,12 +215,11 @@ func arrayIndex(k []uint16) (uint32, bool) {
 	return uint32(n), true
 }
 
-const hexDigits = "0123456789abcdef"
-
 // str writes a string the way ES2019+ JSON.stringify (QuoteJSONString)
-// does: short escapes for \b \t \n \f \r " \\, \u00xx for other controls,
-// \udxxx for lone surrogates, everything else (including <, >, &, U+2028,
-// U+2029 and non-ASCII) verbatim as UTF-8.
+// does, which is jsonlex's Minimal quoting per code point: short escapes
+// for \b \t \n \f \r " \\, \u00xx for other controls, \udxxx for lone
+// surrogates, everything else (including <, >, &, U+2028, U+2029 and
+// non-ASCII) verbatim as UTF-8.
 func (w *writer) str(u []uint16) {
 	// Every code unit prints as at least one byte: skip hopeless strings
 	// instead of buffering them.
@@ -229,36 +229,12 @@ func (w *writer) str(u []uint16) {
 	}
 	b := append(w.buf, '"')
 	for i := 0; i < len(u); i++ {
-		c := u[i]
-		switch {
-		case c == '"':
-			b = append(b, '\\', '"')
-		case c == '\\':
-			b = append(b, '\\', '\\')
-		case c == '\b':
-			b = append(b, '\\', 'b')
-		case c == '\t':
-			b = append(b, '\\', 't')
-		case c == '\n':
-			b = append(b, '\\', 'n')
-		case c == '\f':
-			b = append(b, '\\', 'f')
-		case c == '\r':
-			b = append(b, '\\', 'r')
-		case c < 0x20:
-			b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
-		case c < utf8.RuneSelf:
-			b = append(b, byte(c))
-		case utf16.IsSurrogate(rune(c)):
-			if c < 0xdc00 && i+1 < len(u) && u[i+1] >= 0xdc00 && u[i+1] <= 0xdfff {
-				b = utf8.AppendRune(b, utf16.DecodeRune(rune(c), rune(u[i+1])))
-				i++
-				continue
-			}
-			b = append(b, '\\', 'u', hexDigits[c>>12], hexDigits[c>>8&0xf], hexDigits[c>>4&0xf], hexDigits[c&0xf])
-		default:
-			b = utf8.AppendRune(b, rune(c))
+		r := rune(u[i])
+		if utf16.IsSurrogate(r) && r < 0xdc00 && i+1 < len(u) && u[i+1] >= 0xdc00 && u[i+1] <= 0xdfff {
+			r = utf16.DecodeRune(r, rune(u[i+1]))
+			i++
 		}
+		b = jsonlex.AppendRune(b, r, jsonlex.Minimal)
 	}
 	w.buf = append(b, '"')
 }

@@ -7,7 +7,7 @@ import (
 	"unicode/utf16"
 	"unicode/utf8"
 
-	"github.com/toolgate/toolgate/internal/jsonerr"
+	"github.com/toolgate/toolgate/internal/jsonlex"
 )
 
 // Parse decodes one JSON text (RFC 8259, the grammar JSON.parse accepts)
@@ -20,12 +20,12 @@ import (
 func Parse(doc []byte) (Value, error) {
 	// Fail closed on bad bytes up front: Node would replace them with U+FFFD
 	// and hash something the sender did not write.
-	if !utf8.Valid(doc) {
-		return Value{}, errAt(CodeInvalidUTF8, jsonerr.FirstInvalidUTF8(doc))
+	if off, bad := jsonlex.InvalidUTF8(doc); bad {
+		return Value{}, errAt(CodeInvalidUTF8, off)
 	}
-	p := parser{data: doc}
+	p := parser{s: string(doc)}
 	p.skipSpace()
-	if p.pos == len(p.data) {
+	if p.pos == len(p.s) {
 		return Value{}, errAt(CodeEmpty, p.pos)
 	}
 	v, err := p.value(0)
@@ -33,28 +33,23 @@ func Parse(doc []byte) (Value, error) {
 		return Value{}, err
 	}
 	p.skipSpace()
-	if p.pos != len(p.data) {
+	if p.pos != len(p.s) {
 		return Value{}, errAt(CodeTrailingData, p.pos)
 	}
 	return v, nil
 }
 
+// parser reads one document. The tokens are jsonlex's; the profile is
+// JSON.parse's: any number the grammar allows (converted as JavaScript
+// does), strings as UTF-16 code units with lone surrogates kept, and every
+// fault CodeSyntax at the offset jsonlex reports.
 type parser struct {
-	data    []byte
+	s       string // the document
 	pos     int
 	entries int
 }
 
-func (p *parser) skipSpace() {
-	for p.pos < len(p.data) {
-		switch p.data[p.pos] {
-		case ' ', '\t', '\n', '\r':
-			p.pos++
-		default:
-			return
-		}
-	}
-}
+func (p *parser) skipSpace() { p.pos = jsonlex.SkipSpace(p.s, p.pos) }
 
 func (p *parser) syntax() error { return errAt(CodeSyntax, p.pos) }
 
@@ -74,10 +69,10 @@ func (p *parser) value(depth int) (Value, error) {
 	if depth > MaxDepth {
 		return Value{}, errAt(CodeTooDeep, p.pos)
 	}
-	if p.pos >= len(p.data) {
+	if p.pos >= len(p.s) {
 		return Value{}, p.syntax()
 	}
-	switch c := p.data[p.pos]; {
+	switch c := p.s[p.pos]; {
 	case c == '{':
 		return p.object(depth)
 	case c == '[':
@@ -98,7 +93,7 @@ func (p *parser) value(depth int) (Value, error) {
 }
 
 func (p *parser) literal(word string) bool {
-	if len(p.data)-p.pos >= len(word) && string(p.data[p.pos:p.pos+len(word)]) == word {
+	if jsonlex.Literal(p.s, p.pos, word) == len(word) {
 		p.pos += len(word)
 		return true
 	}
@@ -138,7 +133,7 @@ func (p *parser) object(depth int) (Value, error) {
 	}
 	var ms []member
 	for {
-		if p.pos >= len(p.data) || p.data[p.pos] != '"' {
+		if p.pos >= len(p.s) || p.s[p.pos] != '"' {
 			return Value{}, p.syntax()
 		}
 		off := p.pos
@@ -150,7 +145,7 @@ func (p *parser) object(depth int) (Value, error) {
 			return Value{}, errAt(CodeForbiddenKey, off)
 		}
 		p.skipSpace()
-		if p.pos >= len(p.data) || p.data[p.pos] != ':' {
+		if p.pos >= len(p.s) || p.s[p.pos] != ':' {
 			return Value{}, p.syntax()
 		}
 		p.pos++
@@ -187,7 +182,7 @@ func (p *parser) object(depth int) (Value, error) {
 func (p *parser) open(closing byte) (empty bool) {
 	p.pos++
 	p.skipSpace()
-	if p.pos < len(p.data) && p.data[p.pos] == closing {
+	if p.pos < len(p.s) && p.s[p.pos] == closing {
 		p.pos++
 		return true
 	}
@@ -199,10 +194,10 @@ func (p *parser) open(closing byte) (empty bool) {
 // a syntax error.
 func (p *parser) next(closing byte) (closed bool, err error) {
 	p.skipSpace()
-	if p.pos >= len(p.data) {
+	if p.pos >= len(p.s) {
 		return false, p.syntax()
 	}
-	switch p.data[p.pos] {
+	switch p.s[p.pos] {
 	case ',':
 		p.pos++
 		p.skipSpace()
@@ -219,155 +214,73 @@ func (p *parser) next(closing byte) (closed bool, err error) {
 // units. \u escapes become code units verbatim, so escaped pairs join and
 // lone surrogates survive, exactly as in JSON.parse.
 func (p *parser) str() ([]uint16, error) {
-	p.pos++ // '"'
-	start := p.pos
-	// Fast path: plain ASCII without escapes.
-	for p.pos < len(p.data) {
-		c := p.data[p.pos]
-		if c == '"' {
-			u := make([]uint16, p.pos-start)
-			for i, b := range p.data[start:p.pos] {
-				u[i] = uint16(b)
-			}
-			p.pos++
-			return u, nil
+	s := p.s
+	start := p.pos + 1
+	i := jsonlex.SpanPrintable(s, start)
+	if i < len(s) && s[i] == '"' {
+		// Printable ASCII without escapes: one code unit per byte.
+		u := make([]uint16, i-start)
+		for k := range u {
+			u[k] = uint16(s[start+k])
 		}
-		if c == '\\' || c < 0x20 || c >= utf8.RuneSelf {
-			break
-		}
-		p.pos++
+		p.pos = i + 1
+		return u, nil
 	}
-	u := make([]uint16, 0, p.pos-start+16)
-	for i := start; i < p.pos; i++ {
-		u = append(u, uint16(p.data[i]))
+	u := make([]uint16, 0, i-start+16)
+	for k := start; k < i; k++ {
+		u = append(u, uint16(s[k]))
 	}
-	for p.pos < len(p.data) {
-		c := p.data[p.pos]
+	for i < len(s) {
+		c := s[i]
 		switch {
 		case c == '"':
-			p.pos++
+			p.pos = i + 1
 			return u, nil
 		case c < 0x20:
+			p.pos = i
 			return nil, p.syntax() // raw control characters are not JSON
 		case c == '\\':
-			r, err := p.escape()
-			if err != nil {
-				return nil, err
+			r, n, f := jsonlex.Escape(s, i)
+			if f != jsonlex.OK {
+				// At the backslash, or at the end when nothing follows it.
+				p.pos = i
+				if f == jsonlex.Unterminated {
+					p.pos = len(s)
+				}
+				return nil, p.syntax()
 			}
-			u = append(u, r)
+			u = append(u, uint16(r))
+			i += n
 		case c < utf8.RuneSelf:
 			u = append(u, uint16(c))
-			p.pos++
+			i++
 		default:
-			r, n := utf8.DecodeRune(p.data[p.pos:]) // input already validated
+			r, n := utf8.DecodeRuneInString(s[i:]) // input already validated
 			u = utf16.AppendRune(u, r)
-			p.pos += n
+			i += n
 		}
 	}
+	p.pos = len(s)
 	return nil, p.syntax()
 }
 
-func (p *parser) escape() (uint16, error) {
-	if p.pos+1 >= len(p.data) {
-		p.pos = len(p.data)
-		return 0, p.syntax()
-	}
-	c := p.data[p.pos+1]
-	var r uint16
-	switch c {
-	case '"', '\\', '/':
-		r = uint16(c)
-	case 'b':
-		r = '\b'
-	case 'f':
-		r = '\f'
-	case 'n':
-		r = '\n'
-	case 'r':
-		r = '\r'
-	case 't':
-		r = '\t'
-	case 'u':
-		if p.pos+6 > len(p.data) {
-			return 0, p.syntax()
-		}
-		for _, h := range p.data[p.pos+2 : p.pos+6] {
-			d, ok := hexVal(h)
-			if !ok {
-				return 0, p.syntax()
-			}
-			r = r<<4 | d
-		}
-		p.pos += 6
-		return r, nil
-	default:
-		return 0, p.syntax()
-	}
-	p.pos += 2
-	return r, nil
-}
-
-func hexVal(h byte) (uint16, bool) {
-	switch {
-	case h >= '0' && h <= '9':
-		return uint16(h - '0'), true
-	case h >= 'a' && h <= 'f':
-		return uint16(h-'a') + 10, true
-	case h >= 'A' && h <= 'F':
-		return uint16(h-'A') + 10, true
-	}
-	return 0, false
-}
-
-// number scans -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)? and converts
-// it with correct rounding, which is what JSON.parse does.
+// number scans a number token (jsonlex.Number) and converts it with correct
+// rounding, which is what JSON.parse does. A digit after the token can only
+// follow a leading zero, which JSON.parse rejects there.
 func (p *parser) number() (Value, error) {
 	start := p.pos
-	d := p.data
-	if d[p.pos] == '-' {
-		p.pos++
-	}
-	switch {
-	case p.pos < len(d) && d[p.pos] == '0':
-		p.pos++
-		if p.pos < len(d) && isDigit(d[p.pos]) {
-			return Value{}, p.syntax() // leading zero
-		}
-	case p.pos < len(d) && d[p.pos] >= '1' && d[p.pos] <= '9':
-		p.skipDigits()
-	default:
+	n, ok := jsonlex.Number(p.s, start)
+	p.pos = n.End
+	if !ok || (n.End < len(p.s) && isDigit(p.s[n.End])) {
 		return Value{}, p.syntax()
-	}
-	if p.pos < len(d) && d[p.pos] == '.' {
-		p.pos++
-		if p.pos >= len(d) || !isDigit(d[p.pos]) {
-			return Value{}, p.syntax()
-		}
-		p.skipDigits()
-	}
-	if p.pos < len(d) && (d[p.pos] == 'e' || d[p.pos] == 'E') {
-		p.pos++
-		if p.pos < len(d) && (d[p.pos] == '+' || d[p.pos] == '-') {
-			p.pos++
-		}
-		if p.pos >= len(d) || !isDigit(d[p.pos]) {
-			return Value{}, p.syntax()
-		}
-		p.skipDigits()
 	}
 	// ParseFloat returns ±Inf with a range error on overflow and a correctly
 	// rounded 0 or subnormal on underflow, matching JS.
-	f, _ := strconv.ParseFloat(string(d[start:p.pos]), 64)
+	f, _ := strconv.ParseFloat(p.s[start:n.End], 64)
 	if math.IsInf(f, 0) {
 		return Value{}, errAt(CodeNonFiniteNumber, start)
 	}
 	return Number(f), nil
-}
-
-func (p *parser) skipDigits() {
-	for p.pos < len(p.data) && isDigit(p.data[p.pos]) {
-		p.pos++
-	}
 }
 
 func isDigit(c byte) bool { return c >= '0' && c <= '9' }

@@ -17,13 +17,15 @@ import (
 )
 
 // The engine is pure (docs/architecture.md, spec Section 7.7): standard library only,
-// plus the engine's own packages, the pure jsonexact decoder and its error shape (jsonerr), and none of
+// plus the engine's own packages, the pure jsonexact decoder, its error shape (jsonerr) and the JSON lexer
+// (jsonlex), and none of
 // the standard packages that reach the outside world or a clock.
 var (
 	allowedModulePrefixes = []string{
 		"github.com/toolgate/toolgate/internal/engine",
 		"github.com/toolgate/toolgate/internal/jsonexact",
 		"github.com/toolgate/toolgate/internal/jsonerr",
+		"github.com/toolgate/toolgate/internal/jsonlex",
 	}
 	forbiddenStd = []string{
 		"os", "os/exec", "os/signal", "net", "net/http", "net/netip", "net/url", "syscall",
@@ -33,12 +35,12 @@ var (
 )
 
 // TestEnginePurity parses every non-test Go file under internal/engine,
-// internal/jsonexact and internal/jsonerr and rejects imports outside the allow-list, and any use
+// internal/jsonexact, internal/jsonerr and internal/jsonlex and rejects imports outside the allow-list, and any use
 // of time.Now even through an alias.
 func TestEnginePurity(t *testing.T) {
 	t.Parallel()
 	root := testutil.RepoRoot(t)
-	for _, dir := range []string{"internal/engine", "internal/jsonexact", "internal/jsonerr"} {
+	for _, dir := range []string{"internal/engine", "internal/jsonexact", "internal/jsonerr", "internal/jsonlex"} {
 		err := filepath.WalkDir(filepath.Join(root, dir), func(path string, d os.DirEntry, err error) error {
 			if err != nil || d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
 				return err
@@ -139,7 +141,7 @@ func environmentPackage(dep string) bool {
 // hashOnlyDeps, and nothing else in the engine may reach them.
 func TestEngineHasNoTransitiveEnvironmentDependency(t *testing.T) {
 	t.Parallel()
-	g := depGraph(t, "./internal/engine/...", "./internal/jsonexact/...")
+	g := depGraph(t, "./internal/engine/...", "./internal/jsonexact/...", "./internal/jsonlex/...")
 	var roots []string
 	for p, imports := range g {
 		if !strings.HasPrefix(p, "github.com/toolgate/toolgate/") {
@@ -195,7 +197,7 @@ func TestPurityCheckRejectsForbiddenImports(t *testing.T) {
 			t.Errorf("importProblem(%q) accepted a forbidden import", p)
 		}
 	}
-	for _, p := range []string{"strings", "crypto/sha256", "github.com/toolgate/toolgate/internal/engine/fault", "github.com/toolgate/toolgate/internal/jsonexact"} {
+	for _, p := range []string{"strings", "crypto/sha256", "github.com/toolgate/toolgate/internal/engine/fault", "github.com/toolgate/toolgate/internal/jsonexact", "github.com/toolgate/toolgate/internal/jsonlex"} {
 		if r := importProblem(p); r != "" {
 			t.Errorf("importProblem(%q) = %q, want allowed", p, r)
 		}

@@ -6,10 +6,7 @@
 // with fixed text that never quotes the input.
 package jsonerr
 
-import (
-	"strconv"
-	"unicode/utf8"
-)
+import "strconv"
 
 // Reason is a codec's closed set of rejection codes.
 type Reason interface {
@@ -64,20 +61,6 @@ func At[R Reason](c R, off int) *Error[R] { return &Error[R]{Code: c, Offset: in
 // Sentinel returns the errors.Is target of c: no offset, matched by Code
 // alone, so a codec's ErrX and CodeX never disagree.
 func Sentinel[R Reason](c R) *Error[R] { return &Error[R]{Code: c, Offset: -1} }
-
-// FirstInvalidUTF8 returns the offset a codec reports for input that is not
-// valid UTF-8: that of the first byte not starting a valid sequence, or
-// len(b) when b is valid.
-func FirstInvalidUTF8(b []byte) int {
-	for i := 0; i < len(b); {
-		r, n := utf8.DecodeRune(b[i:])
-		if r == utf8.RuneError && n == 1 {
-			return i
-		}
-		i += n
-	}
-	return len(b)
-}
 
 // Text is the stable token and the fixed sentence of one reason. A codec
 // keeps a table of them indexed by its Code; index 0, the zero Code, is

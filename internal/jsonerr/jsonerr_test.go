@@ -84,18 +84,3 @@ func TestTableLookupRejectsOutsideTheSet(t *testing.T) {
 		}
 	}
 }
-
-func TestFirstInvalidUTF8(t *testing.T) {
-	t.Parallel()
-	for in, want := range map[string]int{
-		"":              0,
-		"abc":           3,
-		"é\xff":         2,
-		"a\xc3":         1, // truncated sequence
-		"\xed\xa0\x80x": 0, // encoded surrogate
-	} {
-		if got := jsonerr.FirstInvalidUTF8([]byte(in)); got != want {
-			t.Errorf("FirstInvalidUTF8(%q) = %d, want %d", in, got, want)
-		}
-	}
-}

@@ -2,9 +2,8 @@ package jsonexact
 
 import (
 	"sync"
-	"unicode/utf8"
 
-	"github.com/toolgate/toolgate/internal/jsonerr"
+	"github.com/toolgate/toolgate/internal/jsonlex"
 )
 
 // Default limits, selected by a zero Limits field.
@@ -89,8 +88,8 @@ func Decode(data []byte, lim Limits) (Value, error) {
 	if len(data) == 0 {
 		return Value{}, errAt(CodeEmpty, 0)
 	}
-	if !utf8.Valid(data) {
-		return Value{}, errAt(CodeInvalidUTF8, jsonerr.FirstInvalidUTF8(data))
+	if off, bad := jsonlex.InvalidUTF8(data); bad {
+		return Value{}, errAt(CodeInvalidUTF8, off)
 	}
 	d := decoder{data: data, src: string(data), maxDepth: maxDepth}
 	// The scratch stacks come from a pool and go back cleared: nothing of
@@ -295,36 +294,18 @@ func (d *decoder) pop() Value {
 	return Value{kind: kind, kids: kids}
 }
 
-func (d *decoder) skipWS() {
-	for d.pos < len(d.data) {
-		switch d.data[d.pos] {
-		case ' ', '\t', '\n', '\r':
-			d.pos++
-		default:
-			return
-		}
-	}
-}
+func (d *decoder) skipWS() { d.pos = jsonlex.SkipSpace(d.src, d.pos) }
 
 func isDigit(c byte) bool { return '0' <= c && c <= '9' }
 
-// isTokenByte reports bytes that would continue a number or literal token.
-// Such a byte right after a token makes the token malformed (CodeSyntax),
-// e.g. "0x1", "01", "1_000", "truex", rather than trailing data.
-func isTokenByte(c byte) bool {
-	return isDigit(c) || ('a' <= c && c <= 'z') || ('A' <= c && c <= 'Z') ||
-		c == '.' || c == '+' || c == '-' || c == '_'
-}
-
-// literal consumes the exact keyword lit at d.pos.
+// literal consumes the exact keyword lit at d.pos. A token byte right after
+// it ("truex") makes it malformed rather than trailing data.
 func (d *decoder) literal(lit string) error {
-	for i := 0; i < len(lit); i++ {
-		if d.pos+i >= len(d.data) || d.data[d.pos+i] != lit[i] {
-			return errAt(CodeSyntax, d.pos+i)
-		}
+	if n := jsonlex.Literal(d.src, d.pos, lit); n < len(lit) {
+		return errAt(CodeSyntax, d.pos+n)
 	}
 	d.pos += len(lit)
-	if d.pos < len(d.data) && isTokenByte(d.data[d.pos]) {
+	if d.pos < len(d.src) && jsonlex.TokenByte(d.src[d.pos]) {
 		return errAt(CodeSyntax, d.pos)
 	}
 	return nil

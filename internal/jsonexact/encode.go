@@ -1,12 +1,12 @@
 package jsonexact
 
-const hexDigits = "0123456789abcdef"
+import "github.com/toolgate/toolgate/internal/jsonlex"
 
 // AppendJSON appends the compact JSON encoding of v to dst and returns the
 // extended slice. Object members keep occurrence order, integers are written
 // as their exact literal, and strings escape only what RFC 8259 requires
-// (quote, backslash, controls), so the output decodes back to an Equal
-// Value. The zero Value encodes as null, which Decode rejects: an invalid
+// (quote, backslash, controls: jsonlex.Minimal), so the output decodes back
+// to an Equal Value. The zero Value encodes as null, which Decode rejects: an invalid
 // value can never round-trip into an accepted one.
 //
 // AppendJSON is not a canonical encoding; the protocol's canonical bytes
@@ -33,7 +33,7 @@ func (v Value) AppendJSON(dst []byte) []byte {
 				stack = append(stack, frame{kids: cur.kids, obj: cur.kind == Object})
 			}
 		case String:
-			dst = appendString(dst, cur.s)
+			dst = jsonlex.AppendString(dst, cur.s, jsonlex.Minimal)
 		case Integer:
 			dst = append(dst, cur.s...)
 		case Bool:
@@ -64,7 +64,7 @@ func (v Value) AppendJSON(dst []byte) []byte {
 			m := top.kids[top.i]
 			top.i++
 			if top.obj {
-				dst = appendString(dst, m.Name)
+				dst = jsonlex.AppendString(dst, m.Name, jsonlex.Minimal)
 				dst = append(dst, ':')
 			}
 			cur, next = m.Value, true
@@ -73,37 +73,4 @@ func (v Value) AppendJSON(dst []byte) []byte {
 			return dst
 		}
 	}
-}
-
-// appendString writes s as a JSON string. s is valid UTF-8 when it comes
-// from Decode, and non-ASCII bytes are copied unchanged.
-func appendString(dst []byte, s string) []byte {
-	dst = append(dst, '"')
-	start := 0
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c >= 0x20 && c != '"' && c != '\\' {
-			continue
-		}
-		dst = append(dst, s[start:i]...)
-		switch c {
-		case '"', '\\':
-			dst = append(dst, '\\', c)
-		case '\n':
-			dst = append(dst, '\\', 'n')
-		case '\r':
-			dst = append(dst, '\\', 'r')
-		case '\t':
-			dst = append(dst, '\\', 't')
-		case '\b':
-			dst = append(dst, '\\', 'b')
-		case '\f':
-			dst = append(dst, '\\', 'f')
-		default:
-			dst = append(dst, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
-		}
-		start = i + 1
-	}
-	dst = append(dst, s[start:]...)
-	return append(dst, '"')
 }

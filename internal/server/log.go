@@ -5,7 +5,8 @@ import (
 	"strconv"
 	"sync"
 	"sync/atomic"
-	"unicode/utf8"
+
+	"github.com/toolgate/toolgate/internal/jsonlex"
 )
 
 // Entry is one decision-log line. It holds identities, digests, outcomes
@@ -153,8 +154,8 @@ func (l *DecisionLog) Close() {
 }
 
 // appendJSON appends e as encoding/json would marshal it (field order,
-// omitempty, string escaping; TestEntryJSONIsEncodingJSON), without
-// reflection: one line per request.
+// omitempty, string escaping by jsonlex.HTMLSafe; TestEntryJSONIsEncodingJSON),
+// without reflection: one line per request.
 func (e *Entry) appendJSON(b []byte) []byte {
 	b = append(b, `{"time":`...)
 	b = strconv.AppendInt(b, e.Time, 10)
@@ -181,7 +182,7 @@ func appendField(b []byte, name, v string, omitEmpty bool) []byte {
 	b = append(b, ',', '"')
 	b = append(b, name...)
 	b = append(b, '"', ':')
-	return appendString(b, v)
+	return jsonlex.AppendString(b, v, jsonlex.HTMLSafe)
 }
 
 func appendList(b []byte, name string, v []string) []byte {
@@ -195,52 +196,7 @@ func appendList(b []byte, name string, v []string) []byte {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = appendString(b, s)
+		b = jsonlex.AppendString(b, s, jsonlex.HTMLSafe)
 	}
 	return append(b, ']')
-}
-
-// appendString quotes s as encoding/json does with HTML escaping: short
-// escapes for quote, backslash and \b \f \n \r \t, \u00XX for other
-// control characters and <, >, &, \ufffd for invalid UTF-8, \u2028 and
-// \u2029 escaped.
-func appendString(b []byte, s string) []byte {
-	const hex = "0123456789abcdef"
-	b = append(b, '"')
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			switch {
-			case c == '"' || c == '\\':
-				b = append(b, '\\', c)
-			case c == '\b':
-				b = append(b, '\\', 'b')
-			case c == '\f':
-				b = append(b, '\\', 'f')
-			case c == '\n':
-				b = append(b, '\\', 'n')
-			case c == '\r':
-				b = append(b, '\\', 'r')
-			case c == '\t':
-				b = append(b, '\\', 't')
-			case c < 0x20 || c == '<' || c == '>' || c == '&':
-				b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
-			default:
-				b = append(b, c)
-			}
-			i++
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == utf8.RuneError && size == 1:
-			b = append(b, `\ufffd`...)
-		case r == '\u2028' || r == '\u2029':
-			b = append(b, '\\', 'u', '2', '0', '2', hex[r&0xf])
-		default:
-			b = append(b, s[i:i+size]...)
-		}
-		i += size
-	}
-	return append(b, '"')
 }

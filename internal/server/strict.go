@@ -3,10 +3,9 @@ package server
 import (
 	"encoding/json"
 	"strconv"
-	"unicode/utf16"
-	"unicode/utf8"
 
 	"github.com/toolgate/toolgate/internal/engine/fault"
+	"github.com/toolgate/toolgate/internal/jsonlex"
 )
 
 // The strict single-pass decoder of request bodies. It reads the body once,
@@ -21,10 +20,14 @@ import (
 // bindings) are only checked to be valid JSON and passed on byte for byte
 // to their own stricter parsers.
 //
-// It scans a string so that decoded strings share the body's memory: one
-// copy of the body, no allocation per string member without escapes.
+// The tokens (white space, strings, numbers) are scanned by jsonlex, the
+// lexer of every JSON reader in the module; this file is the envelope's
+// profile on top of it: every fault is errSyntax (malformed at body), a
+// lone surrogate escape decodes to U+FFFD and bytes pass unchecked, as with
+// encoding/json. Decoded strings without escapes share the body's memory:
+// one copy of the body, no allocation per string member without escapes.
 //
-// What is hand-written here is the scanning, shared by every wire type.
+// What is hand-written here is the walk, shared by every wire type.
 // Which member of which wire type goes where (the names lists, a decoding
 // method per type, decodeAuthorize and decodeValidate) is generated from
 // client/types.go into zz_generated.strict.go by hack/strictgen: make
@@ -54,16 +57,7 @@ type scanner struct {
 	i int
 }
 
-func (d *scanner) ws() {
-	for d.i < len(d.s) {
-		switch d.s[d.i] {
-		case ' ', '\t', '\n', '\r':
-			d.i++
-		default:
-			return
-		}
-	}
-}
+func (d *scanner) ws() { d.i = jsonlex.SkipSpace(d.s, d.i) }
 
 // peek returns the next non-space byte, or 0 at the end (a NUL byte in
 // the body is also 0 here: test for the end with atEnd).
@@ -239,7 +233,7 @@ func validStream(s string) bool {
 }
 
 func (d *scanner) literal(lit string) bool {
-	if len(d.s)-d.i >= len(lit) && d.s[d.i:d.i+len(lit)] == lit {
+	if jsonlex.Literal(d.s, d.i, lit) == len(lit) {
 		d.i += len(lit)
 		return true
 	}
@@ -435,165 +429,42 @@ func (d *scanner) key() error {
 
 // number passes one JSON number, reporting whether it is well formed.
 func (d *scanner) number() bool {
-	s, i := d.s, d.i
-	if i < len(s) && s[i] == '-' {
-		i++
+	n, ok := jsonlex.Number(d.s, d.i)
+	if ok {
+		d.i = n.End
 	}
-	switch {
-	case i < len(s) && s[i] == '0':
-		i++
-	case i < len(s) && s[i] >= '1' && s[i] <= '9':
-		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
-			i++
-		}
-	default:
-		return false
-	}
-	if i < len(s) && s[i] == '.' {
-		i++
-		if i >= len(s) || s[i] < '0' || s[i] > '9' {
-			return false
-		}
-		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
-			i++
-		}
-	}
-	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
-		i++
-		if i < len(s) && (s[i] == '+' || s[i] == '-') {
-			i++
-		}
-		if i >= len(s) || s[i] < '0' || s[i] > '9' {
-			return false
-		}
-		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
-			i++
-		}
-	}
-	d.i = i
-	return true
+	return ok
 }
 
-// strSkip validates and passes one string.
+// strSkip validates and passes one string (d.s[d.i] is '"').
 func (d *scanner) strSkip() error {
-	_, _, err := d.strSpan()
-	return err
-}
-
-// strSpan passes one string (d.s[d.i] is '"') and returns the span of its
-// content and whether it holds escapes.
-func (d *scanner) strSpan() (end int, escaped bool, err error) {
-	s := d.s
-	i := d.i + 1
-	for i < len(s) {
-		c := s[i]
-		switch {
-		case c == '"':
-			d.i = i + 1
-			return i, escaped, nil
-		case c < 0x20:
-			return 0, false, errSyntax
-		case c == '\\':
-			escaped = true
-			if i+1 >= len(s) {
-				return 0, false, errSyntax
-			}
-			switch s[i+1] {
-			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
-				i += 2
-			case 'u':
-				if i+6 > len(s) {
-					return 0, false, errSyntax
-				}
-				if _, ok := hex4(s[i+2 : i+6]); !ok {
-					return 0, false, errSyntax
-				}
-				i += 6
-			default:
-				return 0, false, errSyntax
-			}
-		default:
-			i++
-		}
+	end, f := jsonlex.SkipString(d.s, d.i)
+	if f != jsonlex.OK {
+		return errSyntax
 	}
-	return 0, false, errSyntax
+	d.i = end
+	return nil
 }
 
 // str reads one string (d.s[d.i] is '"') and returns its value; without
 // escapes it shares the body's memory.
 func (d *scanner) str() (string, error) {
-	start := d.i + 1
-	end, escaped, err := d.strSpan()
-	if err != nil {
-		return "", err
+	if v, end, ok := jsonlex.Plain(d.s, d.i); ok {
+		d.i = end
+		return v, nil
 	}
-	if !escaped {
-		return d.s[start:end], nil
-	}
-	return unescape(d.s[start:end]), nil
+	return d.escaped()
 }
 
-func hex4(s string) (rune, bool) {
-	var r rune
-	for i := range 4 {
-		c := s[i]
-		switch {
-		case c >= '0' && c <= '9':
-			c -= '0'
-		case c >= 'a' && c <= 'f':
-			c = c - 'a' + 10
-		case c >= 'A' && c <= 'F':
-			c = c - 'A' + 10
-		default:
-			return 0, false
-		}
-		r = r*16 + rune(c)
+// escaped reads a string that Plain did not take.
+func (d *scanner) escaped() (string, error) {
+	// Strings with escapes are rare and short in a request body: a scratch
+	// on the stack leaves the decoded string as their one allocation.
+	var scratch [64]byte
+	v, end, _, f := jsonlex.String(d.s, d.i, scratch[:0], jsonlex.ReplaceLone)
+	if f != jsonlex.OK {
+		return "", errSyntax
 	}
-	return r, true
-}
-
-// unescape decodes the content of a valid string with escapes as
-// encoding/json does: a lone surrogate becomes U+FFFD.
-func unescape(s string) string {
-	b := make([]byte, 0, len(s))
-	for i := 0; i < len(s); {
-		if s[i] != '\\' {
-			b = append(b, s[i])
-			i++
-			continue
-		}
-		switch c := s[i+1]; c {
-		case 'b':
-			b = append(b, '\b')
-		case 'f':
-			b = append(b, '\f')
-		case 'n':
-			b = append(b, '\n')
-		case 'r':
-			b = append(b, '\r')
-		case 't':
-			b = append(b, '\t')
-		case 'u':
-			r, _ := hex4(s[i+2 : i+6])
-			i += 6
-			if utf16.IsSurrogate(r) {
-				if i+6 <= len(s) && s[i] == '\\' && s[i+1] == 'u' {
-					if r2, ok := hex4(s[i+2 : i+6]); ok {
-						if dec := utf16.DecodeRune(r, r2); dec != utf8.RuneError {
-							b = utf8.AppendRune(b, dec)
-							i += 6
-							continue
-						}
-					}
-				}
-				r = utf8.RuneError
-			}
-			b = utf8.AppendRune(b, r)
-			continue
-		default: // '"', '\\', '/'
-			b = append(b, c)
-		}
-		i += 2
-	}
-	return string(b)
+	d.i = end
+	return v, nil
 }

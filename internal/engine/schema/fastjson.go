@@ -8,6 +8,7 @@ import (
 	"github.com/toolgate/toolgate/internal/engine/ident"
 	"github.com/toolgate/toolgate/internal/engine/value"
 	"github.com/toolgate/toolgate/internal/engine/vocab"
+	"github.com/toolgate/toolgate/internal/jsonlex"
 )
 
 // ValidateJSON decodes raw argument text and validates it against s in one
@@ -77,16 +78,7 @@ type fastJSON struct {
 	fieldsHigh, elemsHigh int
 }
 
-func (p *fastJSON) skipWS() {
-	for p.pos < len(p.data) {
-		switch p.data[p.pos] {
-		case ' ', '\t', '\n', '\r':
-			p.pos++
-		default:
-			return
-		}
-	}
-}
+func (p *fastJSON) skipWS() { p.pos = jsonlex.SkipSpace(p.src, p.pos) }
 
 // next skips whitespace and consumes the following octet, or reports
 // false at the end of the input.
@@ -101,55 +93,37 @@ func (p *fastJSON) next() (byte, bool) {
 }
 
 // str reads a string token whose opening quote was consumed. Only printable
-// ASCII other than the backslash is taken: such a token means exactly its
-// octets, which is what jsonexact decodes it to. Anything else (escapes,
-// control octets, DEL, non-ASCII, no closing quote) is left to the
-// reference path.
+// ASCII other than the backslash is taken (jsonlex.SpanPrintable): such a
+// token means exactly its octets, which is what jsonexact decodes it to.
+// Anything else (escapes, control octets, DEL, non-ASCII, no closing quote)
+// is left to the reference path.
 func (p *fastJSON) str() (string, bool) {
 	start := p.pos
-	for i := start; i < len(p.data); i++ {
-		c := p.data[i]
-		if c == '"' {
-			p.pos = i + 1
-			return p.src[start:i], true
-		}
-		if c == '\\' || c < 0x20 || c > 0x7e {
-			return "", false
-		}
+	i := jsonlex.SpanPrintable(p.src, start)
+	if i == len(p.src) || p.src[i] != '"' {
+		return "", false
 	}
-	return "", false
+	p.pos = i + 1
+	return p.src[start:i], true
 }
 
 // tokenEnds reports whether the octet after a number or literal ends it:
-// jsonexact rejects a token continued by one of these (isTokenByte).
+// jsonexact rejects a token continued by one of these (jsonlex.TokenByte).
 func (p *fastJSON) tokenEnds() bool {
-	if p.pos == len(p.data) {
-		return true
-	}
-	switch c := p.data[p.pos]; {
-	case '0' <= c && c <= '9', 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', c == '.', c == '+', c == '-', c == '_':
-		return false
-	}
-	return true
+	return p.pos == len(p.src) || !jsonlex.TokenByte(p.src[p.pos])
 }
 
 // integer reads a canonical integer literal whose first octet is at pos:
-// an optional minus, then 0 or a digit string without a leading zero, not
-// -0 and not followed by a fraction, exponent or other token octet.
+// a jsonlex number token without fraction or exponent, not -0 and not
+// followed by another token octet (which also rules out a leading zero).
 func (p *fastJSON) integer() (string, bool) {
-	start, i := p.pos, p.pos
-	if i < len(p.data) && p.data[i] == '-' {
-		i++
-	}
-	digits := i
-	for i < len(p.data) && '0' <= p.data[i] && p.data[i] <= '9' {
-		i++
-	}
-	if i == digits || (p.data[digits] == '0' && i-digits > 1) {
+	start := p.pos
+	n, ok := jsonlex.Number(p.src, start)
+	if !ok || n.End != n.IntEnd {
 		return "", false
 	}
-	p.pos = i
-	lit := p.src[start:i]
+	p.pos = n.End
+	lit := p.src[start:n.End]
 	if lit == "-0" || !p.tokenEnds() {
 		return "", false
 	}
@@ -158,7 +132,7 @@ func (p *fastJSON) integer() (string, bool) {
 
 // literal consumes the keyword lit at pos.
 func (p *fastJSON) literal(lit string) bool {
-	if !strings.HasPrefix(p.src[p.pos:], lit) {
+	if jsonlex.Literal(p.src, p.pos, lit) < len(lit) {
 		return false
 	}
 	p.pos += len(lit)
