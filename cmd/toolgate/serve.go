@@ -18,6 +18,7 @@ import (
 
 	"github.com/toolgate/toolgate/internal/consume/boltstore"
 	"github.com/toolgate/toolgate/internal/server"
+	"github.com/toolgate/toolgate/internal/serving"
 	"github.com/toolgate/toolgate/internal/standalone"
 )
 
@@ -72,7 +73,7 @@ func serveContext(ctx context.Context, args []string, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	var set server.StaticDomains
+	var set serving.StaticDomains
 	if err := set.Replace(domains...); err != nil {
 		return err
 	}

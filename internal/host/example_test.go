@@ -91,8 +91,10 @@ func ExampleHost_Rebuild() {
 	a, err := replica.Rebuild(record)
 	fmt.Println(err, a.Binding().Digest() == res.Authorization.Binding().Digest())
 
-	tampered := bytes.Replace(res.Portable, []byte("authz-1"), []byte("authz-2"), 1) // the authorization identity
-	record, _ = artifact.Open(key.Seal(tampered), lookup) // signed, but not what was issued
+	// The authorization identity changed, and signed: authentic bytes that
+	// are not what was issued.
+	tampered := bytes.Replace(res.Portable, []byte("authz-1"), []byte("authz-2"), 1)
+	record, _ = artifact.Open(key.Seal(tampered), lookup)
 	_, err = replica.Rebuild(record)
 	fmt.Println(err)
 	// Output:
