@@ -4,6 +4,7 @@ import (
 	"github.com/toolgate/toolgate/internal/engine/assessment"
 	"github.com/toolgate/toolgate/internal/engine/fault"
 	"github.com/toolgate/toolgate/internal/engine/request"
+	"github.com/toolgate/toolgate/internal/engine/vocab"
 )
 
 // Canonicalize plays this Host for one Proposal, to show its Canonical
@@ -13,11 +14,14 @@ import (
 // the Proposal under the Host's limits — the same steps Authorize takes
 // before any fact is attested.
 //
-// No role is checked: the result is for reading. The assessment it makes
-// lives in this Host's boundary, and nothing Authorize or Validate accepts
-// is built from a Canonicalize result (each builds its own), so it grants
-// nothing.
-func (h *Host) Canonicalize(sel RegistrySelection, p Proposal, assessmentID string) (*CanonicalRequest, error) {
+// The caller must hold intentCaptureAuthority, the role that supplies an
+// assessment to Authorize (fault.Unauthorized at "caller"). The result is
+// for reading: nothing Authorize or Validate accepts is built from it (each
+// builds its own), so it grants nothing.
+func (h *Host) Canonicalize(caller Caller, sel RegistrySelection, p Proposal, assessmentID string) (*CanonicalRequest, error) {
+	if _, err := h.role(caller, vocab.IntentCaptureAuthority, "caller"); err != nil {
+		return nil, err
+	}
 	reg, err := h.Registry(sel.SnapshotID, sel.Generation)
 	if err != nil {
 		return nil, fault.Within("registry", err)

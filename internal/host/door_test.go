@@ -103,12 +103,13 @@ func TestValidateForConsumption_BoundIntentNeedsTheBinding(t *testing.T) {
 
 // TestCanonicalize_IsAuthorizesRequestStep: the Canonical Request the CLI
 // shows is the one Authorize builds from the same Proposal, against only a
-// registry generation the Host holds.
+// registry generation the Host holds, for a caller that may supply an
+// assessment.
 func TestCanonicalize_IsAuthorizesRequestStep(t *testing.T) {
 	t.Parallel()
 	h := newPaymentsHost()
 	r := payment()
-	got, err := h.Canonicalize(r.Registry, r.Proposal, r.Facts.Assessment.AssessmentID)
+	got, err := h.Canonicalize(runtime, r.Registry, r.Proposal, r.Facts.Assessment.AssessmentID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -123,11 +124,13 @@ func TestCanonicalize_IsAuthorizesRequestStep(t *testing.T) {
 	if !want.Digest().Equal(got.Digest()) {
 		t.Error("the request digests differ")
 	}
-	_, err = h.Canonicalize(host.RegistrySelection{SnapshotID: "primary-registry", Generation: "2"}, r.Proposal, "a-1")
+	_, err = h.Canonicalize(runtime, host.RegistrySelection{SnapshotID: "primary-registry", Generation: "2"}, r.Proposal, "a-1")
 	testutil.CheckFault(t, err, fault.ErrNotFound, "registry")
+	_, err = h.Canonicalize(executor, r.Registry, r.Proposal, "a-1")
+	testutil.CheckFault(t, err, fault.ErrUnauthorized, "caller")
 	p := r.Proposal
 	p.Arguments = []byte(`{"amount":"12500"}`)
-	if _, err := h.Canonicalize(r.Registry, p, "a-1"); err == nil {
+	if _, err := h.Canonicalize(runtime, r.Registry, p, "a-1"); err == nil {
 		t.Error("arguments the schema rejects canonicalized")
 	}
 }
