@@ -14,6 +14,7 @@ import (
 	"github.com/toolgate/toolgate/client"
 	"github.com/toolgate/toolgate/internal/consume/boltstore"
 	"github.com/toolgate/toolgate/internal/server"
+	"github.com/toolgate/toolgate/internal/serving"
 	"github.com/toolgate/toolgate/internal/standalone"
 	"github.com/toolgate/toolgate/internal/testutil"
 )
@@ -29,7 +30,7 @@ func TestClientAgainstTheService(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var set server.StaticDomains
+	var set serving.StaticDomains
 	if err := set.Replace(domains...); err != nil {
 		t.Fatal(err)
 	}

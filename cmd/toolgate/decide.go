@@ -12,7 +12,6 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/toolgate/toolgate/client"
-	"github.com/toolgate/toolgate/internal/engine/policy"
 	"github.com/toolgate/toolgate/internal/host"
 	"github.com/toolgate/toolgate/internal/manifest"
 	"github.com/toolgate/toolgate/internal/server"
@@ -130,7 +129,7 @@ func printDecision(out io.Writer, res *host.Result) {
 	}
 }
 
-func obligationText(o policy.Obligation) string {
+func obligationText(o host.Obligation) string {
 	switch {
 	case o.Seconds() != 0:
 		return fmt.Sprintf("%s %d s", o.Kind(), o.Seconds())

@@ -42,7 +42,7 @@ func verbs() []verb {
 		{"intent digest", "< binding.json",
 			"print the agent-safe.intent/1 canonical JSON and digest of stdin",
 			intentDigest},
-		{"serve", "--standalone --manifests PATH --state DIR [--listen ADDR] [--tokens FILE] [--tls-cert F --tls-key F]",
+		{"serve", "--manifests PATH --state DIR [--listen ADDR] [--tokens FILE] [--tls-cert F --tls-key F]",
 			"run the authorization service on manifests from a directory",
 			func(a []string, _ io.Reader, _ io.Writer) error { return serve(a, os.Stderr) }},
 		{"validate", "-f PATH...",

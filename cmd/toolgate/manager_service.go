@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"net"
-	"net/http"
 	"os"
 	"time"
 
@@ -99,25 +98,8 @@ func (r serviceRunnable) Start(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	hs := &http.Server{
-		Handler:           r.srv.Handler(),
-		ReadHeaderTimeout: 5 * time.Second,
-		ReadTimeout:       30 * time.Second,
-		WriteTimeout:      30 * time.Second,
-		IdleTimeout:       2 * time.Minute,
-		MaxHeaderBytes:    64 << 10,
-		TLSConfig:         &tls.Config{MinVersion: tls.VersionTLS12, GetCertificate: r.watcher.GetCertificate},
-	}
-	errc := make(chan error, 1)
-	go func() { errc <- hs.ServeTLS(ln, "", "") }()
-	select {
-	case err := <-errc:
-		return err
-	case <-ctx.Done():
-	}
-	shutdown, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	err = hs.Shutdown(shutdown)
+	hs := newHTTPServer(r.srv.Handler(), &tls.Config{MinVersion: tls.VersionTLS12, GetCertificate: r.watcher.GetCertificate}, nil)
+	err = serveUntilDone(ctx, hs, ln, func(ln net.Listener) error { return hs.ServeTLS(ln, "", "") })
 	r.log.Close()
 	return errors.Join(err, r.store.Close())
 }

@@ -17,7 +17,7 @@ func registryValidate(args []string, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	snaps, err := loadRegistries(paths...)
+	snaps, _, err := loadRegistries(paths...)
 	if err != nil {
 		return err
 	}
@@ -29,27 +29,30 @@ func registryValidate(args []string, out io.Writer) error {
 	return nil
 }
 
-func loadRegistries(paths ...string) ([]*registry.Snapshot, error) {
+// loadRegistries publishes every ToolRegistry in paths and returns the
+// snapshots and, index for index, the drafts they were published from.
+func loadRegistries(paths ...string) ([]*registry.Snapshot, []registry.Draft, error) {
 	set, err := manifest.LoadPaths(paths...)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if len(set.ToolRegistries) == 0 {
-		return nil, errors.New("no ToolRegistry objects found")
+		return nil, nil, errors.New("no ToolRegistry objects found")
 	}
 	snaps := make([]*registry.Snapshot, 0, len(set.ToolRegistries))
+	drafts := make([]registry.Draft, 0, len(set.ToolRegistries))
 	for _, tr := range set.ToolRegistries {
 		draft, err := manifest.RegistryDraft(tr.Spec)
 		if err != nil {
-			return nil, located(set, objErr("ToolRegistry", &tr, err))
+			return nil, nil, located(set, objErr("ToolRegistry", &tr, err))
 		}
 		s, err := registry.Publish(draft)
 		if err != nil {
-			return nil, located(set, objErr("ToolRegistry", &tr, manifest.SpecFault(err)))
+			return nil, nil, located(set, objErr("ToolRegistry", &tr, manifest.SpecFault(err)))
 		}
-		snaps = append(snaps, s)
+		snaps, drafts = append(snaps, s), append(drafts, draft)
 	}
-	return snaps, nil
+	return snaps, drafts, nil
 }
 
 func printSnapshot(out io.Writer, s *registry.Snapshot) error {

@@ -8,16 +8,16 @@ import (
 	"io"
 	"strings"
 
-	"github.com/toolgate/toolgate/internal/engine/assessment"
-	"github.com/toolgate/toolgate/internal/engine/boundary"
 	"github.com/toolgate/toolgate/internal/engine/registry"
-	"github.com/toolgate/toolgate/internal/engine/request"
+	"github.com/toolgate/toolgate/internal/host"
 	"github.com/toolgate/toolgate/internal/jsonexact"
 )
 
 // requestCanonicalize plays the Host for one Proposal: it selects the exact
-// registry snapshot, creates a Proposal Assessment in a fresh in-process
-// Host domain, and prints the Canonical Request.
+// registry snapshot, publishes it into a fresh in-process Host domain and
+// prints the Canonical Request that Host builds (Host.Canonicalize: the
+// Proposal Assessment is made inside the Host's own boundary, as Authorize
+// makes it).
 func requestCanonicalize(args []string, out io.Writer) error {
 	fs := flag.NewFlagSet("request canonicalize", flag.ContinueOnError)
 	manifests := fs.String("manifests", "", "file or directory with ToolRegistry manifests")
@@ -32,11 +32,11 @@ func requestCanonicalize(args []string, out io.Writer) error {
 	if *manifests == "" || *proposalFile == "" || len(rest) != 0 {
 		return usageError{"request canonicalize needs --manifests and --proposal"}
 	}
-	snaps, err := loadRegistries(*manifests)
+	snaps, drafts, err := loadRegistries(*manifests)
 	if err != nil {
 		return err
 	}
-	snap, err := selectSnapshot(snaps, *regID, *regGen)
+	i, err := selectSnapshot(snaps, *regID, *regGen)
 	if err != nil {
 		return err
 	}
@@ -44,12 +44,15 @@ func requestCanonicalize(args []string, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	host := boundary.New("toolgate-cli")
-	a, err := assessment.New(host, assessment.Draft{ProposalID: p.ProposalID, AssessmentID: *assessmentID})
+	h, err := cliHost()
 	if err != nil {
 		return err
 	}
-	r, err := request.New(snap, p, a)
+	if _, err := h.PublishRegistry(drafts[i]); err != nil {
+		return err
+	}
+	sel := host.RegistrySelection{SnapshotID: snaps[i].ID().String(), Generation: snaps[i].Generation().String()}
+	r, err := h.Canonicalize(host.Caller{Name: cliCaller}, sel, p, *assessmentID)
 	if err != nil {
 		return err
 	}
@@ -57,27 +60,45 @@ func requestCanonicalize(args []string, out io.Writer) error {
 	return nil
 }
 
-func selectSnapshot(snaps []*registry.Snapshot, id, gen string) (*registry.Snapshot, error) {
+// cliCaller names the CLI itself, as the caller of its own Host.
+const cliCaller = "toolgate-cli"
+
+// cliHost is the fresh in-process Host domain request canonicalize plays:
+// the CLI holds only intentCaptureAuthority, the role that supplies a
+// Proposal Assessment, and no policy is ever published, so it issues
+// nothing; it holds the one selected registry snapshot and canonicalizes
+// in its own boundary.
+func cliHost() (*host.Host, error) {
+	return host.New(host.Config{
+		Description: "toolgate-cli", AuthorityID: "toolgate-cli",
+		Capabilities: []string{"data.read"}, MaxLifetime: 1,
+		Roles: []host.RoleBinding{{Role: "intentCaptureAuthority", Subjects: []host.Subject{{Kind: host.KindUser, Name: cliCaller}}}},
+	})
+}
+
+// selectSnapshot returns the index of the snapshot with exactly identity
+// id and generation gen, or of the only one loaded when neither is given.
+func selectSnapshot(snaps []*registry.Snapshot, id, gen string) (int, error) {
 	if id == "" && gen == "" {
 		if len(snaps) != 1 {
-			return nil, errors.New("several registry snapshots loaded: select one with --registry and --generation")
+			return 0, errors.New("several registry snapshots loaded: select one with --registry and --generation")
 		}
-		return snaps[0], nil
+		return 0, nil
 	}
-	var found *registry.Snapshot
-	for _, s := range snaps {
+	found := -1
+	for i, s := range snaps {
 		if s.ID().String() != id || s.Generation().String() != gen {
 			continue
 		}
 		// Two objects claiming one generation with different content make
 		// the selection ambiguous; fail closed instead of taking the first.
-		if found != nil && !found.Equal(s) {
-			return nil, errors.New("several loaded registry snapshots have that identity and generation with different content")
+		if found >= 0 && !snaps[found].Equal(s) {
+			return 0, errors.New("several loaded registry snapshots have that identity and generation with different content")
 		}
-		found = s
+		found = i
 	}
-	if found == nil {
-		return nil, errors.New("no loaded registry snapshot has exactly that identity and generation")
+	if found < 0 {
+		return 0, errors.New("no loaded registry snapshot has exactly that identity and generation")
 	}
 	return found, nil
 }
@@ -85,9 +106,9 @@ func selectSnapshot(snaps []*registry.Snapshot, id, gen string) (*registry.Snaps
 // parseProposal reads the proposal envelope with the same occurrence-
 // preserving decoder as the arguments, so a duplicated "arguments" or
 // "toolID" key cannot smuggle a second meaning past the Host.
-func parseProposal(raw []byte) (request.Proposal, error) {
-	var p request.Proposal
-	v, err := jsonexact.Decode(raw, jsonexact.Limits{MaxBytes: request.MaxArgumentBytes})
+func parseProposal(raw []byte) (host.Proposal, error) {
+	var p host.Proposal
+	v, err := jsonexact.Decode(raw, jsonexact.Limits{MaxBytes: host.DefaultMaxArgumentBytes})
 	if err != nil {
 		return p, err
 	}
@@ -122,7 +143,7 @@ func parseProposal(raw []byte) (request.Proposal, error) {
 	return p, nil
 }
 
-func printRequest(out io.Writer, r *request.CanonicalRequest) {
+func printRequest(out io.Writer, r *host.CanonicalRequest) {
 	d := r.Definition()
 	res := r.Resources()
 	names := make([]string, len(res))

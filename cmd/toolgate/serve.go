@@ -5,137 +5,173 @@ import (
 	"crypto/tls"
 	"errors"
 	"flag"
-	"fmt"
 	"io"
 	"log/slog"
 	"net"
-	"net/http"
 	"os"
 	"os/signal"
 	"path/filepath"
 	"syscall"
-	"time"
 
 	"github.com/toolgate/toolgate/internal/consume/boltstore"
 	"github.com/toolgate/toolgate/internal/server"
+	"github.com/toolgate/toolgate/internal/serving"
 	"github.com/toolgate/toolgate/internal/standalone"
 )
 
-// serve runs the authorization service. Standalone (the embedded default,
-// and the only mode of this build): the manifests come from a directory,
-// callers from a token file, and the signing keys and Consumptions live in
-// a state directory.
+// serve runs the authorization service standalone (the only mode of serve;
+// the in-cluster service runs in the manager): the manifests come from a
+// directory, callers from a token file, and the signing keys and
+// Consumptions live in a state directory.
 func serve(args []string, stderr io.Writer) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	return serveContext(ctx, args, stderr)
 }
 
-// serveContext is serve until ctx is done.
+// serveContext is serve until ctx is done: parse the flags, build the
+// service, run it.
 func serveContext(ctx context.Context, args []string, stderr io.Writer) error {
-	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
-	standaloneMode := fs.Bool("standalone", false, "serve manifests from a directory, without a cluster")
-	manifests := fs.String("manifests", "", "file or directory of HostAuthority, ToolRegistry and PolicySnapshot manifests")
-	state := fs.String("state", "", "state directory: signing keys and the Consumption store")
-	listen := fs.String("listen", "127.0.0.1:8080", "listen address; plain HTTP only on loopback")
-	tokens := fs.String("tokens", "", "token file {tokens: [{token, name, groups}]} (default STATE/tokens.yaml)")
-	certFile := fs.String("tls-cert", "", "TLS certificate (PEM); required on a non-loopback address")
-	keyFile := fs.String("tls-key", "", "TLS private key (PEM)")
-	logFile := fs.String("decision-log", "-", "decision log: a file, or - for stdout")
-	syncLog := fs.Bool("decision-log-sync", false, "write each decision-log line before responding (no loss, more latency)")
-	rest, err := parseFlags(fs, args)
+	o, err := parseServe(args)
 	if err != nil {
 		return err
+	}
+	logger := slog.New(slog.NewJSONHandler(stderr, nil))
+	svc, err := buildServe(o)
+	if err != nil {
+		return err
+	}
+	defer svc.close()
+	return svc.run(ctx, o, logger)
+}
+
+// serveOptions are serve's flags, checked.
+type serveOptions struct {
+	manifests, state  string
+	listen            string
+	loopback          bool // listen names only loopback addresses
+	tokens            string
+	certFile, keyFile string
+	logFile           string // "-" for stdout
+	syncLog           bool
+}
+
+// parseServe reads serve's flags. --standalone is accepted and changes
+// nothing: standalone is serve's only mode, so existing command lines stay
+// true.
+func parseServe(args []string) (serveOptions, error) {
+	var o serveOptions
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	fs.Bool("standalone", true, "accepted for compatibility: serve always runs standalone")
+	fs.StringVar(&o.manifests, "manifests", "", "file or directory of HostAuthority, ToolRegistry and PolicySnapshot manifests")
+	fs.StringVar(&o.state, "state", "", "state directory: signing keys and the Consumption store")
+	fs.StringVar(&o.listen, "listen", "127.0.0.1:8080", "listen address; plain HTTP only on loopback")
+	fs.StringVar(&o.tokens, "tokens", "", "token file {tokens: [{token, name, groups}]} (default STATE/tokens.yaml)")
+	fs.StringVar(&o.certFile, "tls-cert", "", "TLS certificate (PEM); required on a non-loopback address")
+	fs.StringVar(&o.keyFile, "tls-key", "", "TLS private key (PEM)")
+	fs.StringVar(&o.logFile, "decision-log", "-", "decision log: a file, or - for stdout")
+	fs.BoolVar(&o.syncLog, "decision-log-sync", false, "write each decision-log line before responding (no loss, more latency)")
+	rest, err := parseFlags(fs, args)
+	if err != nil {
+		return o, err
 	}
 	switch {
 	case len(rest) != 0:
-		return usageError{"serve takes flags only"}
-	case !*standaloneMode:
-		return usageError{"this build serves --standalone only; the in-cluster service runs in the manager"}
-	case *manifests == "" || *state == "":
-		return usageError{"serve --standalone needs --manifests and --state"}
+		return o, usageError{"serve takes flags only"}
+	case o.manifests == "" || o.state == "":
+		return o, usageError{"serve needs --manifests and --state"}
 	}
-	host, _, err := net.SplitHostPort(*listen)
+	host, _, err := net.SplitHostPort(o.listen)
 	if err != nil {
-		return usageError{"--listen is host:port"}
+		return o, usageError{"--listen is host:port"}
 	}
-	loopback := isLoopback(host)
-	if !loopback && (*certFile == "" || *keyFile == "") {
-		return errors.New("refusing plain HTTP on a non-loopback address: give --tls-cert and --tls-key")
+	o.loopback = isLoopback(host)
+	if !o.loopback && (o.certFile == "" || o.keyFile == "") {
+		return o, errors.New("refusing plain HTTP on a non-loopback address: give --tls-cert and --tls-key")
 	}
-	if *tokens == "" {
-		*tokens = filepath.Join(*state, "tokens.yaml")
+	if o.tokens == "" {
+		o.tokens = filepath.Join(o.state, "tokens.yaml")
 	}
+	return o, nil
+}
 
-	logger := slog.New(slog.NewJSONHandler(stderr, nil))
-	domains, err := standalone.Load(filepath.Join(*state, "keys"), *manifests)
-	if err != nil {
-		return err
+// standaloneService is the built service and what it must close.
+type standaloneService struct {
+	srv     *server.Server
+	domains int
+	closers []func() // in reverse order of opening
+}
+
+func (s *standaloneService) close() {
+	for i := len(s.closers) - 1; i >= 0; i-- {
+		s.closers[i]()
 	}
-	var set server.StaticDomains
-	if err := set.Replace(domains...); err != nil {
-		return err
-	}
-	auth, err := server.LoadTokens(*tokens)
-	if err != nil {
-		return err
-	}
-	store, err := boltstore.Open(filepath.Join(*state, "consumptions"), boltstore.Options{})
-	if err != nil {
-		return err
-	}
-	defer func() { _ = store.Close() }()
-	logOut := io.Writer(os.Stdout)
-	if *logFile != "-" {
-		f, err := os.OpenFile(*logFile, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
+}
+
+// buildServe loads the domains, the tokens, the Consumption store and the
+// decision log, and builds the service on them. On an error, everything
+// opened so far is closed.
+func buildServe(o serveOptions) (svc *standaloneService, err error) {
+	svc = &standaloneService{}
+	defer func() {
 		if err != nil {
-			return err
-		}
-		defer func() { _ = f.Close() }()
-		logOut = f
-	}
-	decisions := server.NewDecisionLog(logOut, 4096, *syncLog)
-	defer decisions.Close()
-	srv, err := server.New(server.Config{Domains: &set, Auth: auth, Store: store, Log: decisions})
-	if err != nil {
-		return err
-	}
-	hs := &http.Server{
-		Addr:              *listen,
-		Handler:           srv.Handler(),
-		ReadHeaderTimeout: 5 * time.Second,
-		ReadTimeout:       30 * time.Second,
-		WriteTimeout:      30 * time.Second,
-		IdleTimeout:       2 * time.Minute,
-		MaxHeaderBytes:    64 << 10,
-		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
-	}
-	if !loopback {
-		hs.TLSConfig = &tls.Config{MinVersion: tls.VersionTLS12}
-	}
-	ln, err := net.Listen("tcp", *listen)
-	if err != nil {
-		return err
-	}
-	logger.Info("serving", "address", ln.Addr().String(), "domains", set.Len(), "tls", !loopback)
-
-	errc := make(chan error, 1)
-	go func() {
-		if loopback && *certFile == "" {
-			errc <- hs.Serve(ln)
-		} else {
-			errc <- hs.ServeTLS(ln, *certFile, *keyFile)
+			svc.close()
+			svc = nil
 		}
 	}()
-	select {
-	case err := <-errc:
-		return fmt.Errorf("serving: %w", err)
-	case <-ctx.Done():
+	domains, err := standalone.Load(filepath.Join(o.state, "keys"), o.manifests)
+	if err != nil {
+		return svc, err
 	}
-	shutdown, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	logger.Info("shutting down")
-	return hs.Shutdown(shutdown)
+	var set serving.StaticDomains
+	if err := set.Replace(domains...); err != nil {
+		return svc, err
+	}
+	svc.domains = set.Len()
+	auth, err := server.LoadTokens(o.tokens)
+	if err != nil {
+		return svc, err
+	}
+	store, err := boltstore.Open(filepath.Join(o.state, "consumptions"), boltstore.Options{})
+	if err != nil {
+		return svc, err
+	}
+	svc.closers = append(svc.closers, func() { _ = store.Close() })
+	logOut := io.Writer(os.Stdout)
+	if o.logFile != "-" {
+		f, err := os.OpenFile(o.logFile, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
+		if err != nil {
+			return svc, err
+		}
+		svc.closers = append(svc.closers, func() { _ = f.Close() })
+		logOut = f
+	}
+	decisions := server.NewDecisionLog(logOut, 4096, o.syncLog)
+	svc.closers = append(svc.closers, decisions.Close)
+	svc.srv, err = server.New(server.Config{Domains: &set, Auth: auth, Store: store, Log: decisions})
+	return svc, err
+}
+
+// run serves until ctx is done: TLS when a certificate is given (always off
+// loopback), plain HTTP on loopback otherwise.
+func (s *standaloneService) run(ctx context.Context, o serveOptions, logger *slog.Logger) error {
+	var tlsConfig *tls.Config
+	if !o.loopback {
+		tlsConfig = &tls.Config{MinVersion: tls.VersionTLS12}
+	}
+	hs := newHTTPServer(s.srv.Handler(), tlsConfig, slog.NewLogLogger(logger.Handler(), slog.LevelWarn))
+	hs.Addr = o.listen
+	ln, err := net.Listen("tcp", o.listen)
+	if err != nil {
+		return err
+	}
+	logger.Info("serving", "address", ln.Addr().String(), "domains", s.domains, "tls", !o.loopback)
+	context.AfterFunc(ctx, func() { logger.Info("shutting down") })
+	serveFn := hs.Serve
+	if !o.loopback || o.certFile != "" {
+		serveFn = func(ln net.Listener) error { return hs.ServeTLS(ln, o.certFile, o.keyFile) }
+	}
+	return serveUntilDone(ctx, hs, ln, serveFn)
 }
 
 // isLoopback reports whether host names only loopback addresses.

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -15,7 +16,7 @@ import (
 )
 
 // TestREADMEWalkthrough runs the README's curl walkthrough, as written,
-// against `toolgate serve --standalone` on the shipped samples (the
+// against `toolgate serve` on the shipped samples (the
 // README's run command), and checks each step's answer.
 func TestREADMEWalkthrough(t *testing.T) {
 	for _, tool := range []string{"bash", "curl", "jq"} {
@@ -40,7 +41,7 @@ func TestREADMEWalkthrough(t *testing.T) {
 	done := make(chan error, 1)
 	state := t.TempDir()
 	go func() {
-		done <- serveContext(ctx, []string{"--standalone", "--manifests", filepath.Join(root, "config", "samples"),
+		done <- serveContext(ctx, []string{"--manifests", filepath.Join(root, "config", "samples"),
 			"--state", state, "--tokens", filepath.Join(root, "examples", "standalone", "tokens.yaml"),
 			"--listen", "127.0.0.1:0", "--decision-log", filepath.Join(state, "decisions.log")}, &logs)
 	}()
@@ -80,5 +81,50 @@ func TestREADMEWalkthrough(t *testing.T) {
 	}
 	if n := strings.Count(got, "HTTP 200"); n != 3 {
 		t.Errorf("%d answers were 200, want 3 (authorize, authorize, consume):\n%s", n, got)
+	}
+}
+
+// TestParseServe: --standalone is accepted but no longer required (serve
+// has one mode); everything else serve needs is checked before anything is
+// opened.
+func TestParseServe(t *testing.T) {
+	t.Parallel()
+	base := []string{"--manifests", "m", "--state", "s"}
+	tests := map[string]struct {
+		args      []string
+		wantUsage bool
+		wantErr   bool
+		want      serveOptions
+	}{
+		"without --standalone": {args: base, want: serveOptions{manifests: "m", state: "s", listen: "127.0.0.1:8080",
+			loopback: true, tokens: filepath.Join("s", "tokens.yaml"), logFile: "-"}},
+		"with --standalone, as before": {args: append([]string{"--standalone"}, base...), want: serveOptions{manifests: "m", state: "s",
+			listen: "127.0.0.1:8080", loopback: true, tokens: filepath.Join("s", "tokens.yaml"), logFile: "-"}},
+		"no state is a usage error":           {args: []string{"--manifests", "m"}, wantUsage: true},
+		"a positional argument is refused":    {args: append(base, "extra"), wantUsage: true},
+		"a listen address without a port":     {args: append(base, "--listen", "localhost"), wantUsage: true},
+		"plain HTTP off loopback is refused":  {args: append(base, "--listen", "0.0.0.0:8080"), wantErr: true},
+		"TLS off loopback with a certificate": {args: append(base, "--listen", "0.0.0.0:8443", "--tls-cert", "c", "--tls-key", "k"), want: serveOptions{manifests: "m", state: "s", listen: "0.0.0.0:8443", tokens: filepath.Join("s", "tokens.yaml"), certFile: "c", keyFile: "k", logFile: "-"}},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			got, err := parseServe(tc.args)
+			var usage usageError
+			switch {
+			case tc.wantUsage:
+				if !errors.As(err, &usage) {
+					t.Errorf("err = %v, want a usage error", err)
+				}
+			case tc.wantErr:
+				if err == nil || errors.As(err, &usage) {
+					t.Errorf("err = %v, want a refusal", err)
+				}
+			case err != nil:
+				t.Errorf("err = %v", err)
+			case got != tc.want:
+				t.Errorf("options = %+v, want %+v", got, tc.want)
+			}
+		})
 	}
 }

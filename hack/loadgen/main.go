@@ -56,6 +56,7 @@ import (
 	"github.com/toolgate/toolgate/client"
 	"github.com/toolgate/toolgate/internal/consume/boltstore"
 	"github.com/toolgate/toolgate/internal/server"
+	"github.com/toolgate/toolgate/internal/serving"
 	"github.com/toolgate/toolgate/internal/standalone"
 )
 
@@ -243,7 +244,7 @@ func serveInProcess(addr string) (string, func(), error) {
 	if err != nil {
 		return fail(err)
 	}
-	var set server.StaticDomains
+	var set serving.StaticDomains
 	if err := set.Replace(domains...); err != nil {
 		return fail(err)
 	}

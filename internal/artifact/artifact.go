@@ -83,53 +83,84 @@ func (k *Key) Seal(record []byte) string {
 	return string(buf)
 }
 
+// Verified is an issuance record whose envelope signature verified: only
+// Open constructs one, and only after ed25519.Verify accepted the envelope.
+// A function that must run only on authentic records (host.Rebuild) takes a
+// Verified rather than bytes, so "call it only on verified bytes" is a type,
+// not a comment. The zero value holds no record and verifies nothing.
+type Verified struct {
+	record []byte
+	keyID  string
+	ok     bool
+}
+
+// Record returns a copy of the verified record bytes.
+func (v Verified) Record() []byte { return bytes.Clone(v.record) }
+
+// KeyID returns the identity of the key whose signature verified, or ""
+// for the zero value.
+func (v Verified) KeyID() string { return v.keyID }
+
+// IsZero reports whether v is the zero value: no envelope verified.
+func (v Verified) IsZero() bool { return !v.ok }
+
 // Open verifies envelope with the key of the identity its header names,
-// looked up with lookup, and returns the record. Every failure is one of
-// the package's errors.
-func Open(envelope string, lookup func(keyID string) (ed25519.PublicKey, bool)) ([]byte, error) {
+// looked up with lookup, and returns the verified record. Every failure is
+// one of the package's errors, with the zero Verified.
+func Open(envelope string, lookup func(keyID string) (ed25519.PublicKey, bool)) (Verified, error) {
+	record, keyID, err := open(envelope, lookup)
+	if err != nil {
+		return Verified{}, err
+	}
+	return Verified{record: record, keyID: keyID, ok: true}, nil
+}
+
+// open is Open's verification: the record and the key identity, or the
+// error.
+func open(envelope string, lookup func(keyID string) (ed25519.PublicKey, bool)) ([]byte, string, error) {
 	if len(envelope) > MaxEnvelope {
-		return nil, ErrTooLarge
+		return nil, "", ErrTooLarge
 	}
 	// Exactly one text form: encoding/base64 skips '\r' and '\n' while
 	// decoding, so without this check a line break inserted into the
 	// (unsigned) signature field, or appended to it, still opened.
 	if !textForm(envelope) {
-		return nil, ErrMalformed
+		return nil, "", ErrMalformed
 	}
 	// Exactly three fields: header '.' record '.' signature.
 	i := strings.IndexByte(envelope, '.')
 	j := i + 1 + strings.IndexByte(envelope[i+1:], '.')
 	if i < 0 || j <= i || strings.IndexByte(envelope[j+1:], '.') >= 0 {
-		return nil, ErrMalformed
+		return nil, "", ErrMalformed
 	}
 	parts := [3]string{envelope[:i], envelope[i+1 : j], envelope[j+1:]}
 	header, err := enc.DecodeString(parts[0])
 	if err != nil {
-		return nil, ErrMalformed
+		return nil, "", ErrMalformed
 	}
 	version, keyID, ok := bytes.Cut(header, []byte(" "))
 	if !ok {
-		return nil, ErrMalformed
+		return nil, "", ErrMalformed
 	}
 	if string(version) != Version {
-		return nil, ErrVersion
+		return nil, "", ErrVersion
 	}
 	pub, ok := lookup(string(keyID))
 	if !ok {
-		return nil, ErrUnknownKey
+		return nil, "", ErrUnknownKey
 	}
 	sig, err := enc.DecodeString(parts[2])
 	if err != nil || len(sig) != ed25519.SignatureSize {
-		return nil, ErrMalformed
+		return nil, "", ErrMalformed
 	}
 	if !ed25519.Verify(pub, []byte(envelope[:j]), sig) {
-		return nil, ErrSignature
+		return nil, "", ErrSignature
 	}
 	record, err := enc.DecodeString(parts[1])
 	if err != nil {
-		return nil, ErrMalformed
+		return nil, "", ErrMalformed
 	}
-	return record, nil
+	return record, string(keyID), nil
 }
 
 // textForm reports whether every octet of envelope is in the unpadded

@@ -36,8 +36,23 @@ func TestSealOpenRoundTrip(t *testing.T) {
 	k := key(t, 1)
 	record := []byte("\x18toolgate.authorization/2\x00any bytes")
 	got, err := artifact.Open(k.Seal(record), lookupOf(k))
-	if err != nil || !bytes.Equal(got, record) {
-		t.Fatalf("Open = %q, %v", got, err)
+	if err != nil || !bytes.Equal(got.Record(), record) || got.KeyID() != k.ID() || got.IsZero() {
+		t.Fatalf("Open = %q (key %q), %v", got.Record(), got.KeyID(), err)
+	}
+	// The record handed out is a copy: changing it changes nothing verified.
+	got.Record()[0] ^= 0xff
+	if !bytes.Equal(got.Record(), record) {
+		t.Error("changing the returned record changed the verified one")
+	}
+}
+
+// TestZeroVerifiedHoldsNothing: only Open constructs a Verified that holds
+// a record; the zero value is recognizably unverified.
+func TestZeroVerifiedHoldsNothing(t *testing.T) {
+	t.Parallel()
+	var v artifact.Verified
+	if !v.IsZero() || v.Record() != nil || v.KeyID() != "" {
+		t.Errorf("the zero Verified holds %q from key %q", v.Record(), v.KeyID())
 	}
 }
 
@@ -91,8 +106,8 @@ func TestOpenRejects(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			rec, err := artifact.Open(tc.env, tc.lookup)
-			if !errors.Is(err, tc.want) || rec != nil {
-				t.Errorf("Open = %q, %v; want %v", rec, err, tc.want)
+			if !errors.Is(err, tc.want) || !rec.IsZero() || rec.Record() != nil {
+				t.Errorf("Open = %q, %v; want %v", rec.Record(), err, tc.want)
 			}
 		})
 	}

@@ -2,8 +2,11 @@ package host_test
 
 import (
 	"bytes"
+	"crypto/ed25519"
 	"fmt"
 	"strings"
+
+	"github.com/toolgate/toolgate/internal/artifact"
 )
 
 // A complete allow: the Decision, its scope and obligations, and the
@@ -80,11 +83,19 @@ func ExampleHost_Rebuild() {
 	issuer, replica := newPaymentsHost(), newPaymentsHost()
 	res, _ := issuer.Authorize(payment())
 
-	a, err := replica.Rebuild(res.Portable) // after verifying the service's signature
+	// The service signs the record with the domain's key; Open verifies the
+	// signature and constructs the only value Rebuild accepts.
+	key, _ := artifact.NewKey(bytes.Repeat([]byte{1}, ed25519.SeedSize))
+	lookup := func(string) (ed25519.PublicKey, bool) { return key.Public(), true }
+	record, _ := artifact.Open(key.Seal(res.Portable), lookup)
+	a, err := replica.Rebuild(record)
 	fmt.Println(err, a.Binding().Digest() == res.Authorization.Binding().Digest())
 
-	tampered := bytes.Replace(res.Portable, []byte("authz-1"), []byte("authz-2"), 1) // the authorization identity
-	_, err = replica.Rebuild(tampered)
+	// The authorization identity changed, and signed: authentic bytes that
+	// are not what was issued.
+	tampered := bytes.Replace(res.Portable, []byte("authz-1"), []byte("authz-2"), 1)
+	record, _ = artifact.Open(key.Seal(tampered), lookup)
+	_, err = replica.Rebuild(record)
 	fmt.Println(err)
 	// Output:
 	// <nil> true

@@ -1,9 +1,12 @@
 package host_test
 
 import (
+	"bytes"
+	"crypto/ed25519"
 	"errors"
 	"testing"
 
+	"github.com/toolgate/toolgate/internal/artifact"
 	"github.com/toolgate/toolgate/internal/engine/assessment"
 	"github.com/toolgate/toolgate/internal/engine/evidence"
 	"github.com/toolgate/toolgate/internal/engine/policy"
@@ -168,3 +171,18 @@ func publishInto(t *testing.T, c host.Config) *host.Host {
 }
 
 func isCode(err, want error) bool { return err != nil && errors.Is(err, want) }
+
+// verified is record as the service hands it to Rebuild: sealed with a
+// domain key and opened again, the only way to construct an
+// artifact.Verified.
+func verified(record []byte) artifact.Verified {
+	k, err := artifact.NewKey(bytes.Repeat([]byte{7}, ed25519.SeedSize))
+	if err != nil {
+		panic(err)
+	}
+	v, err := artifact.Open(k.Seal(record), func(string) (ed25519.PublicKey, bool) { return k.Public(), true })
+	if err != nil {
+		panic(err)
+	}
+	return v
+}

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"math/bits"
 
+	"github.com/toolgate/toolgate/internal/artifact"
 	"github.com/toolgate/toolgate/internal/engine/authz"
 	"github.com/toolgate/toolgate/internal/engine/evidence"
 	"github.com/toolgate/toolgate/internal/engine/fault"
@@ -355,9 +356,20 @@ func (r *recordReader) count(int) int {
 // that are not the canonical record are fault.Malformed.
 //
 // Rebuild trusts that the record was issued by this Host's domain: the
-// caller's roles are not checked again. Call it only on bytes whose
-// signature by the domain's key the service has verified.
-func (h *Host) Rebuild(b []byte) (*authz.Authorization, error) {
+// caller's roles are not checked again. That trust is why it takes an
+// artifact.Verified, which only a successful signature check
+// (artifact.Open) constructs, rather than bytes: the zero Verified rejects
+// (fault.Missing at "record"). A record signed by another domain's key
+// fails the instance and authority comparison below.
+func (h *Host) Rebuild(v artifact.Verified) (*authz.Authorization, error) {
+	if v.IsZero() {
+		return nil, fault.At("record", fault.Missing, "only a record whose signature verified is rebuilt")
+	}
+	return h.rebuild(v.Record())
+}
+
+// rebuild is Rebuild of the verified record bytes b.
+func (h *Host) rebuild(b []byte) (*authz.Authorization, error) {
 	if len(b) > h.maxPortableBytes() {
 		return nil, fault.At("record", fault.LimitExceeded, "the portable record exceeds the host's bound")
 	}

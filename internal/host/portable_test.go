@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"testing"
 
+	"github.com/toolgate/toolgate/internal/artifact"
 	"github.com/toolgate/toolgate/internal/engine/evidence"
 	"github.com/toolgate/toolgate/internal/engine/fault"
 	"github.com/toolgate/toolgate/internal/engine/lineage"
@@ -65,11 +66,11 @@ func TestRebuild_RoundTrip(t *testing.T) {
 			t.Parallel()
 			h, replica := newPaymentsHost(), newPaymentsHost()
 			res := issue(t, h, r)
-			same, err := h.Rebuild(res.Portable)
+			same, err := h.Rebuild(verified(res.Portable))
 			if err != nil || !same.Equal(res.Authorization) {
 				t.Fatalf("rebuild in the issuing host: equal=%v, err=%v", err == nil && same.Equal(res.Authorization), err)
 			}
-			got, err := replica.Rebuild(res.Portable)
+			got, err := replica.Rebuild(verified(res.Portable))
 			if err != nil {
 				t.Fatalf("rebuild in a replica: %v", err)
 			}
@@ -100,13 +101,13 @@ func TestRebuild_EveryChangedByteRejects(t *testing.T) {
 		for _, delta := range []byte{1, 0xff} {
 			c := bytes.Clone(b)
 			c[i] += delta
-			if _, err := h.Rebuild(c); err == nil {
+			if _, err := h.Rebuild(verified(c)); err == nil {
 				t.Fatalf("byte %d changed by %+d (%q → %q) still rebuilds", i, int8(delta), b[i], c[i])
 			}
 		}
 	}
 	for _, c := range [][]byte{nil, {}, b[:len(b)-1], append(bytes.Clone(b), ' '), append(bytes.Clone(b), b...)} {
-		if _, err := h.Rebuild(c); !isCode(err, fault.ErrMalformed) {
+		if _, err := h.Rebuild(verified(c)); !isCode(err, fault.ErrMalformed) {
 			t.Errorf("a truncated, padded or doubled record: err = %v, want Malformed", err)
 		}
 	}
@@ -155,7 +156,7 @@ func TestRebuild_FailsClosedInAnotherDomainOrState(t *testing.T) {
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			a, err := tc.h.Rebuild(b)
+			a, err := tc.h.Rebuild(verified(b))
 			testutil.CheckFault(t, err, tc.wantErr, tc.wantPath)
 			if a != nil {
 				t.Error("a rejected rebuild returned an authorization")
@@ -170,8 +171,20 @@ func TestRebuild_FailsClosedInAnotherDomainOrState(t *testing.T) {
 func TestRebuild_RejectsVersion1(t *testing.T) {
 	t.Parallel()
 	h := newPaymentsHost()
-	a, err := h.Rebuild([]byte(`{"Version":"toolgate.authorization/1","Instance":"uid-1","AuthorityDigest":"sha256:00"}`))
+	a, err := h.Rebuild(verified([]byte(`{"Version":"toolgate.authorization/1","Instance":"uid-1","AuthorityDigest":"sha256:00"}`)))
 	if !isCode(err, fault.ErrUnsupported) || a != nil {
 		t.Errorf("err = %v, want unsupported", err)
+	}
+}
+
+// TestRebuild_OnlyAVerifiedRecord: the zero artifact.Verified — no
+// envelope was verified — never rebuilds, so an unverified record has no
+// route into the issuance re-run.
+func TestRebuild_OnlyAVerifiedRecord(t *testing.T) {
+	t.Parallel()
+	a, err := newPaymentsHost().Rebuild(artifact.Verified{})
+	testutil.CheckFault(t, err, fault.ErrMissing, "record")
+	if a != nil {
+		t.Error("the zero Verified rebuilt an authorization")
 	}
 }

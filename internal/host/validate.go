@@ -1,6 +1,8 @@
 package host
 
 import (
+	"errors"
+
 	"github.com/toolgate/toolgate/internal/engine/authority"
 	"github.com/toolgate/toolgate/internal/engine/authz"
 	"github.com/toolgate/toolgate/internal/engine/epoch"
@@ -59,14 +61,61 @@ type Expectations struct {
 // states is checked against it, and the engine re-derives the complete
 // binding. Validation is pure and repeatable; it consumes nothing.
 func (h *Host) Validate(caller Caller, a *authz.Authorization, exp Expectations, at uint64) (*authz.ConsumptionBinding, error) {
+	return h.validate(caller, a, exp, at, false)
+}
+
+// ValidateForConsumption is Validate immediately before a Consumption, with
+// the rule that belongs to Consumption only: an Authorization whose Intent
+// binds an agent-safe.intent/1 binding is consumed only by an executor that
+// presents the binding it is about to commit (fault.Missing at
+// "intentBinding", IsIntentBindingRequired; the digest comparison is
+// Validate's).
+// The executor role is checked first, so a caller without it learns nothing
+// about the Authorization, not even whether it binds an intent.
+func (h *Host) ValidateForConsumption(caller Caller, a *authz.Authorization, exp Expectations, at uint64) (*authz.ConsumptionBinding, error) {
+	return h.validate(caller, a, exp, at, true)
+}
+
+// intentBindingPath is where ValidateForConsumption reports a binding the
+// executor did not present.
+const intentBindingPath = "intentBinding"
+
+// IsIntentBindingRequired reports whether err is ValidateForConsumption's
+// rejection of an executor that did not present the agent-safe intent
+// binding the Authorization binds. The service reports it as a well-formed
+// request the protocol rejects (HTTP 422), although its code is
+// fault.Missing, which elsewhere means a request that is not well formed.
+func IsIntentBindingRequired(err error) bool {
+	var fe *fault.Error
+	return errors.As(err, &fe) && fe.Code == fault.Missing && fe.Path == intentBindingPath
+}
+
+// CheckExecutor rejects a caller that is not one of the domain's executors
+// (fault.Unauthorized at "caller"). The service calls it as soon as the
+// artifact's envelope names this domain, before the Authorization is
+// rebuilt: a caller without the role makes the Host do no issuance work and
+// learns nothing about the artifact.
+func (h *Host) CheckExecutor(caller Caller) error {
 	if !h.IsExecutor(caller) {
-		return nil, fault.At("caller", fault.Unauthorized, "only the domain's executors validate its authorizations")
+		return fault.At("caller", fault.Unauthorized, "only the domain's executors validate its authorizations")
+	}
+	return nil
+}
+
+func (h *Host) validate(caller Caller, a *authz.Authorization, exp Expectations, at uint64, consuming bool) (*authz.ConsumptionBinding, error) {
+	if err := h.CheckExecutor(caller); err != nil {
+		return nil, err
 	}
 	if a == nil {
 		return nil, fault.At("authorization", fault.Missing, "an authorization is required")
 	}
 	if !h.boundary.Holds(a.Domain()) {
 		return nil, fault.At("authorization", fault.MixedDomain, "the authorization was not issued in this host domain")
+	}
+	if consuming && exp.IntentBinding == nil {
+		if _, bound := a.Input().Intent().Binding(); bound {
+			return nil, fault.At(intentBindingPath, fault.Missing, "the authorization binds an agent-safe intent binding: present the binding you are about to commit")
+		}
 	}
 	t, err := epoch.New(at)
 	if err != nil {

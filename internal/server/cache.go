@@ -5,9 +5,8 @@ import (
 	"crypto/sha256"
 	"sync"
 
-	"github.com/toolgate/toolgate/internal/artifact"
-	"github.com/toolgate/toolgate/internal/engine/authz"
 	"github.com/toolgate/toolgate/internal/host"
+	"github.com/toolgate/toolgate/internal/serving"
 )
 
 // DefaultRebuildCacheEntries bounds the rebuild cache when
@@ -23,7 +22,7 @@ const DefaultRebuildCacheEntries = 4096
 // request (Server.check). See docs/decisions.md.
 //
 // An entry is valid only for the exact Host and signing key that verified
-// and rebuilt it: Rebuild is a pure function of the record and the Host's
+// and rebuilt it (serving.Domain.Same): Rebuild is a pure function of the record and the Host's
 // append-only snapshot store, and the same bytes verify under the same key
 // again, so a hit returns what a miss would compute. A domain replaced by
 // a reload has another Host or key and misses. Entries leave at the
@@ -38,9 +37,8 @@ type rebuildCache struct {
 
 type cached struct {
 	digest  [sha256.Size]byte
-	host    *host.Host
-	key     *artifact.Key
-	a       *authz.Authorization
+	domain  *serving.Domain // the domain that verified and rebuilt a
+	a       *host.Authorization
 	expires uint64 // Unix seconds, exclusive
 }
 
@@ -57,8 +55,8 @@ func newRebuildCache(maxEntries int) *rebuildCache {
 }
 
 // get returns the entry of the envelope with digest, if cached and not
-// expired at now (Unix seconds). The caller checks that the entry's Host
-// and key are still the ones of the domain the key identity names.
+// expired at now (Unix seconds). The caller checks that the entry's domain
+// is still the Same as the one its key identity names.
 func (c *rebuildCache) get(digest [sha256.Size]byte, now uint64) (*cached, bool) {
 	if c == nil {
 		return nil, false
@@ -81,13 +79,13 @@ func (c *rebuildCache) get(digest [sha256.Size]byte, now uint64) (*cached, bool)
 
 // put records a, verified and rebuilt by domain d from the envelope with
 // digest, until expires (a's expiry, Unix seconds).
-func (c *rebuildCache) put(digest [sha256.Size]byte, d *Domain, a *authz.Authorization, expires uint64) {
+func (c *rebuildCache) put(digest [sha256.Size]byte, d *serving.Domain, a *host.Authorization, expires uint64) {
 	if c == nil {
 		return
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	e := &cached{digest: digest, host: d.host, key: d.key, a: a, expires: expires}
+	e := &cached{digest: digest, domain: d, a: a, expires: expires}
 	if el, ok := c.byKey[digest]; ok {
 		el.Value = e
 		c.lru.MoveToFront(el)

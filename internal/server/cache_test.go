@@ -3,11 +3,13 @@ package server
 import (
 	"crypto/sha256"
 	"testing"
+
+	"github.com/toolgate/toolgate/internal/serving"
 )
 
 func TestRebuildCacheIsBoundedAndExpires(t *testing.T) {
 	t.Parallel()
-	d := &Domain{}
+	d := &serving.Domain{}
 	digest := func(i int) [sha256.Size]byte { return sha256.Sum256([]byte{byte(i)}) }
 	c := newRebuildCache(3)
 	for i := range 3 {

@@ -2,12 +2,6 @@ package server
 
 import (
 	"github.com/toolgate/toolgate/client"
-	"github.com/toolgate/toolgate/internal/engine/assessment"
-	"github.com/toolgate/toolgate/internal/engine/evidence"
-	"github.com/toolgate/toolgate/internal/engine/lineage"
-	"github.com/toolgate/toolgate/internal/engine/policy"
-	"github.com/toolgate/toolgate/internal/engine/principal"
-	"github.com/toolgate/toolgate/internal/engine/request"
 	"github.com/toolgate/toolgate/internal/host"
 )
 
@@ -19,7 +13,7 @@ func HostRequest(r client.AuthorizeRequest, caller host.Caller, at uint64) host.
 	out := host.AuthorizeRequest{
 		Caller: caller,
 		Time:   at,
-		Proposal: request.Proposal{
+		Proposal: host.Proposal{
 			ProposalID: r.Proposal.ProposalID, ToolID: r.Proposal.ToolID, Version: r.Proposal.Version,
 			Arguments: r.Proposal.Arguments,
 		},
@@ -36,16 +30,16 @@ func HostRequest(r client.AuthorizeRequest, caller host.Caller, at uint64) host.
 		ConsumptionID:         r.ConsumptionID,
 		MaxLifetime:           r.MaxLifetimeSeconds,
 		Facts: host.Facts{
-			Assessment: assessment.Draft{
+			Assessment: host.AssessmentDraft{
 				ProposalID: r.Proposal.ProposalID, AssessmentID: f.Assessment.AssessmentID,
 				ProvenanceIDs: f.Assessment.ProvenanceIDs, InfluenceIDs: f.Assessment.InfluenceIDs,
 			},
-			SecurityContext: evidence.SecurityContextDraft{
+			SecurityContext: host.SecurityContextDraft{
 				ID: f.SecurityContext.ID, Identity: identity(f.SecurityContext.Identity),
 				Assurance: f.SecurityContext.Assurance, Methods: f.SecurityContext.Methods,
 			},
 			ContextValidity: window(f.SecurityContext.Validity),
-			Intent: evidence.IntentDraft{
+			Intent: host.IntentDraft{
 				ID: f.Intent.ID, Identity: identity(f.Intent.Identity), Capabilities: f.Intent.Capabilities,
 				Resources: f.Intent.Resources, RenewalGeneration: f.Intent.RenewalGeneration, Display: f.Intent.Display,
 			},
@@ -55,12 +49,12 @@ func HostRequest(r client.AuthorizeRequest, caller host.Caller, at uint64) host.
 		},
 	}
 	if d := f.Delegation; d != nil {
-		out.Facts.Delegation = &evidence.DelegationDraft{ID: d.ID, Subject: d.Subject}
+		out.Facts.Delegation = &host.DelegationDraft{ID: d.ID, Subject: d.Subject}
 		out.Facts.DelegationValidity = window(d.Validity)
 	}
 	if p := f.Provenance; p != nil {
 		for _, x := range p.Records {
-			out.Facts.ProvenanceRecords = append(out.Facts.ProvenanceRecords, lineage.RecordDraft{
+			out.Facts.ProvenanceRecords = append(out.Facts.ProvenanceRecords, host.ProvenanceRecordDraft{
 				ID: x.ID, Source: x.Source, Custody: x.Custody, Transformations: x.Transformations, Verification: x.Verification,
 			})
 		}
@@ -68,12 +62,12 @@ func HostRequest(r client.AuthorizeRequest, caller host.Caller, at uint64) host.
 	}
 	if in := f.Influence; in != nil {
 		for _, c := range in.Collections {
-			out.Facts.InfluenceCollections = append(out.Facts.InfluenceCollections, lineage.CollectionDraft{
+			out.Facts.InfluenceCollections = append(out.Facts.InfluenceCollections, host.InfluenceCollectionDraft{
 				Boundary: c.Boundary, Completeness: c.Completeness, Evidence: c.Evidence,
 			})
 		}
 		for _, n := range in.Nodes {
-			out.Facts.InfluenceNodes = append(out.Facts.InfluenceNodes, lineage.NodeDraft{
+			out.Facts.InfluenceNodes = append(out.Facts.InfluenceNodes, host.InfluenceNodeDraft{
 				ID: n.ID, Kind: n.Kind, Boundary: n.Boundary, Parents: n.Parents,
 			})
 		}
@@ -94,7 +88,7 @@ func HostExpectations(e client.Expectations) host.Expectations {
 }
 
 // WireDecision is the API form of a Decision.
-func WireDecision(d *policy.Decision) client.Decision {
+func WireDecision(d *host.Decision) client.Decision {
 	// Each accessor returns a copy: read each once. Every list is non-nil
 	// (the API writes [] for none) and sized once.
 	reasons, matched, caps, res, obls := d.Reasons(), d.MatchedRules(), d.Capabilities(), d.Resources(), d.Obligations()
@@ -122,8 +116,8 @@ func WireDecision(d *policy.Decision) client.Decision {
 	return out
 }
 
-func identity(w client.Identity) principal.Draft {
-	return principal.Draft{Subject: w.Subject, Tenant: w.Tenant, Session: w.Session,
+func identity(w client.Identity) host.IdentityDraft {
+	return host.IdentityDraft{Subject: w.Subject, Tenant: w.Tenant, Session: w.Session,
 		SessionIndependent: w.SessionIndependent, Delegation: w.Delegation}
 }
 

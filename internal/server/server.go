@@ -10,7 +10,6 @@ package server
 import (
 	"bytes"
 	"context"
-	"crypto/ed25519"
 	"crypto/sha256"
 	"encoding/json"
 	"errors"
@@ -22,11 +21,10 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/toolgate/toolgate/client"
-	"github.com/toolgate/toolgate/internal/artifact"
 	"github.com/toolgate/toolgate/internal/consume"
-	"github.com/toolgate/toolgate/internal/engine/authz"
 	"github.com/toolgate/toolgate/internal/engine/fault"
 	"github.com/toolgate/toolgate/internal/host"
+	"github.com/toolgate/toolgate/internal/serving"
 )
 
 // DefaultMaxBodyBytes bounds a request body: the Host's default raw
@@ -35,7 +33,7 @@ const DefaultMaxBodyBytes = 2*host.DefaultMaxArgumentBytes + 1<<20
 
 // Config configures a Server. Domains, Auth and Store are required.
 type Config struct {
-	Domains Domains
+	Domains serving.Domains
 	Auth    Authenticator
 	Store   consume.Store
 	// Clock is read once per request; time.Now when nil.
@@ -52,7 +50,7 @@ type Config struct {
 
 // Server serves the API.
 type Server struct {
-	domains Domains
+	domains serving.Domains
 	auth    Authenticator
 	store   consume.Store
 	clock   func() time.Time
@@ -198,11 +196,12 @@ func (s *Server) authorize(_ context.Context, q *call, r *http.Request) (int, an
 		return http.StatusNotFound, client.Error{Code: "notFound", Path: "hostAuthority",
 			Message: "this service serves no such HostAuthority (or it is not ready yet)"}
 	}
-	if !d.serves(Selection{req.Registry.SnapshotID, req.Registry.Generation, req.Policy.SnapshotID, req.Policy.SnapshotGeneration}) {
+	if !d.Serves(serving.Selection{RegistryID: req.Registry.SnapshotID, RegistryGeneration: req.Registry.Generation,
+		PolicyID: req.Policy.SnapshotID, PolicyGeneration: req.Policy.SnapshotGeneration}) {
 		return http.StatusNotFound, client.Error{Code: "notFound", Path: "policy",
 			Message: "the selected registry or policy snapshot is not served in this domain"}
 	}
-	res, err := d.host.Authorize(HostRequest(req, q.caller, uint64(q.now.Unix())))
+	res, envelope, err := d.Authorize(HostRequest(req, q.caller, uint64(q.now.Unix())))
 	if err != nil {
 		return statusOf(err), apiError(err)
 	}
@@ -222,7 +221,7 @@ func (s *Server) authorize(_ context.Context, q *call, r *http.Request) (int, an
 	if a := res.Authorization; a != nil {
 		id := a.ID().String()
 		out.Authorization = &client.Authorization{
-			Artifact: d.key.Seal(res.Portable), ID: id, ConsumptionID: a.ConsumptionID().String(),
+			Artifact: envelope, ID: id, ConsumptionID: a.ConsumptionID().String(),
 			IssuedAt: a.IssuedAt().Seconds(), ExpiresAt: a.ExpiresAt().Seconds(),
 		}
 		q.entry.AuthorizationID, q.entry.Binding, q.entry.Result = id, a.Binding().Digest().String(), "issued"
@@ -230,9 +229,16 @@ func (s *Server) authorize(_ context.Context, q *call, r *http.Request) (int, an
 	return http.StatusOK, out
 }
 
-// check opens and rebuilds the artifact of a validate or consume request
-// and validates it against the executor's expectations.
-func (s *Server) check(q *call, r *http.Request) (*Domain, *authz.Authorization, *authz.ConsumptionBinding, int, *client.Error) {
+// check runs a validate or consume request in the one order that tells a
+// caller nothing it may not know: open the envelope (its signature by a
+// served domain's key), resolve the domain, check that the caller is one of
+// the domain's executors, rebuild the Authorization, check that its
+// snapshots are still served, validate it against the executor's
+// expectations — for a consume with the Host's consume rule (an
+// Authorization that binds an agent-safe intent binding needs the binding).
+// A non-executor is rejected before any issuance work, and never learns
+// whether the artifact binds an intent (issue 17).
+func (s *Server) check(q *call, r *http.Request) (*serving.Domain, *host.Authorization, *host.ConsumptionBinding, int, *client.Error) {
 	var req client.ValidateRequest
 	if status, err := decodeBody(r, s.limit, &s.bodies, decodeValidate, &req); err != nil {
 		e := apiError(err)
@@ -243,62 +249,77 @@ func (s *Server) check(q *call, r *http.Request) (*Domain, *authz.Authorization,
 	if e != nil {
 		return nil, nil, nil, status, e
 	}
-	q.entry.Namespace, q.entry.HostAuthority = d.namespace, d.name
 	reg, pol := a.RegistrySnapshot(), a.PolicySnapshot()
-	if !d.serves(Selection{reg.ID().String(), reg.Generation().String(), pol.ID().String(), pol.Generation().String()}) {
+	if !d.Serves(serving.Selection{RegistryID: reg.ID().String(), RegistryGeneration: reg.Generation().String(),
+		PolicyID: pol.ID().String(), PolicyGeneration: pol.Generation().String()}) {
 		return nil, nil, nil, http.StatusNotFound, &client.Error{Code: "notFound", Path: "artifact",
 			Message: "the authorization was issued on a snapshot this domain no longer serves"}
 	}
 	q.entry.AuthorizationID, q.entry.Binding = a.ID().String(), a.Binding().Digest().String()
 	q.entry.DecisionID, q.entry.Outcome = a.Decision().ID().String(), a.Decision().Outcome().String()
 	exp := HostExpectations(req.Expectations)
+	validate := d.Validate
 	if q.verb == "consume" {
-		if _, bound := a.Input().Intent().Binding(); bound && exp.IntentBinding == nil {
-			return nil, nil, nil, http.StatusUnprocessableEntity, &client.Error{Code: "missing", Path: "expectations.intentBinding",
-				Message: "the authorization binds an agent-safe intent binding: present the binding you are about to commit"}
-		}
+		validate = d.ValidateForConsumption
 	}
-	b, err := d.host.Validate(q.caller, a, exp, uint64(q.now.Unix()))
+	b, err := validate(q.caller, a, exp, uint64(q.now.Unix()))
 	if err != nil {
+		status := statusOf(err)
+		if host.IsIntentBindingRequired(err) {
+			// Missing, but in a well-formed request: the protocol rejects it.
+			status = http.StatusUnprocessableEntity
+		}
 		e := apiError(fault.Within("expectations", err))
-		return nil, nil, nil, statusOf(err), &e
+		return nil, nil, nil, status, &e
 	}
 	return d, a, b, 0, nil
 }
 
-// rebuild verifies the envelope and rebuilds its Authorization, or takes
-// both from the cache when this envelope's exact bytes were verified and
-// rebuilt by the same domain Host and key before. Everything after (the
-// served snapshots, the expectations, the clock, the Consumption) runs on
-// every request.
-func (s *Server) rebuild(q *call, envelope string) (*Domain, *authz.Authorization, int, *client.Error) {
+// rebuild verifies the envelope, checks that the caller is an executor of
+// the domain whose key signed it, and rebuilds its Authorization — or takes
+// the domain and the Authorization from the cache when this envelope's
+// exact bytes were verified and rebuilt by the Same domain before; the role
+// check runs on a hit too. Everything after (the served snapshots, the
+// expectations, the clock, the Consumption) runs on every request.
+func (s *Server) rebuild(q *call, envelope string) (*serving.Domain, *host.Authorization, int, *client.Error) {
 	digest := sha256.Sum256([]byte(envelope))
-	if e, ok := s.cache.get(digest, uint64(q.now.Unix())); ok {
-		if d, ok := s.domains.ByKey(e.key.ID()); ok && d.host == e.host && d.key == e.key {
+	if hit, ok := s.cache.get(digest, uint64(q.now.Unix())); ok {
+		if d, ok := s.domains.ByKey(hit.domain.KeyID()); ok && d.Same(hit.domain) {
 			s.metrics.cacheHit.Inc()
-			return d, e.a, 0, nil
+			if status, e := s.executor(q, d); e != nil {
+				return nil, nil, status, e
+			}
+			return d, hit.a, 0, nil
 		}
 	}
 	s.metrics.cacheMiss.Inc()
-	var d *Domain // the domain whose key the envelope names
-	record, err := artifact.Open(envelope, func(keyID string) (ed25519.PublicKey, bool) {
-		found, ok := s.domains.ByKey(keyID)
-		if !ok {
-			return nil, false
-		}
-		d = found
-		return found.key.Public(), true
-	})
+	d, v, err := serving.Open(s.domains, envelope)
 	if err != nil {
 		return nil, nil, http.StatusUnprocessableEntity, &client.Error{Code: "artifact", Path: "artifact", Message: err.Error()}
 	}
-	a, err := d.host.Rebuild(record)
+	if status, e := s.executor(q, d); e != nil {
+		return nil, nil, status, e
+	}
+	a, err := d.Rebuild(v)
 	if err != nil {
 		e := apiError(fault.Within("artifact", err))
 		return nil, nil, statusOf(err), &e
 	}
 	s.cache.put(digest, d, a, a.ExpiresAt().Seconds())
 	return d, a, 0, nil
+}
+
+// executor records the domain d of the request and rejects a caller that
+// is not one of its executors. The rejection is the one Validate gives
+// (403 unauthorized at expectations.caller), so that only its timing
+// changed when the check moved before the rebuild.
+func (s *Server) executor(q *call, d *serving.Domain) (int, *client.Error) {
+	q.entry.Namespace, q.entry.HostAuthority = d.Namespace(), d.Name()
+	if err := d.CheckExecutor(q.caller); err != nil {
+		e := apiError(fault.Within("expectations", err))
+		return statusOf(err), &e
+	}
+	return 0, nil
 }
 
 func (s *Server) validate(_ context.Context, q *call, r *http.Request) (int, any) {
@@ -318,7 +339,7 @@ func (s *Server) consume(ctx context.Context, q *call, r *http.Request) (int, an
 	}
 	digest := b.Digest().String()
 	err := s.store.Consume(ctx, consume.Record{
-		Key:             consume.Key{Domain: d.instance, Binding: digest[len("sha256:"):]},
+		Key:             consume.Key{Domain: d.Instance(), Binding: digest[len("sha256:"):]},
 		AuthorizationID: a.ID().String(),
 		ExpiresAt:       time.Unix(int64(b.ExpiresAt().Seconds()), 0),
 	})

@@ -20,6 +20,7 @@ import (
 	"github.com/toolgate/toolgate/client"
 	"github.com/toolgate/toolgate/internal/consume"
 	"github.com/toolgate/toolgate/internal/server"
+	"github.com/toolgate/toolgate/internal/serving"
 	"github.com/toolgate/toolgate/internal/standalone"
 	"github.com/toolgate/toolgate/internal/testutil"
 )
@@ -79,7 +80,7 @@ type service struct {
 	log   *bytes.Buffer
 	logMu *sync.Mutex
 	srv   *server.Server
-	set   *server.StaticDomains
+	set   *serving.StaticDomains
 	now   *atomic.Int64 // the service clock, Unix seconds
 }
 
@@ -108,7 +109,7 @@ func newServiceWith(t testing.TB, keyDir string, change func(*server.Config)) *s
 	if err != nil {
 		t.Fatal(err)
 	}
-	var set server.StaticDomains
+	var set serving.StaticDomains
 	if err := set.Replace(domains...); err != nil {
 		t.Fatal(err)
 	}
@@ -526,4 +527,68 @@ func get(t *testing.T, url string) int {
 	}
 	_ = resp.Body.Close()
 	return resp.StatusCode
+}
+
+// TestNonExecutorsLearnNothing: the executor role is checked as soon as
+// the envelope names a domain, before the Authorization is rebuilt (issue
+// 17). A caller without the role is told only that (403 unauthorized),
+// never whether the artifact binds an intent (422 missing), and the
+// service does no issuance work for it: nothing is rebuilt into the cache.
+func TestNonExecutorsLearnNothing(t *testing.T) {
+	t.Parallel()
+	s := newService(t, t.TempDir())
+	art := s.authorize(t).Authorization.Artifact
+	noBinding := expectations(t, art)
+	noBinding.Expectations.IntentBinding = nil
+	tests := map[string]struct {
+		path, token string
+		body        client.ValidateRequest
+	}{
+		"the agent runtime consuming without the binding": {"/v1/consume", agentToken, noBinding},
+		"a stranger consuming without the binding":        {"/v1/consume", strangerToken, noBinding},
+		"a stranger consuming with the binding":           {"/v1/consume", strangerToken, expectations(t, art)},
+		"the agent runtime validating":                    {"/v1/validate", agentToken, expectations(t, art)},
+	}
+	// The group returns when its parallel cases have finished.
+	t.Run("callers without the executor role", func(t *testing.T) {
+		for name, tc := range tests {
+			t.Run(name, func(t *testing.T) {
+				t.Parallel()
+				r := s.post(t, tc.path, tc.token, tc.body)
+				e := decode[client.ErrorResponse](t, r)
+				if r.status != http.StatusForbidden || e.Error.Code != "unauthorized" || e.Error.Path != "expectations.caller" {
+					t.Errorf("%d %s; want 403 unauthorized at expectations.caller", r.status, r.body)
+				}
+			})
+		}
+	})
+	if got := metricLine(t, s, "toolgate_rebuild_cache_entries "); got != "toolgate_rebuild_cache_entries 0" {
+		t.Errorf("%q after non-executors only: an Authorization was rebuilt for them", got)
+	}
+	if r := s.post(t, "/v1/consume", executorToken, noBinding); r.status != http.StatusUnprocessableEntity || decode[client.ErrorResponse](t, r).Error.Code != "missing" {
+		t.Errorf("the executor consuming without the binding: %d %s, want 422 missing", r.status, r.body)
+	}
+	if got := metricLine(t, s, "toolgate_rebuild_cache_entries "); got != "toolgate_rebuild_cache_entries 1" {
+		t.Errorf("%q after the executor's consume: the check cannot fail", got)
+	}
+}
+
+// metricLine is the first line of s's /metrics that starts with prefix.
+func metricLine(t *testing.T, s *service, prefix string) string {
+	t.Helper()
+	resp, err := http.Get(s.url + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = resp.Body.Close() }()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for line := range strings.Lines(string(b)) {
+		if strings.HasPrefix(line, prefix) {
+			return strings.TrimSpace(line)
+		}
+	}
+	return ""
 }

@@ -17,7 +17,7 @@ import (
 	"github.com/toolgate/toolgate/internal/engine/fault"
 	"github.com/toolgate/toolgate/internal/host"
 	"github.com/toolgate/toolgate/internal/manifest"
-	"github.com/toolgate/toolgate/internal/server"
+	"github.com/toolgate/toolgate/internal/serving"
 )
 
 // Load reads the manifests at paths and returns one domain per
@@ -26,7 +26,7 @@ import (
 // keyDir (<namespace>.<name>.ed25519, a 32-octet seed, mode 0600), created
 // there when absent; a domain's store identity is its key identity, so a
 // rotated key is a new domain.
-func Load(keyDir string, paths ...string) ([]*server.Domain, error) {
+func Load(keyDir string, paths ...string) ([]*serving.Domain, error) {
 	set, err := manifest.LoadPaths(paths...)
 	if err != nil {
 		return nil, err
@@ -37,7 +37,7 @@ func Load(keyDir string, paths ...string) ([]*server.Domain, error) {
 	if err := os.MkdirAll(keyDir, 0o700); err != nil {
 		return nil, err
 	}
-	var out []*server.Domain
+	var out []*serving.Domain
 	for i := range set.HostAuthorities {
 		o := &set.HostAuthorities[i]
 		where := fmt.Sprintf("HostAuthority %s/%s", o.Namespace, o.Name)
@@ -58,7 +58,7 @@ func Load(keyDir string, paths ...string) ([]*server.Domain, error) {
 		if err := set.PublishInto(h, o.Namespace, o.Name, admin); err != nil {
 			return nil, err
 		}
-		d, err := server.NewDomain(o.Namespace, o.Name, key.ID(), h, key)
+		d, err := serving.NewDomain(o.Namespace, o.Name, key.ID(), h, key)
 		if err != nil {
 			return nil, err
 		}

@@ -1,17 +1,17 @@
 package store
 
 import (
-	"github.com/toolgate/toolgate/internal/server"
+	"github.com/toolgate/toolgate/internal/serving"
 )
 
-var _ server.Domains = (*Store)(nil)
+var _ serving.Domains = (*Store)(nil)
 
 // servedIn reports, at request time, whether a selection's exact snapshots
 // are served in the domain ref: a deleted object's snapshot is never
 // decided on, although the domain's Host may still hold it as a
 // predecessor.
-func (s *Store) servedIn(ref domainRef) func(server.Selection) bool {
-	return func(sel server.Selection) bool {
+func (s *Store) servedIn(ref domainRef) func(serving.Selection) bool {
+	return func(sel serving.Selection) bool {
 		d, ok := s.load().domains[ref]
 		if !ok {
 			return false
@@ -22,9 +22,9 @@ func (s *Store) servedIn(ref domainRef) func(server.Selection) bool {
 	}
 }
 
-// ByName implements server.Domains: the domain served for the
+// ByName implements serving.Domains: the domain served for the
 // HostAuthority namespace/name.
-func (s *Store) ByName(namespace, name string) (*server.Domain, bool) {
+func (s *Store) ByName(namespace, name string) (*serving.Domain, bool) {
 	d, ok := s.load().domains[domainRef{namespace, name}]
 	if !ok {
 		return nil, false
@@ -32,9 +32,9 @@ func (s *Store) ByName(namespace, name string) (*server.Domain, bool) {
 	return d.serving, true
 }
 
-// ByKey implements server.Domains: the domain whose signing key has the
+// ByKey implements serving.Domains: the domain whose signing key has the
 // artifact key identity keyID.
-func (s *Store) ByKey(keyID string) (*server.Domain, bool) {
+func (s *Store) ByKey(keyID string) (*serving.Domain, bool) {
 	for _, d := range s.load().domains {
 		if d.serving.KeyID() == keyID {
 			return d.serving, true
@@ -43,5 +43,5 @@ func (s *Store) ByKey(keyID string) (*server.Domain, bool) {
 	return nil, false
 }
 
-// Len implements server.Domains.
+// Len implements serving.Domains.
 func (s *Store) Len() int { return len(s.load().domains) }

@@ -16,7 +16,7 @@ import (
 	"github.com/toolgate/toolgate/internal/engine/policy"
 	"github.com/toolgate/toolgate/internal/engine/registry"
 	"github.com/toolgate/toolgate/internal/host"
-	"github.com/toolgate/toolgate/internal/server"
+	"github.com/toolgate/toolgate/internal/serving"
 )
 
 // Kind names what a served entry is.
@@ -94,7 +94,7 @@ type domain struct {
 	info       DomainInfo
 	host       *host.Host
 	key        ed25519.PrivateKey
-	serving    *server.Domain // the authorization service's view
+	serving    *serving.Domain // the authorization service's view
 	registries map[snapKey]served[*registry.Snapshot]
 	policies   map[snapKey]served[*policy.Snapshot]
 }
@@ -229,7 +229,7 @@ func (s *Store) EnsureDomain(spec DomainSpec) (info DomainInfo, replaced bool, e
 		if err != nil {
 			return err
 		}
-		serving, err := server.NewDomain(spec.Namespace, spec.Name, spec.UID, h, signer)
+		serving, err := serving.NewDomain(spec.Namespace, spec.Name, spec.UID, h, signer)
 		if err != nil {
 			return err
 		}

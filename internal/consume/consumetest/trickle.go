@@ -21,6 +21,7 @@ import (
 	"github.com/toolgate/toolgate/client"
 	"github.com/toolgate/toolgate/internal/consume"
 	"github.com/toolgate/toolgate/internal/server"
+	"github.com/toolgate/toolgate/internal/serving"
 	"github.com/toolgate/toolgate/internal/standalone"
 )
 
@@ -68,7 +69,7 @@ func CheckTrickledConsume(ctx context.Context, root, keyDir string, store consum
 	if err != nil {
 		return err
 	}
-	var set server.StaticDomains
+	var set serving.StaticDomains
 	if err := set.Replace(domains...); err != nil {
 		return err
 	}
