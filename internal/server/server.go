@@ -190,12 +190,14 @@ func (s *Server) authorize(_ context.Context, q *call, r *http.Request) (int, an
 		return status, apiError(err)
 	}
 	s.readClock(q)
-	q.entry.Namespace, q.entry.HostAuthority = req.HostAuthority.Namespace, req.HostAuthority.Name
 	d, ok := s.domains.ByName(req.HostAuthority.Namespace, req.HostAuthority.Name)
 	if !ok {
 		return http.StatusNotFound, client.Error{Code: "notFound", Path: "hostAuthority",
 			Message: "this service serves no such HostAuthority (or it is not ready yet)"}
 	}
+	// Only a resolved name reaches the decision log: an unserved one is
+	// caller input (issue 17, item 6).
+	q.entry.Namespace, q.entry.HostAuthority = d.Namespace(), d.Name()
 	if !d.Serves(serving.Selection{RegistryID: req.Registry.SnapshotID, RegistryGeneration: req.Registry.Generation,
 		PolicyID: req.Policy.SnapshotID, PolicyGeneration: req.Policy.SnapshotGeneration}) {
 		return http.StatusNotFound, client.Error{Code: "notFound", Path: "policy",

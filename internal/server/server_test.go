@@ -482,8 +482,14 @@ func TestNothingSecretReachesTheLog(t *testing.T) {
 		s.post(t, "/v1/consume", executorToken, exp)
 	}
 	s.post(t, "/v1/authorize", "canary-token-"+canary, req)
+	// An unresolved HostAuthority is caller input: it never reaches the log.
+	unserved := req
+	unserved.HostAuthority.Namespace, unserved.HostAuthority.Name = canary+"-ns", canary+"-name"
+	if r := s.post(t, "/v1/authorize", agentToken, unserved); r.status != http.StatusNotFound {
+		t.Errorf("an unserved HostAuthority: %d %s, want 404", r.status, r.body)
+	}
 	log := s.logText()
-	if strings.Count(log, "\n") < 4 {
+	if strings.Count(log, "\n") < 5 {
 		t.Fatalf("the decision log has too few lines:\n%s", log)
 	}
 	for _, secret := range []string{canary, agentToken, executorToken} {
