@@ -67,6 +67,42 @@ type Member struct {
 	Value Value
 }
 
+// Member returns the value of the member named key (UTF-8 text) of the
+// object v, and whether v is an object that has one. Parse rejects
+// duplicate names, so there is at most one.
+func (v Value) Member(key string) (Value, bool) {
+	if v.kind != kindObject {
+		return Value{}, false
+	}
+	k, ok := utf8ToUTF16(key)
+	if !ok {
+		return Value{}, false
+	}
+	i, found := slices.BinarySearchFunc(v.obj, k, func(m member, k []uint16) int { return slices.Compare(m.key, k) })
+	if !found {
+		return Value{}, false
+	}
+	return v.obj[i].val, true
+}
+
+// Text returns the UTF-8 text of the string v, and whether v is a string
+// that has one (a lone surrogate or invalid UTF-8 has none).
+func (v Value) Text() (string, bool) {
+	if v.kind != kindString || v.badUTF8 {
+		return "", false
+	}
+	for i := 0; i < len(v.str); i++ {
+		switch c := v.str[i]; {
+		case utf16.IsSurrogate(rune(c)):
+			if c >= 0xdc00 || i+1 >= len(v.str) || v.str[i+1] < 0xdc00 || v.str[i+1] > 0xdfff {
+				return "", false
+			}
+			i++
+		}
+	}
+	return string(utf16.Decode(v.str)), true
+}
+
 // Null returns JSON null.
 func Null() Value { return Value{kind: kindNull} }
 

@@ -3,6 +3,7 @@ package host_test
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/toolgate/toolgate/internal/engine/fault"
@@ -282,6 +283,50 @@ func TestIntentBinding_DigestIsBoundAndRechecked(t *testing.T) {
 	r.Facts.Intent.Binding = "sha256:" + strings.Repeat("ab", 32)
 	_, err = h.Authorize(r)
 	testutil.CheckFault(t, err, fault.ErrMismatch, "facts.intent.binding")
+}
+
+// TestIntentBinding_ItsOwnExpiryIsEnforced: agent-safe.intent/1 asks
+// every executor to refuse expired authority. The binding's own "expiry"
+// (an RFC 3339 time) must lie after the validation time, whatever the
+// Authorization's lifetime; a binding without a readable expiry rejects.
+func TestIntentBinding_ItsOwnExpiryIsEnforced(t *testing.T) {
+	t.Parallel()
+	h := newPaymentsHost()
+	binding := func(expiry string) string {
+		return `{"actor":"alice","tenant":"acme","parameters":{"amount":12500},` + expiry + `"target":"payments.submit"}`
+	}
+	at := uint64(now + 10)
+	atText := time.Unix(int64(at), 0).UTC()
+	tests := map[string]struct {
+		binding  string
+		wantErr  error
+		wantPath string
+	}{
+		"an expiry one second after the validation time": {binding: binding(`"expiry":"` + atText.Add(time.Second).Format(time.RFC3339) + `",`)},
+		"an expiry with fractional seconds after it":     {binding: binding(`"expiry":"` + atText.Add(time.Millisecond).Format(time.RFC3339Nano) + `",`)},
+		"an expiry at the validation time":               {binding: binding(`"expiry":"` + atText.Format(time.RFC3339) + `",`), wantErr: fault.ErrExpired, wantPath: "intentBinding.expiry"},
+		"an expiry long past (2000-01-01)":               {binding: binding(`"expiry":"2000-01-01T00:00:00Z",`), wantErr: fault.ErrExpired, wantPath: "intentBinding.expiry"},
+		"no expiry":                                      {binding: binding(``), wantErr: fault.ErrMissing, wantPath: "intentBinding.expiry"},
+		"an expiry that is a number":                     {binding: binding(`"expiry":1700000020,`), wantErr: fault.ErrMalformed, wantPath: "intentBinding.expiry"},
+		"an expiry that is not a time":                   {binding: binding(`"expiry":"tomorrow",`), wantErr: fault.ErrMalformed, wantPath: "intentBinding.expiry"},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			r := payment()
+			r.Facts.IntentBinding = []byte(tc.binding)
+			res, err := h.Authorize(r)
+			if err != nil || res.Authorization == nil {
+				t.Fatalf("Authorize: %v %v", res, err)
+			}
+			exp := expectations()
+			exp.IntentBinding = []byte(tc.binding)
+			_, err = h.Validate(executor, res.Authorization, exp, at)
+			testutil.CheckFault(t, err, tc.wantErr, tc.wantPath)
+			_, err = h.ValidateForConsumption(executor, res.Authorization, exp, at)
+			testutil.CheckFault(t, err, tc.wantErr, tc.wantPath)
+		})
+	}
 }
 
 // TestAuthorize_ArgumentErrorsNameTheArgumentPath: a rejected argument is

@@ -2,6 +2,10 @@ package host
 
 import (
 	"errors"
+	"math"
+	"time"
+
+	"github.com/toolgate/toolgate/internal/agentsafe"
 
 	"github.com/toolgate/toolgate/internal/engine/authority"
 	"github.com/toolgate/toolgate/internal/engine/authz"
@@ -130,6 +134,9 @@ func (h *Host) validate(caller Caller, a *authz.Authorization, exp Expectations,
 		if !ok || bound.String() != sum {
 			return nil, fault.At("intentBinding", fault.Mismatch, "the binding to commit is not the one the user approved")
 		}
+		if err := bindingLive(exp.IntentBinding, at); err != nil {
+			return nil, err
+		}
 	}
 	rec := a.RegistrySnapshot()
 	reg, err := h.Registry(rec.ID().String(), rec.Generation().String())
@@ -209,4 +216,33 @@ func parseEach[T any](field string, tokens []string, parse func(string) (T, erro
 		out = append(out, v)
 	}
 	return out, nil
+}
+
+// bindingLive rejects an agent-safe.intent/1 binding whose own expiry (its
+// top-level "expiry", an RFC 3339 time) is not after at: the user's
+// approval has lapsed whatever the Authorization's lifetime says, and
+// agent-safe.intent/1 asks every executor to refuse expired authority. A
+// binding without a readable expiry rejects (fail closed).
+func bindingLive(doc []byte, at uint64) error {
+	const path = "intentBinding.expiry"
+	v, err := agentsafe.Parse(doc)
+	if err != nil {
+		return fault.At("intentBinding", fault.Malformed, err.Error())
+	}
+	member, ok := v.Member("expiry")
+	if !ok {
+		return fault.At(path, fault.Missing, "the intent binding states no expiry")
+	}
+	text, ok := member.Text()
+	if !ok {
+		return fault.At(path, fault.Malformed, "the intent binding's expiry must be an RFC 3339 time string")
+	}
+	expiry, err := time.Parse(time.RFC3339Nano, text)
+	if err != nil {
+		return fault.At(path, fault.Malformed, "the intent binding's expiry must be an RFC 3339 time string")
+	}
+	if at > math.MaxInt64 || !time.Unix(int64(at), 0).Before(expiry) {
+		return fault.At(path, fault.Expired, "the intent binding has expired: the user's approval no longer holds")
+	}
+	return nil
 }

@@ -598,3 +598,46 @@ func metricLine(t *testing.T, s *service, prefix string) string {
 	}
 	return ""
 }
+
+// TestAgentSafeExecutorNegativeTests: agent-safe.intent/1 asks every
+// executor adapter for negative tests on changed parameters, expired
+// authority and duplicate execution. Through the service: a binding with
+// one changed parameter, a binding whose own expiry has passed while the
+// Authorization is still valid, and a second Consumption are each refused.
+func TestAgentSafeExecutorNegativeTests(t *testing.T) {
+	t.Parallel()
+	s := newService(t, t.TempDir())
+	req := example(t, "payment-allow.yaml")
+	expiry := time.Unix(exampleTime+30, 0).UTC().Format(time.RFC3339)
+	req.Facts.Intent.Binding = json.RawMessage(strings.Replace(string(req.Facts.Intent.Binding), "2026-12-01T00:15:00Z", expiry, 1))
+	if !strings.Contains(string(req.Facts.Intent.Binding), expiry) {
+		t.Fatal("the example's binding no longer has the expiry this test replaces")
+	}
+	r := s.post(t, "/v1/authorize", agentToken, req)
+	res := decode[client.AuthorizeResponse](t, r)
+	if r.status != http.StatusOK || res.Authorization == nil {
+		t.Fatalf("authorize: %d %s", r.status, r.body)
+	}
+	exp := expectations(t, res.Authorization.Artifact)
+	exp.Expectations.IntentBinding = req.Facts.Intent.Binding
+
+	changed := exp
+	changed.Expectations.IntentBinding = json.RawMessage(strings.Replace(string(exp.Expectations.IntentBinding), "12500", "12501", 1))
+	if r := s.post(t, "/v1/consume", executorToken, changed); r.status != http.StatusUnprocessableEntity || !strings.Contains(string(r.body), `"mismatch"`) {
+		t.Errorf("changed parameters: %d %s, want 422 mismatch", r.status, r.body)
+	}
+
+	s.now.Store(exampleTime + 30) // the binding's expiry; the Authorization lives until +61
+	if r := s.post(t, "/v1/consume", executorToken, exp); r.status != http.StatusUnprocessableEntity ||
+		!strings.Contains(string(r.body), `"expired"`) || !strings.Contains(string(r.body), "intentBinding.expiry") {
+		t.Errorf("expired authority: %d %s, want 422 expired at the binding's expiry", r.status, r.body)
+	}
+
+	s.now.Store(exampleTime + 29)
+	if r := s.post(t, "/v1/consume", executorToken, exp); r.status != http.StatusOK {
+		t.Fatalf("consume before the binding's expiry: %d %s", r.status, r.body)
+	}
+	if r := s.post(t, "/v1/consume", executorToken, exp); r.status != http.StatusConflict {
+		t.Errorf("duplicate execution: %d %s, want 409", r.status, r.body)
+	}
+}
