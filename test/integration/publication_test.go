@@ -26,8 +26,8 @@ import (
 
 	"github.com/toolgate/toolgate/api/v1alpha1"
 	tgclient "github.com/toolgate/toolgate/client"
+	"github.com/toolgate/toolgate/controllers"
 	"github.com/toolgate/toolgate/internal/consume/apistore"
-	"github.com/toolgate/toolgate/internal/controller"
 	"github.com/toolgate/toolgate/internal/host"
 	"github.com/toolgate/toolgate/internal/manifest"
 	"github.com/toolgate/toolgate/internal/publisher"
@@ -177,8 +177,8 @@ var _ = Describe("publication through the webhooks and controllers", Ordered, fu
 
 		// The domain's signing key is a Secret owned by the HostAuthority.
 		var key corev1.Secret
-		Expect(admin.Get(ctx, client.ObjectKey{Namespace: ns, Name: controller.SigningKeySecretName(authority)}, &key)).To(Succeed())
-		Expect(key.Annotations[controller.SigningKeyUIDAnnotation]).To(Equal(haUID))
+		Expect(admin.Get(ctx, client.ObjectKey{Namespace: ns, Name: controllers.SigningKeySecretName(authority)}, &key)).To(Succeed())
+		Expect(key.Annotations[controllers.SigningKeyUIDAnnotation]).To(Equal(haUID))
 		Expect(metav1.IsControlledBy(&key, ha)).To(BeTrue())
 	})
 
@@ -396,8 +396,8 @@ var _ = Describe("publication through the webhooks and controllers", Ordered, fu
 			To(ContainSubstring("publisher attestation"))
 		var key corev1.Secret
 		Eventually(func() string {
-			_ = admin.Get(ctx, client.ObjectKey{Namespace: ns, Name: controller.SigningKeySecretName(authority)}, &key)
-			return key.Annotations[controller.SigningKeyUIDAnnotation]
+			_ = admin.Get(ctx, client.ObjectKey{Namespace: ns, Name: controllers.SigningKeySecretName(authority)}, &key)
+			return key.Annotations[controllers.SigningKeyUIDAnnotation]
 		}).Should(Equal(newUID))
 		haUID = newUID
 	})
@@ -414,7 +414,7 @@ var _ = Describe("publication through the webhooks and controllers", Ordered, fu
 		// ... until the key Secret is deleted: a new key, a new domain
 		// under the same HostAuthority UID.
 		var key corev1.Secret
-		Expect(admin.Get(ctx, client.ObjectKey{Namespace: ns, Name: controller.SigningKeySecretName(authority)}, &key)).To(Succeed())
+		Expect(admin.Get(ctx, client.ObjectKey{Namespace: ns, Name: controllers.SigningKeySecretName(authority)}, &key)).To(Succeed())
 		Expect(admin.Delete(ctx, &key)).To(Succeed())
 		Eventually(func() string {
 			d, _ := served.Domain(ns, authority)
