@@ -30,6 +30,7 @@ import (
 	"github.com/toolgate/toolgate/internal/consume/apistore"
 	"github.com/toolgate/toolgate/internal/host"
 	"github.com/toolgate/toolgate/internal/manifest"
+	"github.com/toolgate/toolgate/internal/publication"
 	"github.com/toolgate/toolgate/internal/publisher"
 	"github.com/toolgate/toolgate/internal/server"
 	"github.com/toolgate/toolgate/internal/store"
@@ -131,7 +132,7 @@ var _ = Describe("publication through the webhooks and controllers", Ordered, fu
 		Expect(err).NotTo(HaveOccurred())
 		adminCaller, ok := manifest.AdministratorOf(o)
 		Expect(ok).To(BeTrue())
-		Expect(set.PublishInto(h, ns, authority, adminCaller)).To(Succeed())
+		Expect(publication.Into(set, h, ns, authority, adminCaller)).To(Succeed())
 		digests = map[string]string{authority: h.Authority().Digest().String()}
 		for _, tr := range set.ToolRegistries {
 			r, err := h.Registry(string(tr.Spec.SnapshotID), string(tr.Spec.SnapshotGeneration))
