@@ -47,7 +47,7 @@ generate: $(CONTROLLER_GEN) ## Regenerate generated code (Section 48 vocabularie
 .PHONY: manifests
 manifests: $(CONTROLLER_GEN) ## Regenerate the CRDs (config/crd/bases), the manager's RBAC (config/rbac) and the webhook configurations (config/webhook).
 	$(CONTROLLER_GEN) crd paths=./api/... output:crd:artifacts:config=config/crd/bases
-	$(CONTROLLER_GEN) rbac:roleName=manager-role paths="./internal/controller/...;./internal/consume/apistore/..." output:rbac:artifacts:config=config/rbac
+	$(CONTROLLER_GEN) rbac:roleName=manager-role paths="./controllers/...;./internal/consume/apistore/..." output:rbac:artifacts:config=config/rbac
 	$(CONTROLLER_GEN) webhook paths=./internal/webhook/... output:webhook:artifacts:config=config/webhook
 
 # Files written by generators; verify fails when regenerating changes them or

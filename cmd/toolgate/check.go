@@ -9,6 +9,7 @@ import (
 	"github.com/toolgate/toolgate/internal/engine/registry"
 	"github.com/toolgate/toolgate/internal/host"
 	"github.com/toolgate/toolgate/internal/manifest"
+	"github.com/toolgate/toolgate/internal/publication"
 )
 
 // checked is every object of a manifest set published offline as the
@@ -16,7 +17,8 @@ import (
 // its own Host (one fresh domain per object, as the service creates per
 // object UID), each ToolRegistry publishes, and each PolicySnapshot
 // publishes in its HostAuthority's Host, in generation order, on behalf of
-// the domain's policy administrator. Nothing stops at the first problem.
+// the domain's policy administrator, through the one publication path
+// (internal/publication). Nothing stops at the first problem.
 type checked struct {
 	objects    int
 	hosts      []checkedHost
@@ -76,16 +78,22 @@ func check(set *manifest.Set) *checked {
 		}
 		c.registries = append(c.registries, s)
 	}
-	for _, o := range set.PoliciesInGenerationOrder() {
+	var policies []*v1alpha1.PolicySnapshot
+	for i := range set.PolicySnapshots {
+		policies = append(policies, &set.PolicySnapshots[i])
+	}
+	for _, o := range publication.InGenerationOrder(policies) {
 		c.objects++
-		if err := manifest.CheckPolicyName(o); err != nil {
-			report("PolicySnapshot", o, err)
-			continue
-		}
 		h := c.host(o.Namespace, string(o.Spec.HostAuthorityRef.Name))
 		if h == nil {
-			report("PolicySnapshot", o, fault.At("spec.hostAuthorityRef.name", fault.NotFound,
+			// Without a domain only the rules that need none apply; every
+			// violation is still reported at once.
+			var errs fault.Errors
+			_, err := publication.Draft(o)
+			errs.Add("", err)
+			errs.Add("", fault.At("spec.hostAuthorityRef.name", fault.NotFound,
 				"no valid HostAuthority of that name in the snapshot's namespace"))
+			report("PolicySnapshot", o, errs.Err())
 			continue
 		}
 		admin, ok := manifest.AdministratorOf(h.obj)
@@ -94,13 +102,9 @@ func check(set *manifest.Set) *checked {
 				objName(h.obj.Namespace, h.obj.Name)))
 			continue
 		}
-		d, err := manifest.PolicyDraft(o.Spec)
-		var s *policy.Snapshot
-		if err == nil {
-			s, err = h.host.PublishPolicy(admin, d)
-		}
+		s, err := publication.Policy(h.host, admin, o)
 		if err != nil {
-			report("PolicySnapshot", o, manifest.SpecFault(err))
+			report("PolicySnapshot", o, err)
 			continue
 		}
 		c.policies = append(c.policies, s)

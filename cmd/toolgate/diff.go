@@ -12,6 +12,7 @@ import (
 	"github.com/toolgate/toolgate/internal/engine/policy"
 	"github.com/toolgate/toolgate/internal/host"
 	"github.com/toolgate/toolgate/internal/manifest"
+	"github.com/toolgate/toolgate/internal/publication"
 )
 
 // diff compares two trees of manifests — the base of a pull request and
@@ -64,7 +65,7 @@ func diffDomain(out io.Writer, base, head *manifest.Set, o *v1alpha1.HostAuthori
 		return 0, fmt.Errorf("%s: %w", where, err)
 	}
 	admin, _ := manifest.AdministratorOf(o)
-	if err := base.PublishInto(h, o.Namespace, o.Name, admin); err != nil {
+	if err := publication.Into(base, h, o.Namespace, o.Name, admin); err != nil {
 		return 0, fmt.Errorf("OLD: %w", err)
 	}
 	var added []*v1alpha1.PolicySnapshot
@@ -85,34 +86,21 @@ func diffDomain(out io.Writer, base, head *manifest.Set, o *v1alpha1.HostAuthori
 	invalid := 0
 	for _, p := range added {
 		id, gen := string(p.Spec.SnapshotID), string(p.Spec.SnapshotGeneration)
-		d, err := manifest.PolicyDraft(p.Spec)
-		var next *policy.Snapshot
-		if err == nil {
-			next, err = h.PublishPolicy(admin, d)
-		}
+		next, err := publication.Policy(h, admin, p)
 		if err != nil {
 			invalid++
 			fmt.Fprintf(out, "policy snapshot %s generation %s (%s/%s): NOT a valid successor: %s\n",
-				id, gen, p.Namespace, p.Name, userMessage(manifest.SpecFault(err)))
+				id, gen, p.Namespace, p.Name, userMessage(err))
 			continue
 		}
-		prev, _ := h.Policy(id, previous(gen))
+		var prev *policy.Snapshot // nil for a first generation
+		if pg, ok := publication.Previous(p); ok {
+			prev, _ = h.Policy(id, pg)
+		}
 		fmt.Fprintf(out, "policy snapshot %s generation %s (%s/%s): valid successor\n", id, gen, p.Namespace, p.Name)
 		describe(out, prev, next)
 	}
 	return invalid, nil
-}
-
-// previous is the generation before gen ("" for generation 1).
-func previous(gen string) string {
-	var n uint64
-	for _, c := range gen {
-		n = n*10 + uint64(c-'0')
-	}
-	if n <= 1 {
-		return ""
-	}
-	return fmt.Sprint(n - 1)
 }
 
 // describe lists what next changes relative to prev (nil for a first

@@ -19,7 +19,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/webhook"
 
 	"github.com/toolgate/toolgate/api/v1alpha1"
-	"github.com/toolgate/toolgate/internal/controller"
+	"github.com/toolgate/toolgate/controllers"
 	"github.com/toolgate/toolgate/internal/store"
 	tgwebhook "github.com/toolgate/toolgate/internal/webhook"
 )
@@ -65,7 +65,7 @@ func manager(args []string) error {
 	}
 	mgr, err := ctrl.NewManager(ctrl.GetConfigOrDie(), ctrl.Options{
 		Scheme:                  scheme,
-		Cache:                   controller.CacheOptions(),
+		Cache:                   controllers.CacheOptions(),
 		Metrics:                 metricsOptions(*metricsAddr, *metricsSecure),
 		HealthProbeBindAddress:  *probeAddr,
 		LeaderElection:          *leaderElect,
@@ -84,7 +84,7 @@ func manager(args []string) error {
 	}
 	ctx := ctrl.SetupSignalHandler()
 	s := store.New()
-	if err := controller.Setup(ctx, mgr, s); err != nil {
+	if err := controllers.Setup(ctx, mgr, s); err != nil {
 		return err
 	}
 	if err := tgwebhook.Setup(mgr, s); err != nil {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/toolgate/toolgate/internal/host"
 	"github.com/toolgate/toolgate/internal/manifest"
+	"github.com/toolgate/toolgate/internal/publication"
 	"github.com/toolgate/toolgate/internal/server"
 )
 
@@ -165,7 +166,7 @@ func loadHost(set *manifest.Set, namespace, name string) (*host.Host, error) {
 		return nil, err
 	}
 	admin, _ := manifest.AdministratorOf(obj)
-	return h, set.PublishInto(h, namespace, name, admin)
+	return h, publication.Into(set, h, namespace, name, admin)
 }
 
 // checkCase decides req and lists every way the result differs from the

@@ -2,11 +2,9 @@ package manifest
 
 import (
 	"cmp"
-	"fmt"
 	"slices"
 
 	"github.com/toolgate/toolgate/api/v1alpha1"
-	"github.com/toolgate/toolgate/internal/engine/policy"
 	"github.com/toolgate/toolgate/internal/host"
 )
 
@@ -49,41 +47,6 @@ func (s *Set) HostAuthority(namespace, name string) (*v1alpha1.HostAuthority, bo
 		return nil, false
 	}
 	return &s.HostAuthorities[i], true
-}
-
-// PublishInto publishes into h, the Host of the HostAuthority
-// namespace/name, every ToolRegistry of its namespace and every
-// PolicySnapshot that references it, in generation order, as publisher.
-// It rejects with the object that failed.
-func (s *Set) PublishInto(h *host.Host, namespace, name string, publisher host.Caller) error {
-	for _, o := range s.ToolRegistries {
-		if o.Namespace != namespace {
-			continue
-		}
-		d, err := RegistryDraft(o.Spec)
-		if err == nil {
-			_, err = h.PublishRegistry(d)
-		}
-		if err != nil {
-			return fmt.Errorf("ToolRegistry %s/%s: %w", o.Namespace, o.Name, err)
-		}
-	}
-	for _, o := range s.PoliciesInGenerationOrder() {
-		if o.Namespace != namespace || string(o.Spec.HostAuthorityRef.Name) != name {
-			continue
-		}
-		err := CheckPolicyName(o)
-		if err == nil {
-			var d policy.SnapshotDraft
-			if d, err = PolicyDraft(o.Spec); err == nil {
-				_, err = h.PublishPolicy(publisher, d)
-			}
-		}
-		if err != nil {
-			return fmt.Errorf("PolicySnapshot %s/%s: %w", o.Namespace, o.Name, err)
-		}
-	}
-	return nil
 }
 
 // AdministratorOf returns a caller that holds policyAdministrationAuthority

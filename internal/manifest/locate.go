@@ -14,6 +14,12 @@ import (
 // is the spec field of the same name. Errors that are not engine faults are
 // returned unchanged.
 //
+// It is the one locator of every caller (webhook, controllers, CLI), and it
+// is idempotent: a path that is already an object path (spec…, metadata…)
+// and the Host's "publisher" (the caller, not a field) are kept, so an
+// error built from already located parts (the condition trees PolicyDraft
+// decodes) is never located twice.
+//
 // Every rejection of a fault.Errors is located; the result is then a
 // fault.Errors too.
 func SpecFault(err error) error {
@@ -23,11 +29,26 @@ func SpecFault(err error) error {
 	}
 	var l fault.Errors
 	for _, e := range fault.All(err) {
+		if located(e.Path) {
+			l.Add("", e)
+			continue
+		}
 		c := *e
 		c.Path = renameRoot(renameRoot(e.Path, "id", "snapshotID"), "generation", "snapshotGeneration")
 		l.Add("spec", &c)
 	}
 	return l.Err()
+}
+
+// located reports whether path is already an object path, or names the
+// publisher rather than a field.
+func located(path string) bool {
+	for _, root := range []string{"spec", "metadata", "publisher"} {
+		if path == root || strings.HasPrefix(path, root+".") || strings.HasPrefix(path, root+"[") {
+			return true
+		}
+	}
+	return false
 }
 
 // renameRoot replaces the first path segment when it is exactly from.

@@ -1,12 +1,8 @@
 package manifest
 
 import (
-	"cmp"
-	"slices"
-
 	"github.com/toolgate/toolgate/api/v1alpha1"
 	"github.com/toolgate/toolgate/internal/engine/fault"
-	"github.com/toolgate/toolgate/internal/engine/ident"
 )
 
 // The CRDs enforce these object-name rules with CEL on the apiserver; the
@@ -30,21 +26,4 @@ func CheckPolicyName(o *v1alpha1.PolicySnapshot) error {
 		return fault.At("metadata.name", fault.Mismatch, "a PolicySnapshot is named <spec.snapshotID>-<spec.snapshotGeneration>")
 	}
 	return nil
-}
-
-// PoliciesInGenerationOrder returns the PolicySnapshots of s ordered by
-// snapshot generation, equal generations in file order, so that each
-// generation can publish as the successor of the one before it. A
-// generation that does not parse sorts first and then fails publication.
-func (s *Set) PoliciesInGenerationOrder() []*v1alpha1.PolicySnapshot {
-	out := make([]*v1alpha1.PolicySnapshot, 0, len(s.PolicySnapshots))
-	for i := range s.PolicySnapshots {
-		out = append(out, &s.PolicySnapshots[i])
-	}
-	generation := func(p *v1alpha1.PolicySnapshot) uint64 {
-		g, _ := ident.ParseGeneration(string(p.Spec.SnapshotGeneration))
-		return g.Uint64()
-	}
-	slices.SortStableFunc(out, func(a, b *v1alpha1.PolicySnapshot) int { return cmp.Compare(generation(a), generation(b)) })
-	return out
 }

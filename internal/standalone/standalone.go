@@ -17,6 +17,7 @@ import (
 	"github.com/toolgate/toolgate/internal/engine/fault"
 	"github.com/toolgate/toolgate/internal/host"
 	"github.com/toolgate/toolgate/internal/manifest"
+	"github.com/toolgate/toolgate/internal/publication"
 	"github.com/toolgate/toolgate/internal/serving"
 )
 
@@ -55,7 +56,7 @@ func Load(keyDir string, paths ...string) ([]*serving.Domain, error) {
 			return nil, fmt.Errorf("%s: %w", where, fault.Within("spec", err))
 		}
 		admin, _ := manifest.AdministratorOf(o)
-		if err := set.PublishInto(h, o.Namespace, o.Name, admin); err != nil {
+		if err := publication.Into(set, h, o.Namespace, o.Name, admin); err != nil {
 			return nil, err
 		}
 		d, err := serving.NewDomain(o.Namespace, o.Name, key.ID(), h, key)

@@ -10,12 +10,13 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/toolgate/toolgate/api/v1alpha1"
 	"github.com/toolgate/toolgate/internal/artifact"
 	"github.com/toolgate/toolgate/internal/engine/fault"
-	"github.com/toolgate/toolgate/internal/engine/ident"
 	"github.com/toolgate/toolgate/internal/engine/policy"
 	"github.com/toolgate/toolgate/internal/engine/registry"
 	"github.com/toolgate/toolgate/internal/host"
+	"github.com/toolgate/toolgate/internal/publication"
 	"github.com/toolgate/toolgate/internal/serving"
 )
 
@@ -338,16 +339,19 @@ func (s *Store) RemoveRegistry(namespace, object string) {
 	})
 }
 
-// PutPolicy publishes the PolicySnapshot object namespace/object in the
-// domain of namespace/authority, whose UID must be domainUID, on behalf of
-// publisher, with the Host's publication and successor rules. Generation n >
-// 1 requires generation n−1 served in the same domain (ErrNoPredecessor); an
-// absent domain is ErrNoDomain, a replaced one ErrDomainChanged. It returns
-// the snapshot's content digest.
-func (s *Store) PutPolicy(namespace, authority, domainUID, object string, publisher host.Caller, d policy.SnapshotDraft) (string, error) {
+// PutPolicy publishes the PolicySnapshot o in the domain of its namespace
+// and spec.hostAuthorityRef, whose UID must be domainUID, on behalf of
+// publisher, through the one publication path (publication.Policy): the
+// Host's publication and successor rules, every violation at its object
+// path. The store adds one rule of its own: generation n > 1 waits until
+// generation n−1 is served in the same domain (ErrNoPredecessor), not merely
+// held by the Host, so a withdrawn generation is never succeeded. An absent
+// domain is ErrNoDomain, a replaced one ErrDomainChanged. It returns the
+// snapshot's content digest.
+func (s *Store) PutPolicy(domainUID string, publisher host.Caller, o *v1alpha1.PolicySnapshot) (string, error) {
 	var digest string
 	err := s.update(func(st *state) error {
-		ref := domainRef{namespace, authority}
+		ref := domainRef{o.Namespace, string(o.Spec.HostAuthorityRef.Name)}
 		dom, ok := st.domains[ref]
 		switch {
 		case !ok:
@@ -355,26 +359,23 @@ func (s *Store) PutPolicy(namespace, authority, domainUID, object string, publis
 		case dom.info.UID != domainUID:
 			return ErrDomainChanged
 		}
-		gen, err := ident.ParseGeneration(d.Generation)
-		if err != nil {
-			return fault.Within("generation", err)
-		}
-		if e, ok := dom.policies[snapKey{d.ID, gen.String()}]; ok && e.object == object {
+		id, gen := string(o.Spec.SnapshotID), string(o.Spec.SnapshotGeneration)
+		if e, ok := dom.policies[snapKey{id, gen}]; ok && e.object == o.Name {
 			digest = e.digest // already served: a deleted predecessor does not withdraw it
 			return errUnchanged
 		}
-		if p, ok := gen.Previous(); ok {
-			if _, ok := dom.policies[snapKey{d.ID, p.String()}]; !ok {
+		if p, ok := publication.Previous(o); ok {
+			if _, ok := dom.policies[snapKey{id, p}]; !ok {
 				return ErrNoPredecessor
 			}
 		}
-		snap, err := dom.host.PublishPolicy(publisher, d)
+		snap, err := publication.Policy(dom.host, publisher, o)
 		if err != nil {
 			return err
 		}
 		dom = dom.clone()
 		digest = snap.Digest().String()
-		dom.policies[snapKey{snap.ID().String(), snap.Generation().String()}] = served[*policy.Snapshot]{snap, object, digest}
+		dom.policies[snapKey{snap.ID().String(), snap.Generation().String()}] = served[*policy.Snapshot]{snap, o.Name, digest}
 		st.domains[ref] = dom
 		return nil
 	})

@@ -59,12 +59,9 @@ func fill(t *testing.T, s *store.Store, set *manifest.Set, uid string) {
 		}
 	}
 	admin, _ := manifest.AdministratorOf(ha)
-	for _, o := range set.PolicySnapshots {
-		d, err := manifest.PolicyDraft(o.Spec)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := s.PutPolicy(o.Namespace, ha.Name, uid, o.Name, admin, d); err != nil {
+	for i := range set.PolicySnapshots {
+		o := &set.PolicySnapshots[i]
+		if _, err := s.PutPolicy(uid, admin, o); err != nil {
 			t.Fatalf("%s: %v", o.Name, err)
 		}
 	}
@@ -134,8 +131,7 @@ func TestANewDomainLeavesNothingOfTheOldOne(t *testing.T) {
 				t.Errorf("served (-want +got):\n%s", diff)
 			}
 			admin, _ := manifest.AdministratorOf(&set.HostAuthorities[0])
-			d, _ := manifest.PolicyDraft(set.PolicySnapshots[0].Spec)
-			if _, err := s.PutPolicy("payments", "payments-host", "uid-1-stale", "payments-policy-1", admin, d); !errors.Is(err, store.ErrDomainChanged) {
+			if _, err := s.PutPolicy("uid-1-stale", admin, &set.PolicySnapshots[0]); !errors.Is(err, store.ErrDomainChanged) {
 				t.Errorf("publishing into a replaced domain: %v, want ErrDomainChanged", err)
 			}
 		})
@@ -160,21 +156,20 @@ func TestPolicyWaitsForItsDependencies(t *testing.T) {
 	set := samples(t)
 	ha := &set.HostAuthorities[0]
 	admin, _ := manifest.AdministratorOf(ha)
-	gen2, _ := manifest.PolicyDraft(set.PolicySnapshots[1].Spec)
+	gen1, gen2 := &set.PolicySnapshots[0], &set.PolicySnapshots[1]
 
 	s := store.New()
-	if _, err := s.PutPolicy("payments", "payments-host", "uid-1", "payments-policy-2", admin, gen2); !errors.Is(err, store.ErrNoDomain) {
+	if _, err := s.PutPolicy("uid-1", admin, gen2); !errors.Is(err, store.ErrNoDomain) {
 		t.Errorf("no domain: %v, want ErrNoDomain", err)
 	}
 	if _, _, err := s.EnsureDomain(domainSpec(t, ha, "uid-1", key(1))); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.PutPolicy("payments", "payments-host", "uid-1", "payments-policy-2", admin, gen2); !errors.Is(err, store.ErrNoPredecessor) {
+	if _, err := s.PutPolicy("uid-1", admin, gen2); !errors.Is(err, store.ErrNoPredecessor) {
 		t.Errorf("no generation 1: %v, want ErrNoPredecessor", err)
 	}
 	outsider := host.Caller{Name: "mallory"}
-	gen1, _ := manifest.PolicyDraft(set.PolicySnapshots[0].Spec)
-	if _, err := s.PutPolicy("payments", "payments-host", "uid-1", "payments-policy-1", outsider, gen1); fault.CodeOf(err) != fault.Unauthorized {
+	if _, err := s.PutPolicy("uid-1", outsider, gen1); fault.CodeOf(err) != fault.Unauthorized {
 		t.Errorf("publisher without the role: %v, want unauthorized", err)
 	}
 	if got := len(s.Served()); got != 0 {

@@ -14,11 +14,10 @@ import (
 
 	"github.com/toolgate/toolgate/api/v1alpha1"
 	"github.com/toolgate/toolgate/internal/engine/fault"
-	"github.com/toolgate/toolgate/internal/engine/ident"
 	"github.com/toolgate/toolgate/internal/engine/registry"
-	"github.com/toolgate/toolgate/internal/engine/vocab"
 	"github.com/toolgate/toolgate/internal/host"
 	"github.com/toolgate/toolgate/internal/manifest"
+	"github.com/toolgate/toolgate/internal/publication"
 	"github.com/toolgate/toolgate/internal/publisher"
 )
 
@@ -66,7 +65,7 @@ func (ToolRegistryValidator) ValidateCreate(_ context.Context, o *v1alpha1.ToolR
 	if err == nil {
 		_, err = registry.Publish(d)
 	}
-	return nil, invalid("ToolRegistry", o.Name, specFaults(err))
+	return nil, invalid("ToolRegistry", o.Name, manifest.SpecFault(err))
 }
 
 // ValidateUpdate admits no change of the spec or of the publisher.
@@ -83,6 +82,11 @@ func (ToolRegistryValidator) ValidateDelete(context.Context, *v1alpha1.ToolRegis
 // engine publishes in its HostAuthority's domain, as the exact successor of
 // the generation before it, on behalf of an admission user that holds
 // policyAdministrationAuthority there.
+//
+// It reads, then makes one pure call: the HostAuthority and the namespace's
+// PolicySnapshots are read here, and publication.Admit decides — the same
+// publication path as the CLI, the manifest loader and the controllers'
+// store.
 type PolicySnapshotValidator struct {
 	// Reader reads HostAuthorities and earlier generations. It should read
 	// the apiserver directly (the manager's APIReader), not a cache: a
@@ -99,75 +103,32 @@ func (v PolicySnapshotValidator) ValidateCreate(ctx context.Context, o *v1alpha1
 	if err != nil {
 		return nil, apierrors.NewInternalError(errNoRequest)
 	}
-	caller := host.Caller{Name: req.UserInfo.Username, Groups: slices.Clone(req.UserInfo.Groups)}
-	d, err := manifest.PolicyDraft(o.Spec)
-	if err != nil {
-		return nil, invalid("PolicySnapshot", o.Name, specFaults(err))
+	a := publication.Admission{
+		Candidate: o,
+		Publisher: host.Caller{Name: req.UserInfo.Username, Groups: slices.Clone(req.UserInfo.Groups)},
 	}
-	refPath := field.NewPath("spec", "hostAuthorityRef", "name")
 	var ha v1alpha1.HostAuthority
-	if err := v.Reader.Get(ctx, types.NamespacedName{Namespace: o.Namespace, Name: string(o.Spec.HostAuthorityRef.Name)}, &ha); err != nil {
-		if apierrors.IsNotFound(err) {
-			return nil, fieldInvalid(o.Name, field.NotFound(refPath, field.OmitValueType{}))
-		}
+	switch err := v.Reader.Get(ctx, types.NamespacedName{Namespace: o.Namespace, Name: string(o.Spec.HostAuthorityRef.Name)}, &ha); {
+	case err == nil:
+		a.Authority = &ha
+	case !apierrors.IsNotFound(err):
 		return nil, apierrors.NewInternalError(errReadFailed)
 	}
-	cfg, err := manifest.HostConfig(&ha)
-	var h *host.Host
-	if err == nil {
-		h, err = host.New(cfg)
+	// The earlier generations are read only for a successor, and only when
+	// the rest can be decided: generation 1 needs no list.
+	if _, ok := publication.Previous(o); ok && a.Authority != nil {
+		var l v1alpha1.PolicySnapshotList
+		if err := v.Reader.List(ctx, &l, client.InNamespace(o.Namespace)); err != nil {
+			a.EarlierUnreadable = true
+		}
+		a.Earlier = l.Items
 	}
-	if err != nil {
-		return nil, fieldInvalid(o.Name, field.Invalid(refPath, field.OmitValueType{}, "the referenced HostAuthority is not valid"))
-	}
-	if !h.HasRole(caller, vocab.PolicyAdministrationAuthority) {
+	_, err = publication.Admit(a)
+	if publication.NotAdministrator(err) {
 		return nil, apierrors.NewForbidden(schema.GroupResource{Group: v1alpha1.Group, Resource: "policysnapshots"}, o.Name,
 			errNotAdministrator)
 	}
-	gen, err := ident.ParseGeneration(d.Generation)
-	if err != nil {
-		return nil, invalid("PolicySnapshot", o.Name, fault.Within("spec.snapshotGeneration", err))
-	}
-	if gen.Uint64() > 1 {
-		if err := v.publishPredecessors(ctx, h, caller, o, gen.Uint64()); err != nil {
-			return nil, invalid("PolicySnapshot", o.Name, err)
-		}
-	}
-	_, err = h.PublishPolicy(caller, d)
-	return nil, invalid("PolicySnapshot", o.Name, specFaults(err))
-}
-
-// publishPredecessors publishes generations 1..n−1 of o's snapshot
-// identity, read from the cluster, into the scratch domain h.
-func (v PolicySnapshotValidator) publishPredecessors(ctx context.Context, h *host.Host, caller host.Caller, o *v1alpha1.PolicySnapshot, n uint64) error {
-	var l v1alpha1.PolicySnapshotList
-	if err := v.Reader.List(ctx, &l, client.InNamespace(o.Namespace)); err != nil {
-		return fault.At("spec.snapshotGeneration", fault.NotFound, "the earlier generations of this policy snapshot could not be read")
-	}
-	byGen := map[uint64]*v1alpha1.PolicySnapshot{}
-	for i := range l.Items {
-		p := &l.Items[i]
-		if p.Spec.SnapshotID != o.Spec.SnapshotID || p.Spec.HostAuthorityRef != o.Spec.HostAuthorityRef {
-			continue
-		}
-		if g, err := ident.ParseGeneration(string(p.Spec.SnapshotGeneration)); err == nil {
-			byGen[g.Uint64()] = p
-		}
-	}
-	for g := uint64(1); g < n; g++ {
-		p, ok := byGen[g]
-		if !ok {
-			return fault.At("spec.snapshotGeneration", fault.NotFound, "every earlier generation of this policy snapshot must exist; a successor is the exact next generation")
-		}
-		d, err := manifest.PolicyDraft(p.Spec)
-		if err == nil {
-			_, err = h.PublishPolicy(caller, d)
-		}
-		if err != nil {
-			return fault.At("spec.snapshotGeneration", fault.Ineligible, "an earlier generation of this policy snapshot does not publish in this HostAuthority")
-		}
-	}
-	return nil
+	return nil, invalid("PolicySnapshot", o.Name, err)
 }
 
 // ValidateUpdate admits no change of the spec or of the publisher.
@@ -196,21 +157,4 @@ func immutable(kind string, old, o client.Object, sameSpec bool) error {
 		return nil
 	}
 	return apierrors.NewInvalid(schema.GroupKind{Group: v1alpha1.Group, Kind: kind}, o.GetName(), errs)
-}
-
-func fieldInvalid(name string, e *field.Error) error {
-	return apierrors.NewInvalid(schema.GroupKind{Group: v1alpha1.Group, Kind: "PolicySnapshot"}, name, field.ErrorList{e})
-}
-
-// specFaults locates every engine rejection of a draft at its spec field.
-func specFaults(err error) error {
-	var l fault.Errors
-	for _, e := range fault.All(err) {
-		if e.Path == "spec" || len(e.Path) > 5 && e.Path[:5] == "spec." {
-			l.Add("", e)
-			continue
-		}
-		l.Add("", manifest.SpecFault(e))
-	}
-	return l.Err()
 }

@@ -26,10 +26,11 @@ import (
 
 	"github.com/toolgate/toolgate/api/v1alpha1"
 	tgclient "github.com/toolgate/toolgate/client"
+	"github.com/toolgate/toolgate/controllers"
 	"github.com/toolgate/toolgate/internal/consume/apistore"
-	"github.com/toolgate/toolgate/internal/controller"
 	"github.com/toolgate/toolgate/internal/host"
 	"github.com/toolgate/toolgate/internal/manifest"
+	"github.com/toolgate/toolgate/internal/publication"
 	"github.com/toolgate/toolgate/internal/publisher"
 	"github.com/toolgate/toolgate/internal/server"
 	"github.com/toolgate/toolgate/internal/store"
@@ -131,7 +132,7 @@ var _ = Describe("publication through the webhooks and controllers", Ordered, fu
 		Expect(err).NotTo(HaveOccurred())
 		adminCaller, ok := manifest.AdministratorOf(o)
 		Expect(ok).To(BeTrue())
-		Expect(set.PublishInto(h, ns, authority, adminCaller)).To(Succeed())
+		Expect(publication.Into(set, h, ns, authority, adminCaller)).To(Succeed())
 		digests = map[string]string{authority: h.Authority().Digest().String()}
 		for _, tr := range set.ToolRegistries {
 			r, err := h.Registry(string(tr.Spec.SnapshotID), string(tr.Spec.SnapshotGeneration))
@@ -177,8 +178,8 @@ var _ = Describe("publication through the webhooks and controllers", Ordered, fu
 
 		// The domain's signing key is a Secret owned by the HostAuthority.
 		var key corev1.Secret
-		Expect(admin.Get(ctx, client.ObjectKey{Namespace: ns, Name: controller.SigningKeySecretName(authority)}, &key)).To(Succeed())
-		Expect(key.Annotations[controller.SigningKeyUIDAnnotation]).To(Equal(haUID))
+		Expect(admin.Get(ctx, client.ObjectKey{Namespace: ns, Name: controllers.SigningKeySecretName(authority)}, &key)).To(Succeed())
+		Expect(key.Annotations[controllers.SigningKeyUIDAnnotation]).To(Equal(haUID))
 		Expect(metav1.IsControlledBy(&key, ha)).To(BeTrue())
 	})
 
@@ -396,8 +397,8 @@ var _ = Describe("publication through the webhooks and controllers", Ordered, fu
 			To(ContainSubstring("publisher attestation"))
 		var key corev1.Secret
 		Eventually(func() string {
-			_ = admin.Get(ctx, client.ObjectKey{Namespace: ns, Name: controller.SigningKeySecretName(authority)}, &key)
-			return key.Annotations[controller.SigningKeyUIDAnnotation]
+			_ = admin.Get(ctx, client.ObjectKey{Namespace: ns, Name: controllers.SigningKeySecretName(authority)}, &key)
+			return key.Annotations[controllers.SigningKeyUIDAnnotation]
 		}).Should(Equal(newUID))
 		haUID = newUID
 	})
@@ -414,7 +415,7 @@ var _ = Describe("publication through the webhooks and controllers", Ordered, fu
 		// ... until the key Secret is deleted: a new key, a new domain
 		// under the same HostAuthority UID.
 		var key corev1.Secret
-		Expect(admin.Get(ctx, client.ObjectKey{Namespace: ns, Name: controller.SigningKeySecretName(authority)}, &key)).To(Succeed())
+		Expect(admin.Get(ctx, client.ObjectKey{Namespace: ns, Name: controllers.SigningKeySecretName(authority)}, &key)).To(Succeed())
 		Expect(admin.Delete(ctx, &key)).To(Succeed())
 		Eventually(func() string {
 			d, _ := served.Domain(ns, authority)

@@ -25,7 +25,7 @@ import (
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 	"sigs.k8s.io/controller-runtime/pkg/webhook"
 
-	"github.com/toolgate/toolgate/internal/controller"
+	"github.com/toolgate/toolgate/controllers"
 	"github.com/toolgate/toolgate/internal/store"
 	"github.com/toolgate/toolgate/internal/testutil"
 	"github.com/toolgate/toolgate/internal/testutil/kubefixture"
@@ -84,7 +84,7 @@ var _ = BeforeSuite(func() {
 	wo := &testEnv.WebhookInstallOptions
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
 		Scheme:  scheme,
-		Cache:   controller.CacheOptions(),
+		Cache:   controllers.CacheOptions(),
 		Metrics: metricsserver.Options{BindAddress: "0"},
 		WebhookServer: webhook.NewServer(webhook.Options{
 			Host: wo.LocalServingHost, Port: wo.LocalServingPort, CertDir: wo.LocalServingCertDir,
@@ -93,7 +93,7 @@ var _ = BeforeSuite(func() {
 	})
 	Expect(err).NotTo(HaveOccurred())
 	served = store.New()
-	Expect(controller.Setup(ctx, mgr, served)).To(Succeed())
+	Expect(controllers.Setup(ctx, mgr, served)).To(Succeed())
 	Expect(tgwebhook.Setup(mgr, served)).To(Succeed())
 	go func() {
 		defer GinkgoRecover()
@@ -136,7 +136,7 @@ func startFollower(cfg *rest.Config) {
 	fc.UserAgent = followerAgent
 	mgr, err := ctrl.NewManager(fc, ctrl.Options{
 		Scheme:                  scheme,
-		Cache:                   controller.CacheOptions(),
+		Cache:                   controllers.CacheOptions(),
 		Metrics:                 metricsserver.Options{BindAddress: "0"},
 		LeaderElection:          true,
 		LeaderElectionID:        lease.Name,
@@ -145,7 +145,7 @@ func startFollower(cfg *rest.Config) {
 	})
 	Expect(err).NotTo(HaveOccurred())
 	follower = store.New()
-	Expect(controller.Setup(ctx, mgr, follower)).To(Succeed())
+	Expect(controllers.Setup(ctx, mgr, follower)).To(Succeed())
 	go func() {
 		defer GinkgoRecover()
 		Expect(mgr.Start(ctx)).To(Succeed())

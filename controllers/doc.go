@@ -1,4 +1,4 @@
-// Package controller holds the reconcilers of toolgate's three publication
+// Package controllers holds the reconcilers of toolgate's three publication
 // kinds: HostAuthority, ToolRegistry and PolicySnapshot.
 //
 // Every replica runs every reconciler and fills its own read store
@@ -16,4 +16,4 @@
 // PolicySnapshot is served only when its publisher attestation (written and
 // signed by the mutating webhook, see internal/publisher) verifies in the
 // domain and the attested user holds policyAdministrationAuthority there.
-package controller
+package controllers

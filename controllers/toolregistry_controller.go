@@ -1,4 +1,4 @@
-package controller
+package controllers
 
 import (
 	"context"
@@ -51,7 +51,7 @@ func (r *ToolRegistryReconciler) Reconcile(ctx context.Context, req ctrl.Request
 			r.Store.RemoveRegistry(tr.Namespace, tr.Name)
 		}
 		result = resultRejected
-		return ctrl.Result{}, r.status.write(ctx, &tr, &tr.Status, outcome{reason: v1alpha1.ReasonRejected, message: faultMessage(specFaults(err)), publishedBy: by})
+		return ctrl.Result{}, r.status.write(ctx, &tr, &tr.Status, outcome{reason: v1alpha1.ReasonRejected, message: faultMessage(manifest.SpecFault(err)), publishedBy: by})
 	}
 	result = resultAccepted
 	return ctrl.Result{}, r.status.write(ctx, &tr, &tr.Status, outcome{reason: v1alpha1.ReasonAccepted, digest: digest, publishedBy: by})

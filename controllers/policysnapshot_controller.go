@@ -1,4 +1,4 @@
-package controller
+package controllers
 
 import (
 	"context"
@@ -17,7 +17,7 @@ import (
 
 	"github.com/toolgate/toolgate/api/v1alpha1"
 	"github.com/toolgate/toolgate/internal/engine/ident"
-	"github.com/toolgate/toolgate/internal/manifest"
+	"github.com/toolgate/toolgate/internal/publication"
 	"github.com/toolgate/toolgate/internal/publisher"
 	"github.com/toolgate/toolgate/internal/store"
 )
@@ -67,9 +67,10 @@ func (r *PolicySnapshotReconciler) Reconcile(ctx context.Context, req ctrl.Reque
 		return ctrl.Result{}, r.status.write(ctx, &ps, &ps.Status, outcome{reason: v1alpha1.ReasonWaitingForDependency, message: msg})
 	}
 
-	d, err := manifest.PolicyDraft(ps.Spec)
-	if err != nil {
-		return reject(specFaults(err), "")
+	// The rules that need no domain reject at once, with every violation;
+	// the store then publishes through the same path (publication.Policy).
+	if _, err := publication.Draft(&ps); err != nil {
+		return reject(err, "")
 	}
 	authority := string(ps.Spec.HostAuthorityRef.Name)
 	dom, ok := r.Store.Domain(ps.Namespace, authority)
@@ -80,14 +81,14 @@ func (r *PolicySnapshotReconciler) Reconcile(ctx context.Context, req ctrl.Reque
 	if err != nil {
 		return reject(err, "")
 	}
-	digest, err := r.Store.PutPolicy(ps.Namespace, authority, dom.UID, ps.Name, p.Caller(), d)
+	digest, err := r.Store.PutPolicy(dom.UID, p.Caller(), &ps)
 	switch {
 	case errors.Is(err, store.ErrNoDomain), errors.Is(err, store.ErrDomainChanged):
 		return ctrl.Result{RequeueAfter: 100 * time.Millisecond}, nil
 	case errors.Is(err, store.ErrNoPredecessor):
 		return wait("spec.snapshotGeneration: waiting for the previous generation of this policy snapshot to be ready")
 	case err != nil:
-		return reject(specFaults(err), p.Name)
+		return reject(err, p.Name)
 	}
 	result = resultAccepted
 	r.wakeSuccessor(&ps)

@@ -1,4 +1,4 @@
-package controller
+package controllers
 
 import (
 	"context"
@@ -13,7 +13,6 @@ import (
 
 	"github.com/toolgate/toolgate/api/v1alpha1"
 	"github.com/toolgate/toolgate/internal/engine/fault"
-	"github.com/toolgate/toolgate/internal/manifest"
 	"github.com/toolgate/toolgate/internal/publisher"
 )
 
@@ -51,21 +50,6 @@ func faultMessage(err error) string {
 		msg = msg[:maxMessage-3] + "..."
 	}
 	return msg
-}
-
-// specFaults locates every engine rejection of a ToolRegistry or
-// PolicySnapshot draft at the spec field it came from (manifest.SpecFault
-// for each member). Paths that already start at spec are kept.
-func specFaults(err error) error {
-	var l fault.Errors
-	for _, e := range fault.All(err) {
-		if e.Path == "spec" || strings.HasPrefix(e.Path, "spec.") {
-			l.Add("", e)
-			continue
-		}
-		l.Add("", manifest.SpecFault(e))
-	}
-	return l.Err()
 }
 
 // statusWriter writes status and Events, only while this replica leads.

@@ -1,4 +1,4 @@
-package controller
+package controllers
 
 import (
 	"context"
@@ -25,7 +25,7 @@ import (
 func TestAFollowerServesASuccessorReconciledBeforeItsPredecessor(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	set, err := manifest.LoadPaths(filepath.Join("..", "..", "config", "samples"))
+	set, err := manifest.LoadPaths(filepath.Join("..", "config", "samples"))
 	if err != nil {
 		t.Fatal(err)
 	}
