@@ -5,8 +5,6 @@ import (
 
 	"github.com/toolgate/toolgate/api/v1alpha1"
 	"github.com/toolgate/toolgate/internal/engine/fault"
-	"github.com/toolgate/toolgate/internal/engine/policy"
-	"github.com/toolgate/toolgate/internal/engine/registry"
 	"github.com/toolgate/toolgate/internal/host"
 	"github.com/toolgate/toolgate/internal/manifest"
 	"github.com/toolgate/toolgate/internal/publication"
@@ -22,8 +20,8 @@ import (
 type checked struct {
 	objects    int
 	hosts      []checkedHost
-	registries []*registry.Snapshot
-	policies   []*policy.Snapshot
+	registries []*host.RegistrySnapshot
+	policies   []*host.PolicySnapshot
 	// problems holds one error per invalid object, each carrying every
 	// fault of that object with its file and line where known.
 	problems []error
@@ -68,9 +66,9 @@ func check(set *manifest.Set) *checked {
 		o := &set.ToolRegistries[i]
 		c.objects++
 		d, err := manifest.RegistryDraft(o.Spec)
-		var s *registry.Snapshot
+		var s *host.RegistrySnapshot
 		if err == nil {
-			s, err = registry.Publish(d)
+			s, err = host.PublishRegistryDraft(d)
 		}
 		if err != nil {
 			report("ToolRegistry", o, manifest.SpecFault(err))

@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"github.com/toolgate/toolgate/api/v1alpha1"
-	"github.com/toolgate/toolgate/internal/engine/policy"
 	"github.com/toolgate/toolgate/internal/host"
 	"github.com/toolgate/toolgate/internal/manifest"
 	"github.com/toolgate/toolgate/internal/publication"
@@ -93,7 +92,7 @@ func diffDomain(out io.Writer, base, head *manifest.Set, o *v1alpha1.HostAuthori
 				id, gen, p.Namespace, p.Name, userMessage(err))
 			continue
 		}
-		var prev *policy.Snapshot // nil for a first generation
+		var prev *host.PolicySnapshot // nil for a first generation
 		if pg, ok := publication.Previous(p); ok {
 			prev, _ = h.Policy(id, pg)
 		}
@@ -105,9 +104,9 @@ func diffDomain(out io.Writer, base, head *manifest.Set, o *v1alpha1.HostAuthori
 
 // describe lists what next changes relative to prev (nil for a first
 // generation).
-func describe(out io.Writer, prev, next *policy.Snapshot) {
-	latest := map[string]*policy.Definition{} // prev's latest version of each policy
-	held := map[string]*policy.Definition{}   // prev's versions by id/generation
+func describe(out io.Writer, prev, next *host.PolicySnapshot) {
+	latest := map[string]*host.PolicyDefinition{} // prev's latest version of each policy
+	held := map[string]*host.PolicyDefinition{}   // prev's versions by id/generation
 	if prev != nil {
 		for i := range prev.Len() {
 			d := prev.Policy(i)
@@ -135,9 +134,9 @@ func describe(out io.Writer, prev, next *policy.Snapshot) {
 }
 
 // describeRules lists the rule changes from policy version a to b.
-func describeRules(out io.Writer, a, b *policy.Definition) {
-	rules := func(d *policy.Definition) map[string]*policy.Rule {
-		m := map[string]*policy.Rule{}
+func describeRules(out io.Writer, a, b *host.PolicyDefinition) {
+	rules := func(d *host.PolicyDefinition) map[string]*host.PolicyRule {
+		m := map[string]*host.PolicyRule{}
 		for i := range d.Len() {
 			m[d.Rule(i).ID().String()] = d.Rule(i)
 		}
@@ -181,7 +180,7 @@ func describeRules(out io.Writer, a, b *policy.Definition) {
 
 // ruleChanges describes how rule y differs from rule x with the same
 // identity.
-func ruleChanges(x, y *policy.Rule) []string {
+func ruleChanges(x, y *host.PolicyRule) []string {
 	var out []string
 	if x.Effect() != y.Effect() {
 		out = append(out, fmt.Sprintf("effect %s → %s", x.Effect(), y.Effect()))
@@ -242,7 +241,7 @@ func tokens[T fmt.Stringer](xs []T) []string {
 	return out
 }
 
-func obligations(r *policy.Rule) []string {
+func obligations(r *host.PolicyRule) []string {
 	var out []string
 	for _, o := range r.Obligations() {
 		out = append(out, obligationText(o))

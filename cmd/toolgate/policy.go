@@ -7,7 +7,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"github.com/toolgate/toolgate/internal/engine/policy"
+	"github.com/toolgate/toolgate/internal/host"
 	"github.com/toolgate/toolgate/internal/manifest"
 )
 
@@ -64,7 +64,7 @@ func printHostAuthority(out io.Writer, h checkedHost) {
 		plural(len(a.Resources()), "resource", "resources"), plural(len(a.Roles()), "role", "roles"), a.Digest())
 }
 
-func printPolicySnapshot(out io.Writer, s *policy.Snapshot) error {
+func printPolicySnapshot(out io.Writer, s *host.PolicySnapshot) error {
 	rules := 0
 	for i := range s.Len() {
 		rules += s.Policy(i).Len()

@@ -6,7 +6,7 @@ import (
 	"io"
 	"text/tabwriter"
 
-	"github.com/toolgate/toolgate/internal/engine/registry"
+	"github.com/toolgate/toolgate/internal/host"
 	"github.com/toolgate/toolgate/internal/manifest"
 )
 
@@ -31,7 +31,7 @@ func registryValidate(args []string, out io.Writer) error {
 
 // loadRegistries publishes every ToolRegistry in paths and returns the
 // snapshots and, index for index, the drafts they were published from.
-func loadRegistries(paths ...string) ([]*registry.Snapshot, []registry.Draft, error) {
+func loadRegistries(paths ...string) ([]*host.RegistrySnapshot, []host.RegistryDraft, error) {
 	set, err := manifest.LoadPaths(paths...)
 	if err != nil {
 		return nil, nil, err
@@ -39,14 +39,14 @@ func loadRegistries(paths ...string) ([]*registry.Snapshot, []registry.Draft, er
 	if len(set.ToolRegistries) == 0 {
 		return nil, nil, errors.New("no ToolRegistry objects found")
 	}
-	snaps := make([]*registry.Snapshot, 0, len(set.ToolRegistries))
-	drafts := make([]registry.Draft, 0, len(set.ToolRegistries))
+	snaps := make([]*host.RegistrySnapshot, 0, len(set.ToolRegistries))
+	drafts := make([]host.RegistryDraft, 0, len(set.ToolRegistries))
 	for _, tr := range set.ToolRegistries {
 		draft, err := manifest.RegistryDraft(tr.Spec)
 		if err != nil {
 			return nil, nil, located(set, objErr("ToolRegistry", &tr, err))
 		}
-		s, err := registry.Publish(draft)
+		s, err := host.PublishRegistryDraft(draft)
 		if err != nil {
 			return nil, nil, located(set, objErr("ToolRegistry", &tr, manifest.SpecFault(err)))
 		}
@@ -55,7 +55,7 @@ func loadRegistries(paths ...string) ([]*registry.Snapshot, []registry.Draft, er
 	return snaps, drafts, nil
 }
 
-func printSnapshot(out io.Writer, s *registry.Snapshot) error {
+func printSnapshot(out io.Writer, s *host.RegistrySnapshot) error {
 	fmt.Fprintf(out, "registry %s generation %s: valid, %s, digest %s\n",
 		s.ID(), s.Generation(), plural(s.Len(), "definition", "definitions"), s.Digest())
 	tw := tabwriter.NewWriter(out, 2, 4, 2, ' ', 0)

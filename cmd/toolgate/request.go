@@ -8,7 +8,6 @@ import (
 	"io"
 	"strings"
 
-	"github.com/toolgate/toolgate/internal/engine/registry"
 	"github.com/toolgate/toolgate/internal/host"
 	"github.com/toolgate/toolgate/internal/jsonexact"
 )
@@ -78,7 +77,7 @@ func cliHost() (*host.Host, error) {
 
 // selectSnapshot returns the index of the snapshot with exactly identity
 // id and generation gen, or of the only one loaded when neither is given.
-func selectSnapshot(snaps []*registry.Snapshot, id, gen string) (int, error) {
+func selectSnapshot(snaps []*host.RegistrySnapshot, id, gen string) (int, error) {
 	if id == "" && gen == "" {
 		if len(snaps) != 1 {
 			return 0, errors.New("several registry snapshots loaded: select one with --registry and --generation")

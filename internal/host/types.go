@@ -7,6 +7,7 @@ import (
 	"github.com/toolgate/toolgate/internal/engine/lineage"
 	"github.com/toolgate/toolgate/internal/engine/policy"
 	"github.com/toolgate/toolgate/internal/engine/principal"
+	"github.com/toolgate/toolgate/internal/engine/registry"
 	"github.com/toolgate/toolgate/internal/engine/request"
 )
 
@@ -41,6 +42,17 @@ type (
 	InfluenceCollectionDraft = lineage.CollectionDraft
 	InfluenceNodeDraft       = lineage.NodeDraft
 
+	// RegistryDraft is a Registry Snapshot as plain data, RegistrySnapshot
+	// a published one (Section 9).
+	RegistryDraft    = registry.Draft
+	RegistrySnapshot = registry.Snapshot
+	// PolicySnapshot is a published Policy Snapshot, PolicyDefinition one
+	// of its Policy Definitions and PolicyRule one of their rules
+	// (Section 19); the CLI prints and diffs them.
+	PolicySnapshot   = policy.Snapshot
+	PolicyDefinition = policy.Definition
+	PolicyRule       = policy.Rule
+
 	// Decision is a complete Policy Decision (Section 22) and Obligation
 	// one of its obligations.
 	Decision   = policy.Decision
@@ -55,3 +67,9 @@ type (
 	// returns, which the service consumes atomically (Sections 28, 32).
 	ConsumptionBinding = authz.ConsumptionBinding
 )
+
+// PublishRegistryDraft publishes d as a Registry Snapshot outside any
+// domain, with every publication rule of Section 9 (the offline verbs
+// check a manifest's registries with it); a domain's own registries are
+// published with Host.PublishRegistry.
+func PublishRegistryDraft(d RegistryDraft) (*RegistrySnapshot, error) { return registry.Publish(d) }
