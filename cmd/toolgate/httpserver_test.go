@@ -1,0 +1,31 @@
+package main
+
+import (
+	"net/http"
+	"testing"
+
+	"github.com/toolgate/toolgate/internal/consume"
+	"github.com/toolgate/toolgate/internal/consume/apistore"
+	"github.com/toolgate/toolgate/internal/consume/etcdstore"
+)
+
+// TestRequestTimeFitsTheConsumptionRetention: consume.MaxRequestTime
+// bounds a request from its first header octet to its response, and every
+// store keeps records consume.DefaultRetention past expiry on that bound
+// (issue 17, item 0). The service's timeouts and the stores' call
+// timeouts must stay within it.
+func TestRequestTimeFitsTheConsumptionRetention(t *testing.T) {
+	t.Parallel()
+	hs := newHTTPServer(http.NotFoundHandler(), nil, nil)
+	if hs.ReadHeaderTimeout <= 0 || hs.ReadTimeout <= 0 || hs.WriteTimeout <= 0 {
+		t.Fatalf("every request timeout must be set: header %v, body %v, response %v", hs.ReadHeaderTimeout, hs.ReadTimeout, hs.WriteTimeout)
+	}
+	store := max(apistore.DefaultTimeout, etcdstore.DefaultTimeout)
+	if got := hs.ReadHeaderTimeout + hs.ReadTimeout + hs.WriteTimeout + store; got > consume.MaxRequestTime {
+		t.Errorf("header %v + body %v + response %v + store %v = %v > consume.MaxRequestTime %v",
+			hs.ReadHeaderTimeout, hs.ReadTimeout, hs.WriteTimeout, store, got, consume.MaxRequestTime)
+	}
+	if consume.DefaultRetention < consume.MaxClockSkew+consume.MaxRequestTime {
+		t.Errorf("consume.DefaultRetention %v < MaxClockSkew %v + MaxRequestTime %v", consume.DefaultRetention, consume.MaxClockSkew, consume.MaxRequestTime)
+	}
+}
