@@ -126,15 +126,21 @@ func (h *Host) validate(caller Caller, a *authz.Authorization, exp Expectations,
 		return nil, fault.Within("time", err)
 	}
 	if exp.IntentBinding != nil {
-		sum, err := bindingDigest(exp.IntentBinding, "intentBinding")
+		// One parse serves the digest and the expiry, so the expiry checked
+		// is the one the digest covers.
+		v, err := agentsafe.Parse(exp.IntentBinding)
 		if err != nil {
-			return nil, err
+			return nil, fault.At("intentBinding", fault.Malformed, err.Error())
+		}
+		canonical, err := agentsafe.Canonical(v)
+		if err != nil {
+			return nil, fault.At("intentBinding", fault.Malformed, err.Error())
 		}
 		bound, ok := a.Input().Intent().Binding()
-		if !ok || bound.String() != sum {
+		if !ok || bound.String() != agentsafe.Digest(canonical) {
 			return nil, fault.At("intentBinding", fault.Mismatch, "the binding to commit is not the one the user approved")
 		}
-		if err := bindingLive(exp.IntentBinding, at); err != nil {
+		if err := bindingLive(v, at); err != nil {
 			return nil, err
 		}
 	}
@@ -223,12 +229,8 @@ func parseEach[T any](field string, tokens []string, parse func(string) (T, erro
 // approval has lapsed whatever the Authorization's lifetime says, and
 // agent-safe.intent/1 asks every executor to refuse expired authority. A
 // binding without a readable expiry rejects (fail closed).
-func bindingLive(doc []byte, at uint64) error {
+func bindingLive(v agentsafe.Value, at uint64) error {
 	const path = "intentBinding.expiry"
-	v, err := agentsafe.Parse(doc)
-	if err != nil {
-		return fault.At("intentBinding", fault.Malformed, err.Error())
-	}
 	member, ok := v.Member("expiry")
 	if !ok {
 		return fault.At(path, fault.Missing, "the intent binding states no expiry")
