@@ -7,7 +7,6 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -15,14 +14,13 @@ import (
 	"testing"
 	"time"
 
-	"sigs.k8s.io/yaml"
-
 	"github.com/toolgate/toolgate/client"
 	"github.com/toolgate/toolgate/internal/consume"
 	"github.com/toolgate/toolgate/internal/server"
 	"github.com/toolgate/toolgate/internal/serving"
 	"github.com/toolgate/toolgate/internal/standalone"
 	"github.com/toolgate/toolgate/internal/testutil"
+	"github.com/toolgate/toolgate/internal/testutil/apifixture"
 )
 
 // The example requests' explicit time; the service's clock reads it.
@@ -146,19 +144,11 @@ func (s *service) logText() string { s.logMu.Lock(); defer s.logMu.Unlock(); ret
 // example reads one shipped example request as the API's body.
 func example(t testing.TB, name string) client.AuthorizeRequest {
 	t.Helper()
-	raw, err := os.ReadFile(filepath.Join(testutil.RepoRoot(t), "examples", "requests", name))
+	req, _, err := apifixture.Example(testutil.RepoRoot(t), name)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var f struct {
-		client.AuthorizeRequest
-		Caller json.RawMessage `json:"caller"`
-		Time   uint64          `json:"time"`
-	}
-	if err := yaml.UnmarshalStrict(raw, &f); err != nil {
-		t.Fatal(err)
-	}
-	return f.AuthorizeRequest
+	return req
 }
 
 type response struct {
@@ -221,14 +211,7 @@ func (s *service) authorize(t testing.TB) client.AuthorizeResponse {
 // expectations are the payments executor's own view of the allowed call.
 func expectations(t testing.TB, artifact string) client.ValidateRequest {
 	t.Helper()
-	ex := example(t, "payment-allow.yaml")
-	return client.ValidateRequest{Artifact: artifact, Expectations: client.Expectations{
-		AuthorizationID: ex.AuthorizationID, ReplayID: ex.ReplayID, ConsumptionID: ex.ConsumptionID,
-		ProposalID: ex.Proposal.ProposalID, ToolID: ex.Proposal.ToolID, Version: ex.Proposal.Version,
-		Arguments: ex.Proposal.Arguments, Identity: ex.Facts.SecurityContext.Identity,
-		Capabilities: []string{"financial.transfer", "data.read"}, Resources: []string{"acct-2002", "acct-1001"},
-		IntentBinding: ex.Facts.Intent.Binding,
-	}}
+	return apifixture.Expectations(example(t, "payment-allow.yaml"), artifact)
 }
 
 func TestAuthorizeOutcomes(t *testing.T) {

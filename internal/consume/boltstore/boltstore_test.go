@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -15,18 +14,6 @@ import (
 	"github.com/toolgate/toolgate/internal/consume/consumetest"
 	"github.com/toolgate/toolgate/internal/testutil"
 )
-
-// fakeClock is an injectable clock that only moves when told.
-type fakeClock struct{ ns atomic.Int64 }
-
-func newFakeClock(t time.Time) *fakeClock {
-	c := &fakeClock{}
-	c.ns.Store(t.UnixNano())
-	return c
-}
-func (c *fakeClock) Now() time.Time          { return time.Unix(0, c.ns.Load()) }
-func (c *fakeClock) Set(t time.Time)         { c.ns.Store(t.UnixNano()) }
-func (c *fakeClock) Advance(d time.Duration) { c.ns.Add(int64(d)) }
 
 func open(t *testing.T, dir string, opts boltstore.Options) *boltstore.Store {
 	t.Helper()
@@ -104,7 +91,7 @@ func TestSweepRemovesOnlyRecordsPastTheirRetention(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	t0 := time.Unix(1_800_000_000, 0)
-	clock := newFakeClock(t0)
+	clock := consumetest.NewClock(t0)
 	const retention = 5 * time.Second
 	s := open(t, t.TempDir(), boltstore.Options{Clock: clock.Now, SweepInterval: -1, Retention: retention})
 	domain := consumetest.NewDomain()
@@ -155,7 +142,7 @@ func TestAHeldRecordIsConsumedUntilItsExpiryThenExpired(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	t0 := time.Unix(1_800_000_000, 0)
-	clock := newFakeClock(t0)
+	clock := consumetest.NewClock(t0)
 	s := open(t, t.TempDir(), boltstore.Options{Clock: clock.Now, SweepInterval: -1})
 	r := consumetest.RecordAt(consumetest.NewKey(consumetest.NewDomain()), t0.Add(10*time.Second))
 	if err := s.Consume(ctx, r); err != nil {
@@ -182,7 +169,7 @@ func TestSweepDeletesMoreThanOneBatch(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	t0 := time.Unix(1_800_000_000, 0)
-	clock := newFakeClock(t0)
+	clock := consumetest.NewClock(t0)
 	s := open(t, t.TempDir(), boltstore.Options{Clock: clock.Now, SweepInterval: -1})
 	n := boltstore.SweepBatch*2 + 7
 	domain := consumetest.NewDomain()
@@ -207,7 +194,7 @@ func TestBackgroundSweeperRunsUntilClose(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	t0 := time.Unix(1_800_000_000, 0)
-	clock := newFakeClock(t0)
+	clock := consumetest.NewClock(t0)
 	s := open(t, t.TempDir(), boltstore.Options{Clock: clock.Now, SweepInterval: 5 * time.Millisecond})
 	if err := s.Consume(ctx, consumetest.RecordAt(consumetest.NewKey(consumetest.NewDomain()), t0.Add(time.Second))); err != nil {
 		t.Fatal(err)

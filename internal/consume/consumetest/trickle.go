@@ -11,18 +11,16 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"path/filepath"
 	"sync/atomic"
 	"time"
-
-	"sigs.k8s.io/yaml"
 
 	"github.com/toolgate/toolgate/client"
 	"github.com/toolgate/toolgate/internal/consume"
 	"github.com/toolgate/toolgate/internal/server"
 	"github.com/toolgate/toolgate/internal/serving"
 	"github.com/toolgate/toolgate/internal/standalone"
+	"github.com/toolgate/toolgate/internal/testutil/apifixture"
 )
 
 // Clock is a settable clock that a service and its store share: it moves
@@ -41,6 +39,9 @@ func (c *Clock) Now() time.Time { return time.Unix(0, c.ns.Load()) }
 
 // Set makes the clock read t.
 func (c *Clock) Set(t time.Time) { c.ns.Store(t.UnixNano()) }
+
+// Advance moves the clock by d.
+func (c *Clock) Advance(d time.Duration) { c.ns.Add(int64(d)) }
 
 // Sweeper removes the records a store has let expire by its clock, as its
 // background sweep would: boltstore's Sweep, apistore's Collector.Collect,
@@ -97,12 +98,12 @@ func CheckTrickledConsume(ctx context.Context, root, keyDir string, store consum
 	}))
 	defer ts.Close()
 
-	req, err := readExample(root)
+	req, at, err := apifixture.Example(root, "payment-allow.yaml")
 	if err != nil {
 		return err
 	}
-	clock.Set(time.Unix(int64(req.time)+1, 0))
-	status, body, err := post(ctx, ts.URL+"/v1/authorize", trickleAgent, req.AuthorizeRequest)
+	clock.Set(time.Unix(int64(at)+1, 0))
+	status, body, err := post(ctx, ts.URL+"/v1/authorize", trickleAgent, req)
 	if err != nil {
 		return err
 	}
@@ -111,7 +112,7 @@ func CheckTrickledConsume(ctx context.Context, root, keyDir string, store consum
 		return fmt.Errorf("authorize: %d %s", status, body)
 	}
 	expiresAt := time.Unix(int64(issued.Authorization.ExpiresAt), 0)
-	v := expectationsOf(req.AuthorizeRequest, issued.Authorization.Artifact)
+	v := apifixture.Expectations(req, issued.Authorization.Artifact)
 
 	clock.Set(expiresAt.Add(-2 * time.Second))
 	for i, want := range []int{http.StatusOK, http.StatusConflict} {
@@ -180,39 +181,6 @@ func CheckTrickledConsume(ctx context.Context, root, keyDir string, store consum
 		return fmt.Errorf("trickled consume: %d %s, want 422 expired", resp.StatusCode, got)
 	}
 	return nil
-}
-
-// example is the shipped allow request with its explicit time.
-type example struct {
-	client.AuthorizeRequest
-	time uint64
-}
-
-func readExample(root string) (example, error) {
-	raw, err := os.ReadFile(filepath.Join(root, "examples", "requests", "payment-allow.yaml"))
-	if err != nil {
-		return example{}, err
-	}
-	var f struct {
-		client.AuthorizeRequest
-		Caller json.RawMessage `json:"caller"`
-		Time   uint64          `json:"time"`
-	}
-	if err := yaml.UnmarshalStrict(raw, &f); err != nil {
-		return example{}, err
-	}
-	return example{AuthorizeRequest: f.AuthorizeRequest, time: f.Time}, nil
-}
-
-// expectationsOf is the payments executor's own view of the allowed call.
-func expectationsOf(ex client.AuthorizeRequest, artifact string) client.ValidateRequest {
-	return client.ValidateRequest{Artifact: artifact, Expectations: client.Expectations{
-		AuthorizationID: ex.AuthorizationID, ReplayID: ex.ReplayID, ConsumptionID: ex.ConsumptionID,
-		ProposalID: ex.Proposal.ProposalID, ToolID: ex.Proposal.ToolID, Version: ex.Proposal.Version,
-		Arguments: ex.Proposal.Arguments, Identity: ex.Facts.SecurityContext.Identity,
-		Capabilities: []string{"financial.transfer", "data.read"}, Resources: []string{"acct-2002", "acct-1001"},
-		IntentBinding: ex.Facts.Intent.Binding,
-	}}
 }
 
 func post(ctx context.Context, url, token string, body any) (int, []byte, error) {
