@@ -76,8 +76,27 @@ func decodeBody[T any](r *http.Request, limit int64, pool *sync.Pool, decode fun
 	if err != nil {
 		return status, err
 	}
+	if body == "" {
+		return http.StatusBadRequest, fault.At("body", fault.Missing, "a JSON object body is required")
+	}
 	if err := decode(body, v); err != nil {
 		return http.StatusBadRequest, err
 	}
 	return 0, nil
+}
+
+// member is one member a verb cannot do without, and its value.
+type member struct{ path, value string }
+
+// requireMembers rejects the first member whose value is empty, as
+// fault.Missing at its path: the service looks nothing up by an empty
+// name, so a body without them is a malformed request (400), never an
+// unknown HostAuthority (404) or an unverifiable artifact (422).
+func requireMembers(ms ...member) error {
+	for _, m := range ms {
+		if m.value == "" {
+			return fault.At(m.path, fault.Missing, "a required member is missing or empty")
+		}
+	}
+	return nil
 }

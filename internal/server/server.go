@@ -190,6 +190,13 @@ func (s *Server) authorize(_ context.Context, q *call, r *http.Request) (int, an
 		return status, apiError(err)
 	}
 	s.readClock(q)
+	if err := requireMembers(
+		member{"hostAuthority.namespace", req.HostAuthority.Namespace}, member{"hostAuthority.name", req.HostAuthority.Name},
+		member{"registry.snapshotID", req.Registry.SnapshotID}, member{"registry.generation", req.Registry.Generation},
+		member{"policy.snapshotID", req.Policy.SnapshotID}, member{"policy.snapshotGeneration", req.Policy.SnapshotGeneration},
+	); err != nil {
+		return http.StatusBadRequest, apiError(err)
+	}
 	d, ok := s.domains.ByName(req.HostAuthority.Namespace, req.HostAuthority.Name)
 	if !ok {
 		return http.StatusNotFound, client.Error{Code: "notFound", Path: "hostAuthority",
@@ -247,6 +254,10 @@ func (s *Server) check(q *call, r *http.Request) (*serving.Domain, *host.Authori
 		return nil, nil, nil, status, &e
 	}
 	s.readClock(q)
+	if err := requireMembers(member{"artifact", req.Artifact}); err != nil {
+		e := apiError(err)
+		return nil, nil, nil, http.StatusBadRequest, &e
+	}
 	d, a, status, e := s.rebuild(q, req.Artifact)
 	if e != nil {
 		return nil, nil, nil, status, e

@@ -624,3 +624,40 @@ func TestAgentSafeExecutorNegativeTests(t *testing.T) {
 		t.Errorf("duplicate execution: %d %s, want 409", r.status, r.body)
 	}
 }
+
+// TestEmptyBodiesAndMissingMembersAre400Missing: a body that is empty or
+// lacks a member the verb looks things up by is a malformed request, 400
+// `missing` at the member's path, on every endpoint — never 404 or 422.
+func TestEmptyBodiesAndMissingMembersAre400Missing(t *testing.T) {
+	t.Parallel()
+	s := newService(t, t.TempDir())
+	allow := example(t, "payment-allow.yaml")
+	noName := allow
+	noName.HostAuthority.Name = ""
+	noPolicy := allow
+	noPolicy.Policy.SnapshotGeneration = ""
+	tests := []struct {
+		name, path, token string
+		body              any
+		wantPath          string
+	}{
+		{"authorize, empty body", "/v1/authorize", agentToken, []byte{}, "body"},
+		{"authorize, empty object", "/v1/authorize", agentToken, []byte(`{}`), "hostAuthority.namespace"},
+		{"authorize, no HostAuthority name", "/v1/authorize", agentToken, noName, "hostAuthority.name"},
+		{"authorize, no policy generation", "/v1/authorize", agentToken, noPolicy, "policy.snapshotGeneration"},
+		{"validate, empty body", "/v1/validate", executorToken, []byte{}, "body"},
+		{"validate, empty object", "/v1/validate", executorToken, []byte(`{}`), "artifact"},
+		{"consume, empty body", "/v1/consume", executorToken, []byte{}, "body"},
+		{"consume, empty object", "/v1/consume", executorToken, []byte(`{"expectations":{}}`), "artifact"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			r := s.post(t, tc.path, tc.token, tc.body)
+			e := decode[client.ErrorResponse](t, r)
+			if r.status != http.StatusBadRequest || e.Error.Code != "missing" || e.Error.Path != tc.wantPath {
+				t.Errorf("%d %s; want 400 missing at %s", r.status, r.body, tc.wantPath)
+			}
+		})
+	}
+}
