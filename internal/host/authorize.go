@@ -334,7 +334,7 @@ func (h *Host) intent(r AuthorizeRequest, reg *registry.Snapshot, req *request.C
 	}
 	d := f.Intent
 	if f.IntentBinding != nil {
-		sum, err := bindingDigest(f.IntentBinding, "facts.intentBinding")
+		_, sum, err := parseBinding(f.IntentBinding, "facts.intentBinding")
 		if err != nil {
 			return nil, err
 		}
@@ -411,15 +411,19 @@ func (h *Host) Explain(r AuthorizeRequest) ([]policy.RuleResult, error) {
 	return policy.Explain(p.in, p.pol, p.sel)
 }
 
-// bindingDigest returns the agent-safe.intent/1 digest of doc; a document
-// the binding rejects is fault.Malformed at path (the agentsafe reason and
-// offset, never content).
-func bindingDigest(doc []byte, path string) (string, error) {
-	_, sum, err := agentsafe.CanonicalDigest(doc)
+// parseBinding parses the agent-safe.intent/1 binding doc and returns it
+// with its digest, from one parse; a document the binding rejects is
+// fault.Malformed at path (the agentsafe reason and offset, never content).
+func parseBinding(doc []byte, path string) (agentsafe.Value, string, error) {
+	v, err := agentsafe.Parse(doc)
 	if err != nil {
-		return "", fault.At(path, fault.Malformed, err.Error())
+		return agentsafe.Value{}, "", fault.At(path, fault.Malformed, err.Error())
 	}
-	return sum, nil
+	canonical, err := agentsafe.Canonical(v)
+	if err != nil {
+		return agentsafe.Value{}, "", fault.At(path, fault.Malformed, err.Error())
+	}
+	return v, agentsafe.Digest(canonical), nil
 }
 
 // unusedWindows rejects a validity window given for a fact that is absent:

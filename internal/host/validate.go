@@ -128,16 +128,12 @@ func (h *Host) validate(caller Caller, a *authz.Authorization, exp Expectations,
 	if exp.IntentBinding != nil {
 		// One parse serves the digest and the expiry, so the expiry checked
 		// is the one the digest covers.
-		v, err := agentsafe.Parse(exp.IntentBinding)
+		v, sum, err := parseBinding(exp.IntentBinding, "intentBinding")
 		if err != nil {
-			return nil, fault.At("intentBinding", fault.Malformed, err.Error())
-		}
-		canonical, err := agentsafe.Canonical(v)
-		if err != nil {
-			return nil, fault.At("intentBinding", fault.Malformed, err.Error())
+			return nil, err
 		}
 		bound, ok := a.Input().Intent().Binding()
-		if !ok || bound.String() != agentsafe.Digest(canonical) {
+		if !ok || bound.String() != sum {
 			return nil, fault.At("intentBinding", fault.Mismatch, "the binding to commit is not the one the user approved")
 		}
 		if err := bindingLive(v, at); err != nil {
