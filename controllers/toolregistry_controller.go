@@ -44,7 +44,7 @@ func (r *ToolRegistryReconciler) Reconcile(ctx context.Context, req ctrl.Request
 	d, err := manifest.RegistryDraft(tr.Spec)
 	var digest string
 	if err == nil {
-		digest, err = r.Store.PutRegistry(tr.Namespace, tr.Name, d)
+		digest, err = r.Store.PutRegistry(tr.Namespace, tr.Name, d, tr.CreationTimestamp.Time)
 	}
 	if err != nil {
 		if digest == "" {

@@ -73,6 +73,31 @@ type HostAuthoritySpec struct {
 	// this domain: 1–3,600 seconds (Sections 26 and 39) as canonical
 	// decimal text, e.g. "300".
 	MaxAuthorizationLifetimeSeconds Seconds `json:"maxAuthorizationLifetimeSeconds"`
+	// SupersededGrace lets a new Authorization still select a registry or
+	// policy generation that a later served generation of the same snapshot
+	// identity has superseded, within bounds. Absent (the default), only the
+	// current generation — the highest served — is selectable; an
+	// Authorization already issued under a superseded generation keeps
+	// validating until it expires unless that generation is revoked.
+	// +optional
+	SupersededGrace *SupersededGrace `json:"supersededGrace,omitempty"`
+}
+
+// SupersededGrace bounds how far behind the current generation a new
+// Authorization may select. When both bounds are set, both must hold.
+// +kubebuilder:validation:XValidation:rule="has(self.generations) || has(self.seconds)",message="set generations, seconds, or both"
+type SupersededGrace struct {
+	// Generations is how many generations behind the current one stay
+	// selectable: 1–16 as canonical decimal text, e.g. "1" (the previous
+	// generation only).
+	// +optional
+	// +kubebuilder:validation:Pattern=`^([1-9]|1[0-6])$`
+	Generations string `json:"generations,omitempty"`
+	// Seconds is how long after its successor was created (the successor
+	// object's creationTimestamp) a superseded generation stays selectable:
+	// 1–3,600 seconds as canonical decimal text.
+	// +optional
+	Seconds Seconds `json:"seconds,omitempty"`
 }
 
 // RoleBinding grants one protocol role to Kubernetes subjects.

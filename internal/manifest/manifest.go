@@ -33,6 +33,7 @@ type Set struct {
 	ToolRegistries  []v1alpha1.ToolRegistry
 	HostAuthorities []v1alpha1.HostAuthority
 	PolicySnapshots []v1alpha1.PolicySnapshot
+	Revocations     []v1alpha1.Revocation
 
 	// origins records where each object was read, for Locate.
 	origins map[objectKey]origin
@@ -136,6 +137,8 @@ func (s *Set) add(name string, data []byte) error {
 			obj, err = appendDecoded(raw, &s.HostAuthorities)
 		case "PolicySnapshot":
 			obj, err = appendDecoded(raw, &s.PolicySnapshots)
+		case "Revocation":
+			obj, err = appendDecoded(raw, &s.Revocations)
 		default:
 			return fmt.Errorf("%s: document %d: kind is not a toolgate kind this build reads (%s)", name, doc, knownKinds)
 		}
@@ -154,7 +157,7 @@ func (s *Set) add(name string, data []byte) error {
 const (
 	notYAMLObject   = "is not a valid YAML mapping with string apiVersion and kind"
 	invalidDocument = "unknown field, duplicate key or wrong value type"
-	knownKinds      = "HostAuthority, PolicySnapshot, ToolRegistry"
+	knownKinds      = "HostAuthority, PolicySnapshot, Revocation, ToolRegistry"
 )
 
 // appendDecoded decodes one YAML document strictly (decodeStrict) and

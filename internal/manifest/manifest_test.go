@@ -129,7 +129,7 @@ func TestParseIsStrict(t *testing.T) {
 		"a wrong kind rejects": {
 			doc:      strings.Replace(spec(definition(`"1"`, "{kind: object}")), "kind: ToolRegistry", "kind: Consumption", 1),
 			wantErr:  true,
-			wantText: "f.yaml: document 1: kind is not a toolgate kind this build reads (HostAuthority, PolicySnapshot, ToolRegistry)",
+			wantText: "f.yaml: document 1: kind is not a toolgate kind this build reads (HostAuthority, PolicySnapshot, Revocation, ToolRegistry)",
 		},
 		"the document number counts from one across separators": {
 			doc:      spec(definition(`"1"`, "{kind: object}")) + "---\n" + header + "spec: {snapshotID: x, snapshotGeneration: \"1\", secretfield: 1}\n",

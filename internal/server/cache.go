@@ -37,6 +37,7 @@ type rebuildCache struct {
 
 type cached struct {
 	digest  [sha256.Size]byte
+	keyID   string          // the identity of the key whose signature verified
 	domain  *serving.Domain // the domain that verified and rebuilt a
 	a       *host.Authorization
 	expires uint64 // Unix seconds, exclusive
@@ -79,13 +80,13 @@ func (c *rebuildCache) get(digest [sha256.Size]byte, now uint64) (*cached, bool)
 
 // put records a, verified and rebuilt by domain d from the envelope with
 // digest, until expires (a's expiry, Unix seconds).
-func (c *rebuildCache) put(digest [sha256.Size]byte, d *serving.Domain, a *host.Authorization, expires uint64) {
+func (c *rebuildCache) put(digest [sha256.Size]byte, d *serving.Domain, keyID string, a *host.Authorization, expires uint64) {
 	if c == nil {
 		return
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	e := &cached{digest: digest, domain: d, a: a, expires: expires}
+	e := &cached{digest: digest, keyID: keyID, domain: d, a: a, expires: expires}
 	if el, ok := c.byKey[digest]; ok {
 		el.Value = e
 		c.lru.MoveToFront(el)

@@ -13,12 +13,12 @@ func TestRebuildCacheIsBoundedAndExpires(t *testing.T) {
 	digest := func(i int) [sha256.Size]byte { return sha256.Sum256([]byte{byte(i)}) }
 	c := newRebuildCache(3)
 	for i := range 3 {
-		c.put(digest(i), d, nil, 100)
+		c.put(digest(i), d, "", nil, 100)
 	}
 	if _, ok := c.get(digest(0), 10); !ok { // 0 is now the most recently used
 		t.Fatal("a fresh entry misses")
 	}
-	c.put(digest(3), d, nil, 100)
+	c.put(digest(3), d, "", nil, 100)
 	if c.len() != 3 {
 		t.Errorf("%d entries, want the bound 3", c.len())
 	}
@@ -37,7 +37,7 @@ func TestRebuildCacheIsBoundedAndExpires(t *testing.T) {
 		t.Errorf("%d entries, want the expired one gone", c.len())
 	}
 	none := newRebuildCache(-1)
-	none.put(digest(0), d, nil, 100)
+	none.put(digest(0), d, "", nil, 100)
 	if _, ok := none.get(digest(0), 10); ok || none.len() != 0 {
 		t.Error("a disabled cache keeps entries")
 	}

@@ -205,10 +205,10 @@ func (s *Server) authorize(_ context.Context, q *call, r *http.Request) (int, an
 	// Only a resolved name reaches the decision log: an unserved one is
 	// caller input (issue 17, item 6).
 	q.entry.Namespace, q.entry.HostAuthority = d.Namespace(), d.Name()
-	if !d.Serves(serving.Selection{RegistryID: req.Registry.SnapshotID, RegistryGeneration: req.Registry.Generation,
-		PolicyID: req.Policy.SnapshotID, PolicyGeneration: req.Policy.SnapshotGeneration}) {
-		return http.StatusNotFound, client.Error{Code: "notFound", Path: "policy",
-			Message: "the selected registry or policy snapshot is not served in this domain"}
+	sel := serving.Selection{RegistryID: req.Registry.SnapshotID, RegistryGeneration: req.Registry.Generation,
+		PolicyID: req.Policy.SnapshotID, PolicyGeneration: req.Policy.SnapshotGeneration}
+	if err := d.Selectable(sel, q.now); err != nil {
+		return refusal(err)
 	}
 	res, envelope, err := d.Authorize(HostRequest(req, q.caller, uint64(q.now.Unix())))
 	if err != nil {
@@ -228,6 +228,11 @@ func (s *Server) authorize(_ context.Context, q *call, r *http.Request) (int, an
 		out.Ineligible = &e
 	}
 	if a := res.Authorization; a != nil {
+		// A revoked tool version or Authorization identity issues nothing:
+		// the artifact is dropped unsent.
+		if err := d.Standing(a, d.KeyID()); err != nil {
+			return refusal(err)
+		}
 		id := a.ID().String()
 		out.Authorization = &client.Authorization{
 			Artifact: envelope, ID: id, ConsumptionID: a.ConsumptionID().String(),
@@ -258,15 +263,13 @@ func (s *Server) check(q *call, r *http.Request) (*serving.Domain, *host.Authori
 		e := apiError(err)
 		return nil, nil, nil, http.StatusBadRequest, &e
 	}
-	d, a, status, e := s.rebuild(q, req.Artifact)
+	d, a, keyID, status, e := s.rebuild(q, req.Artifact)
 	if e != nil {
 		return nil, nil, nil, status, e
 	}
-	reg, pol := a.RegistrySnapshot(), a.PolicySnapshot()
-	if !d.Serves(serving.Selection{RegistryID: reg.ID().String(), RegistryGeneration: reg.Generation().String(),
-		PolicyID: pol.ID().String(), PolicyGeneration: pol.Generation().String()}) {
-		return nil, nil, nil, http.StatusNotFound, &client.Error{Code: "notFound", Path: "artifact",
-			Message: "the authorization was issued on a snapshot this domain no longer serves"}
+	if err := d.Standing(a, keyID); err != nil {
+		status, e := refusal(err)
+		return nil, nil, nil, status, &e
 	}
 	q.entry.AuthorizationID, q.entry.Binding = a.ID().String(), a.Binding().Digest().String()
 	q.entry.DecisionID, q.entry.Outcome = a.Decision().ID().String(), a.Decision().Outcome().String()
@@ -294,32 +297,32 @@ func (s *Server) check(q *call, r *http.Request) (*serving.Domain, *host.Authori
 // exact bytes were verified and rebuilt by the Same domain before; the role
 // check runs on a hit too. Everything after (the served snapshots, the
 // expectations, the clock, the Consumption) runs on every request.
-func (s *Server) rebuild(q *call, envelope string) (*serving.Domain, *host.Authorization, int, *client.Error) {
+func (s *Server) rebuild(q *call, envelope string) (*serving.Domain, *host.Authorization, string, int, *client.Error) {
 	digest := sha256.Sum256([]byte(envelope))
 	if hit, ok := s.cache.get(digest, uint64(q.now.Unix())); ok {
-		if d, ok := s.domains.ByKey(hit.domain.KeyID()); ok && d.Same(hit.domain) {
+		if d, ok := s.domains.ByKey(hit.keyID); ok && d.Same(hit.domain) {
 			s.metrics.cacheHit.Inc()
 			if status, e := s.executor(q, d); e != nil {
-				return nil, nil, status, e
+				return nil, nil, "", status, e
 			}
-			return d, hit.a, 0, nil
+			return d, hit.a, hit.keyID, 0, nil
 		}
 	}
 	s.metrics.cacheMiss.Inc()
 	d, v, err := serving.Open(s.domains, envelope)
 	if err != nil {
-		return nil, nil, http.StatusUnprocessableEntity, &client.Error{Code: "artifact", Path: "artifact", Message: err.Error()}
+		return nil, nil, "", http.StatusUnprocessableEntity, &client.Error{Code: "artifact", Path: "artifact", Message: err.Error()}
 	}
 	if status, e := s.executor(q, d); e != nil {
-		return nil, nil, status, e
+		return nil, nil, "", status, e
 	}
 	a, err := d.Rebuild(v)
 	if err != nil {
 		e := apiError(fault.Within("artifact", err))
-		return nil, nil, statusOf(err), &e
+		return nil, nil, "", statusOf(err), &e
 	}
-	s.cache.put(digest, d, a, a.ExpiresAt().Seconds())
-	return d, a, 0, nil
+	s.cache.put(digest, d, v.KeyID(), a, a.ExpiresAt().Seconds())
+	return d, a, v.KeyID(), 0, nil
 }
 
 // executor records the domain d of the request and rejects a caller that
@@ -374,6 +377,30 @@ func (s *Server) consume(ctx context.Context, q *call, r *http.Request) (int, an
 		s.metrics.consumption.get("unavailable").Inc()
 		q.entry.Result = "unavailable"
 		return http.StatusServiceUnavailable, client.Error{Code: "unavailable", Message: "the consumption store did not answer, so this call permits nothing; a write it received may still commit: retry, and a 409 then means the artifact is spent"}
+	}
+}
+
+// refusal is the API form of a domain's refusal on its served state
+// (serving.Refusal): 404 notFound for a generation it does not serve, 409
+// superseded for a selection a later generation has superseded, 409
+// revoked for anything a Revocation in force names.
+func refusal(err error) (int, client.Error) {
+	var r *serving.Refusal
+	if !errors.As(err, &r) {
+		return http.StatusInternalServerError, apiError(err)
+	}
+	e := client.Error{Code: r.Reason.String(), Path: r.Path, Message: r.Error()}
+	switch r.Reason {
+	case serving.Superseded, serving.Revoked:
+		return http.StatusConflict, e
+	default:
+		e.Code = "notFound"
+		if r.Path == "artifact" {
+			e.Message = "the authorization was issued on a snapshot this domain no longer serves"
+		} else {
+			e.Message = "the selected registry or policy snapshot is not served in this domain"
+		}
+		return http.StatusNotFound, e
 	}
 }
 

@@ -18,6 +18,7 @@ import (
 	"crypto/ed25519"
 	"fmt"
 	"sync/atomic"
+	"time"
 
 	"github.com/toolgate/toolgate/internal/artifact"
 	"github.com/toolgate/toolgate/internal/engine/fault"
@@ -32,7 +33,7 @@ type Domain struct {
 	instance        string // the Consumption store's domain key
 	host            *host.Host
 	key             *artifact.Key
-	served          func(Selection) bool // nil: everything the Host holds is served
+	state           func() *Served // nil: nothing is served (fail closed)
 }
 
 // Selection names the exact snapshots one request decides on.
@@ -51,17 +52,40 @@ func NewDomain(namespace, name, instance string, h *host.Host, key *artifact.Key
 	return &Domain{namespace: namespace, name: name, instance: instance, host: h, key: key}, nil
 }
 
-// WithServed returns d that decides only on selections served reports
-// true for: a store that withdraws a snapshot (its object was deleted)
-// stops serving it although the Host still holds it as a predecessor.
-func (d *Domain) WithServed(served func(Selection) bool) *Domain {
+// WithState returns d whose served state, read at request time, is
+// state's result: the generations it serves and the revocations in force.
+// A store that withdraws a snapshot (its object was deleted) stops serving
+// it although the Host still holds it as a predecessor. A domain without
+// a state serves nothing.
+func (d *Domain) WithState(state func() *Served) *Domain {
 	c := *d
-	c.served = served
+	c.state = state
 	return &c
 }
 
-// Serves reports whether d decides on sel.
-func (d *Domain) Serves(sel Selection) bool { return d.served == nil || d.served(sel) }
+// served returns the state in force; a domain without one serves nothing.
+func (d *Domain) served() *Served {
+	if d.state != nil {
+		if s := d.state(); s != nil {
+			return s
+		}
+	}
+	return NewServed(Grace{}, nil, nil, nil)
+}
+
+// Selectable reports, as a *Refusal, whether a new Authorization may select
+// sel at now: both generations served, not revoked, and current or within
+// the domain's grace (see Served.Selectable).
+func (d *Domain) Selectable(sel Selection, now time.Time) error {
+	return d.served().Selectable(sel, now)
+}
+
+// Standing reports, as a *Refusal, whether the Authorization a, signed by
+// the domain's key keyID, may still validate and consume (see
+// Served.Standing).
+func (d *Domain) Standing(a *host.Authorization, keyID string) error {
+	return d.served().Standing(a, keyID)
+}
 
 // Namespace and Name name the domain's HostAuthority object.
 func (d *Domain) Namespace() string { return d.namespace }

@@ -12,6 +12,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/toolgate/toolgate/internal/artifact"
 	"github.com/toolgate/toolgate/internal/engine/fault"
@@ -27,6 +28,13 @@ import (
 // keyDir (<namespace>.<name>.ed25519, a 32-octet seed, mode 0600), created
 // there when absent; a domain's store identity is its key identity, so a
 // rotated key is a new domain.
+//
+// Each domain serves, as current, the highest generation of each snapshot
+// identity (a manifest without a creationTimestamp counts as created at
+// load time, for the HostAuthority's supersededGrace), and enforces every
+// Revocation of the manifests and of the revocation ledger (ledger, in the
+// parent of keyDir: see Ledger), to which the manifests' Revocations are
+// added first: a Revocation removed from the directory stays in force.
 func Load(keyDir string, paths ...string) ([]*serving.Domain, error) {
 	set, err := manifest.LoadPaths(paths...)
 	if err != nil {
@@ -38,6 +46,11 @@ func Load(keyDir string, paths ...string) ([]*serving.Domain, error) {
 	if err := os.MkdirAll(keyDir, 0o700); err != nil {
 		return nil, err
 	}
+	revoked, err := revocations(filepath.Join(filepath.Dir(keyDir), LedgerFile), set)
+	if err != nil {
+		return nil, err
+	}
+	loaded := time.Now()
 	var out []*serving.Domain
 	for i := range set.HostAuthorities {
 		o := &set.HostAuthorities[i]
@@ -63,7 +76,12 @@ func Load(keyDir string, paths ...string) ([]*serving.Domain, error) {
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, d)
+		grace, err := serving.GraceOf(o.Spec.SupersededGrace)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", where, err)
+		}
+		st := served(set, o, grace, revoked[[2]string{o.Namespace, o.Name}], loaded)
+		out = append(out, d.WithState(func() *serving.Served { return st }))
 	}
 	return out, nil
 }

@@ -5,7 +5,6 @@ import (
 	"crypto/ed25519"
 	"slices"
 
-	"github.com/toolgate/toolgate/internal/engine/fault"
 	"github.com/toolgate/toolgate/internal/engine/policy"
 	"github.com/toolgate/toolgate/internal/engine/registry"
 	"github.com/toolgate/toolgate/internal/engine/vocab"
@@ -79,26 +78,4 @@ func (s *Store) AttestPublisher(namespace, authority, kind, object, specDigest, 
 func (s *Store) HasRole(namespace, name string, caller host.Caller, role vocab.Role) bool {
 	d, ok := s.load().domains[domainRef{namespace, name}]
 	return ok && d.host.HasRole(caller, role)
-}
-
-// ErrNotServed: an Authorize selection names a snapshot the store does not
-// serve in the domain.
-var ErrNotServed = fault.New(fault.NotFound, "the selected snapshot is not served in this domain")
-
-// Authorize runs one authorization request in the domain namespace/name,
-// after checking that the exact registry and policy selections are served
-// there: a deleted snapshot, although its Host may still hold it as a
-// predecessor, is never decided on.
-func (s *Store) Authorize(namespace, name string, r host.AuthorizeRequest) (*host.Result, error) {
-	d, ok := s.load().domains[domainRef{namespace, name}]
-	if !ok {
-		return nil, ErrNoDomain
-	}
-	if _, ok := d.registries[snapKey{r.Registry.SnapshotID, r.Registry.Generation}]; !ok {
-		return nil, fault.Within("registry", ErrNotServed)
-	}
-	if _, ok := d.policies[snapKey{r.Policy.SnapshotID, r.Policy.SnapshotGeneration}]; !ok {
-		return nil, fault.Within("policy", ErrNotServed)
-	}
-	return d.host.Authorize(r)
 }

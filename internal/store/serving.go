@@ -6,19 +6,18 @@ import (
 
 var _ serving.Domains = (*Store)(nil)
 
-// servedIn reports, at request time, whether a selection's exact snapshots
-// are served in the domain ref: a deleted object's snapshot is never
-// decided on, although the domain's Host may still hold it as a
-// predecessor.
-func (s *Store) servedIn(ref domainRef) func(serving.Selection) bool {
-	return func(sel serving.Selection) bool {
+// stateOf returns, at request time, the served state of the domain ref
+// while it is the domain with UID uid: its served generations and the
+// revocations in force. A deleted object's snapshot is never decided on,
+// although the domain's Host may still hold it as a predecessor; a
+// replaced domain serves nothing through its old value.
+func (s *Store) stateOf(ref domainRef, uid string) func() *serving.Served {
+	return func() *serving.Served {
 		d, ok := s.load().domains[ref]
-		if !ok {
-			return false
+		if !ok || d.info.UID != uid {
+			return nil
 		}
-		_, reg := d.registries[snapKey{sel.RegistryID, sel.RegistryGeneration}]
-		_, pol := d.policies[snapKey{sel.PolicyID, sel.PolicyGeneration}]
-		return reg && pol
+		return d.view
 	}
 }
 

@@ -7,8 +7,10 @@ import (
 	"encoding/hex"
 	"maps"
 	"slices"
+	"strconv"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/toolgate/toolgate/api/v1alpha1"
 	"github.com/toolgate/toolgate/internal/artifact"
@@ -65,6 +67,9 @@ type DomainSpec struct {
 	// Key is the domain's Ed25519 signing key (from its Secret).
 	Key    ed25519.PrivateKey
 	Config host.Config
+	// Grace is the HostAuthority's superseded-generation grace (zero: the
+	// current generation only).
+	Grace serving.Grace
 }
 
 // Errors a writer reports in addition to the engine's faults. They are
@@ -86,9 +91,10 @@ type domainRef struct{ ns, name string }
 type snapKey struct{ id, gen string }
 
 type served[T any] struct {
-	snap   T
-	object string
-	digest string
+	snap    T
+	object  string
+	digest  string
+	created time.Time // the object's creationTimestamp: when it superseded its predecessor
 }
 
 type domain struct {
@@ -98,19 +104,28 @@ type domain struct {
 	serving    *serving.Domain // the authorization service's view
 	registries map[snapKey]served[*registry.Snapshot]
 	policies   map[snapKey]served[*policy.Snapshot]
+	grace      serving.Grace
+	// view is the served state requests read (serving.Served); nil on a
+	// domain a writer changed, and rebuilt by update before it is stored.
+	view *serving.Served
 }
 
 // registryObject is one accepted ToolRegistry of a namespace: its draft is
 // published into every domain of the namespace, including later ones.
 type registryObject struct {
-	draft registry.Draft
-	key   snapKey
+	draft   registry.Draft
+	key     snapKey
+	created time.Time
 }
 
 type state struct {
 	domains map[domainRef]*domain
 	// registries: namespace → object name → accepted draft.
 	registries map[string]map[string]registryObject
+	// revoked: the revocations each domain (by namespace and HostAuthority
+	// name) has received. They only grow: a deleted Revocation object, or
+	// a replaced domain, withdraws nothing.
+	revoked map[domainRef]*serving.Revocations
 }
 
 // Store is the snapshot store. The zero value is not usable; use New.
@@ -125,7 +140,7 @@ type Store struct {
 // New returns an empty store.
 func New() *Store {
 	s := &Store{}
-	s.state.Store(&state{domains: map[domainRef]*domain{}, registries: map[string]map[string]registryObject{}})
+	s.state.Store(&state{domains: map[domainRef]*domain{}, registries: map[string]map[string]registryObject{}, revoked: map[domainRef]*serving.Revocations{}})
 	return s
 }
 
@@ -136,9 +151,14 @@ func (s *Store) update(f func(*state) error) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	old := s.load()
-	next := &state{domains: maps.Clone(old.domains), registries: maps.Clone(old.registries)}
+	next := &state{domains: maps.Clone(old.domains), registries: maps.Clone(old.registries), revoked: maps.Clone(old.revoked)}
 	if err := f(next); err != nil {
 		return err
+	}
+	for ref, d := range next.domains {
+		if d.view == nil {
+			d.view = next.view(ref, d)
+		}
 	}
 	s.state.Store(next)
 	if s.OnChange != nil {
@@ -156,12 +176,32 @@ func (st *state) counts() (registries, policies int) {
 	return registries, policies
 }
 
-// clone copies d with fresh maps, so a writer can change the copy.
+// clone copies d with fresh maps, so a writer can change the copy; its
+// served state is rebuilt when the update stores it.
 func (d *domain) clone() *domain {
 	c := *d
 	c.registries = maps.Clone(d.registries)
 	c.policies = maps.Clone(d.policies)
+	c.view = nil
 	return &c
+}
+
+// view builds the served state of d, the domain at ref: its served
+// generations with their creation times, its grace and the revocations
+// of ref.
+func (st *state) view(ref domainRef, d *domain) *serving.Served {
+	gens := func(id, gen string, created time.Time) serving.Generation {
+		n, _ := strconv.ParseUint(gen, 10, 64) // published generations are canonical
+		return serving.Generation{ID: id, Generation: n, Created: created}
+	}
+	var regs, pols []serving.Generation
+	for k, e := range d.registries {
+		regs = append(regs, gens(k.id, k.gen, e.created))
+	}
+	for k, e := range d.policies {
+		pols = append(pols, gens(k.id, k.gen, e.created))
+	}
+	return serving.NewServed(d.grace, regs, pols, st.revoked[ref])
 }
 
 // editDomains replaces each domain of namespace by edit's result; edit
@@ -215,7 +255,7 @@ func (s *Store) EnsureDomain(spec DomainSpec) (info DomainInfo, replaced bool, e
 	pub := spec.Key.Public().(ed25519.PublicKey)
 	ref := domainRef{spec.Namespace, spec.Name}
 	err = s.update(func(st *state) error {
-		if d, ok := st.domains[ref]; ok && d.info.UID == spec.UID && d.info.KeyID == keyID(pub) {
+		if d, ok := st.domains[ref]; ok && d.info.UID == spec.UID && d.info.KeyID == keyID(pub) && d.grace == spec.Grace {
 			info = d.info
 			return errUnchanged
 		}
@@ -241,14 +281,15 @@ func (s *Store) EnsureDomain(spec DomainSpec) (info DomainInfo, replaced bool, e
 			},
 			host:       h,
 			key:        spec.Key,
-			serving:    serving.WithServed(s.servedIn(ref)),
+			serving:    serving.WithState(s.stateOf(ref, spec.UID)),
 			registries: map[snapKey]served[*registry.Snapshot]{},
 			policies:   map[snapKey]served[*policy.Snapshot]{},
+			grace:      spec.Grace,
 		}
 		for _, name := range slices.Sorted(maps.Keys(st.registries[spec.Namespace])) {
 			ro := st.registries[spec.Namespace][name]
 			if snap, err := h.PublishRegistry(ro.draft); err == nil {
-				d.registries[ro.key] = served[*registry.Snapshot]{snap, name, snap.Digest().String()}
+				d.registries[ro.key] = served[*registry.Snapshot]{snap, name, snap.Digest().String(), ro.created}
 			}
 		}
 		st.domains[ref] = d
@@ -282,7 +323,9 @@ func (s *Store) RemoveDomain(namespace, name string) {
 // snapshot's content digest. A domain whose Host already holds other content
 // under the same identity and generation rejects it (fault.Mismatch); the
 // registry is then not served in that domain and the rejection is returned.
-func (s *Store) PutRegistry(namespace, object string, d registry.Draft) (string, error) {
+// created is the object's creation time: when it superseded its
+// predecessor generation (HostAuthority spec.supersededGrace).
+func (s *Store) PutRegistry(namespace, object string, d registry.Draft, created time.Time) (string, error) {
 	snap, err := registry.Publish(d)
 	if err != nil {
 		return "", err
@@ -294,7 +337,7 @@ func (s *Store) PutRegistry(namespace, object string, d registry.Draft) (string,
 		if objs == nil {
 			objs = map[string]registryObject{}
 		}
-		objs[object] = registryObject{draft: d, key: k}
+		objs[object] = registryObject{draft: d, key: k, created: created}
 		st.registries[namespace] = objs
 		for _, ref := range sortedRefs(st.domains) {
 			if ref.ns != namespace {
@@ -306,7 +349,7 @@ func (s *Store) PutRegistry(namespace, object string, d registry.Draft) (string,
 				errs.Add("", err)
 				continue
 			}
-			dom.registries[k] = served[*registry.Snapshot]{held, object, held.Digest().String()}
+			dom.registries[k] = served[*registry.Snapshot]{held, object, held.Digest().String(), created}
 			st.domains[ref] = dom
 		}
 		return nil
@@ -375,7 +418,7 @@ func (s *Store) PutPolicy(domainUID string, publisher host.Caller, o *v1alpha1.P
 		}
 		dom = dom.clone()
 		digest = snap.Digest().String()
-		dom.policies[snapKey{snap.ID().String(), snap.Generation().String()}] = served[*policy.Snapshot]{snap, o.Name, digest}
+		dom.policies[snapKey{snap.ID().String(), snap.Generation().String()}] = served[*policy.Snapshot]{snap, o.Name, digest, o.CreationTimestamp.Time}
 		st.domains[ref] = dom
 		return nil
 	})
@@ -405,4 +448,26 @@ func sortedRefs(m map[domainRef]*domain) []domainRef {
 	refs := slices.Collect(maps.Keys(m))
 	slices.SortFunc(refs, func(a, b domainRef) int { return cmp.Or(cmp.Compare(a.ns, b.ns), cmp.Compare(a.name, b.name)) })
 	return refs
+}
+
+// PutRevocation puts r in force in the domain of the HostAuthority
+// namespace/authority, now and in every later domain of that name. The set
+// only grows: nothing withdraws a revocation from a running store.
+func (s *Store) PutRevocation(namespace, authority string, r serving.Revocation) {
+	ref := domainRef{namespace, authority}
+	_ = s.update(func(st *state) error {
+		if st.revoked[ref].Has(r) {
+			return errUnchanged
+		}
+		st.revoked[ref] = st.revoked[ref].With(r)
+		if d, ok := st.domains[ref]; ok {
+			st.domains[ref] = d.clone()
+		}
+		return nil
+	})
+}
+
+// Revoked reports whether r is in force in the domain namespace/authority.
+func (s *Store) Revoked(namespace, authority string, r serving.Revocation) bool {
+	return s.load().revoked[domainRef{namespace, authority}].Has(r)
 }

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -13,6 +14,7 @@ import (
 	"github.com/toolgate/toolgate/internal/engine/fault"
 	"github.com/toolgate/toolgate/internal/host"
 	"github.com/toolgate/toolgate/internal/manifest"
+	"github.com/toolgate/toolgate/internal/serving"
 	"github.com/toolgate/toolgate/internal/store"
 )
 
@@ -54,7 +56,7 @@ func fill(t *testing.T, s *store.Store, set *manifest.Set, uid string) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := s.PutRegistry(o.Namespace, o.Name, d); err != nil {
+		if _, err := s.PutRegistry(o.Namespace, o.Name, d, o.CreationTimestamp.Time); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -239,40 +241,32 @@ func TestAuthorizeDecidesOnlyOnServedSnapshots(t *testing.T) {
 	s := store.New()
 	fill(t, s, set, "uid-1")
 	s.RemovePolicy("payments", "payments-policy-1")
-	req := host.AuthorizeRequest{
-		Registry: host.RegistrySelection{SnapshotID: "primary-registry", Generation: "1"},
-		Policy:   host.PolicySelection{SnapshotID: "payments-policy", SnapshotGeneration: "1", PolicyID: "payments-guardrails", PolicyGeneration: "1"},
+	sel := serving.Selection{RegistryID: "primary-registry", RegistryGeneration: "1", PolicyID: "payments-policy", PolicyGeneration: "1"}
+	if _, ok := s.ByName("payments", "other-host"); ok {
+		t.Fatal("a domain for a HostAuthority that was never served")
+	}
+	d, ok := s.ByName("payments", "payments-host")
+	if !ok {
+		t.Fatal("the sample domain is not served")
 	}
 	cases := map[string]struct {
-		namespace, name string
-		mod             func(*host.AuthorizeRequest)
-		wantPath        string
-		wantErr         error
+		mod      func(*serving.Selection)
+		wantPath string
 	}{
-		"no domain":                 {namespace: "payments", name: "other-host", wantErr: store.ErrNoDomain},
-		"a registry never served":   {namespace: "payments", name: "payments-host", mod: func(r *host.AuthorizeRequest) { r.Registry.Generation = "2" }, wantPath: "registry"},
-		"a deleted policy snapshot": {namespace: "payments", name: "payments-host", wantPath: "policy"},
+		"a registry never served":   {mod: func(s *serving.Selection) { s.RegistryGeneration = "2" }, wantPath: "registry"},
+		"a deleted policy snapshot": {wantPath: "policy"},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			r := req
+			sel := sel
 			if tc.mod != nil {
-				tc.mod(&r)
+				tc.mod(&sel)
 			}
-			res, err := s.Authorize(tc.namespace, tc.name, r)
-			if res != nil {
-				t.Fatal("a Result for a selection the store does not serve")
-			}
-			if tc.wantErr != nil {
-				if !errors.Is(err, tc.wantErr) {
-					t.Errorf("error = %v, want %v", err, tc.wantErr)
-				}
-				return
-			}
-			var fe *fault.Error
-			if !errors.As(err, &fe) || fe.Code != fault.NotFound || fe.Path != tc.wantPath {
-				t.Errorf("error = %v, want notFound at %s", err, tc.wantPath)
+			err := d.Selectable(sel, time.Unix(1_800_000_000, 0))
+			var r *serving.Refusal
+			if !errors.As(err, &r) || r.Reason != serving.NotServed || r.Path != tc.wantPath {
+				t.Errorf("error = %v, want notServed at %s", err, tc.wantPath)
 			}
 		})
 	}

@@ -1,0 +1,264 @@
+package serving
+
+import (
+	"errors"
+	"regexp"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/toolgate/toolgate/api/v1alpha1"
+	"github.com/toolgate/toolgate/internal/engine/fault"
+	"github.com/toolgate/toolgate/internal/host"
+)
+
+// Reason is the closed set of reasons a domain refuses a selection or an
+// Authorization on its served state (spec Section 41: current-Snapshot
+// enforcement and revocation). The protocol core knows nothing of them:
+// they are what a production Host adds on top of exact selection.
+type Reason uint8
+
+// Reasons of a Refusal.
+const (
+	// NotServed: the selected snapshot generation is not served in the
+	// domain (never published, rejected, or its object deleted).
+	NotServed Reason = iota + 1
+	// Superseded: a later generation of the same snapshot identity is
+	// served, and the domain's grace does not cover this one.
+	Superseded
+	// Revoked: a Revocation in force names the generation, the tool
+	// version, the Authorization or the signing key.
+	Revoked
+)
+
+var reasonNames = [...]string{NotServed: "notServed", Superseded: "superseded", Revoked: "revoked"}
+
+// String returns the reason's stable API code.
+func (r Reason) String() string {
+	if r == 0 || int(r) >= len(reasonNames) {
+		return "unknown"
+	}
+	return reasonNames[r]
+}
+
+// Refusal is a domain's refusal on its served state: a closed reason and
+// the request path it concerns. It never carries a requested value.
+type Refusal struct {
+	Reason Reason
+	// Path is the request member refused ("registry", "policy",
+	// "proposal", "authorizationID", "artifact").
+	Path string
+}
+
+func (e *Refusal) Error() string {
+	switch e.Reason {
+	case Superseded:
+		return "a later generation of this snapshot is current: select the current generation"
+	case Revoked:
+		return "revoked in this domain: nothing issued under it validates or consumes"
+	default:
+		return "not served in this domain"
+	}
+}
+
+// Is matches a *Refusal with the same Reason (any path), so callers can
+// write errors.Is(err, &serving.Refusal{Reason: serving.Revoked}).
+func (e *Refusal) Is(target error) bool {
+	t, ok := target.(*Refusal)
+	return ok && t.Reason == e.Reason
+}
+
+// ReasonOf returns the Reason of a *Refusal in err's chain, or 0.
+func ReasonOf(err error) Reason {
+	var r *Refusal
+	if errors.As(err, &r) {
+		return r.Reason
+	}
+	return 0
+}
+
+// Grace bounds how far behind the current generation a new Authorization
+// may select (HostAuthority spec.supersededGrace). The zero value is the
+// default: only the current generation.
+type Grace struct {
+	// Generations behind the current one that stay selectable (0: none
+	// by count).
+	Generations uint64
+	// Seconds after the successor's creation that a superseded generation
+	// stays selectable (0: none by time).
+	Seconds uint64
+}
+
+// covers reports whether a generation behind the current one by behind,
+// whose successor was created at succeeded, is selectable at now. With
+// both bounds set both must hold; with neither, nothing superseded is.
+func (g Grace) covers(behind uint64, succeeded, now time.Time) bool {
+	if g.Generations == 0 && g.Seconds == 0 {
+		return false
+	}
+	if g.Generations != 0 && behind > g.Generations {
+		return false
+	}
+	if g.Seconds != 0 && !now.Before(succeeded.Add(time.Duration(g.Seconds)*time.Second)) {
+		return false
+	}
+	return true
+}
+
+// Generation is one served generation of a snapshot identity and the
+// creation time of the object it was published from.
+type Generation struct {
+	ID         string
+	Generation uint64
+	Created    time.Time
+}
+
+// Served is what one domain serves at one moment: each served registry
+// and policy generation, the grace, and the revocations in force. It is
+// immutable; a store builds a new one on every change and requests read
+// the one in force lock-free.
+type Served struct {
+	registries, policies map[string][]Generation // by snapshot ID, ascending generation
+	grace                Grace
+	revoked              *Revocations
+}
+
+// NewServed returns the served state of a domain. revoked may be nil
+// (nothing revoked).
+func NewServed(grace Grace, registries, policies []Generation, revoked *Revocations) *Served {
+	if revoked == nil {
+		revoked = &Revocations{}
+	}
+	return &Served{registries: index(registries), policies: index(policies), grace: grace, revoked: revoked}
+}
+
+func index(gs []Generation) map[string][]Generation {
+	m := map[string][]Generation{}
+	for _, g := range gs {
+		m[g.ID] = append(m[g.ID], g)
+	}
+	for id := range m {
+		slices.SortFunc(m[id], func(a, b Generation) int {
+			switch {
+			case a.Generation < b.Generation:
+				return -1
+			case a.Generation > b.Generation:
+				return 1
+			}
+			return 0
+		})
+	}
+	return m
+}
+
+// parseGeneration reads a canonical generation text; anything else is not
+// a generation any domain serves.
+func parseGeneration(s string) (uint64, bool) {
+	n, err := strconv.ParseUint(s, 10, 64)
+	if err != nil || n == 0 || strconv.FormatUint(n, 10) != s {
+		return 0, false
+	}
+	return n, true
+}
+
+// selectable checks one selection of a new Authorization against the
+// generations served under its identity.
+func (s *Served) selectable(kind RevocationKind, served map[string][]Generation, id, gen, path string, now time.Time) error {
+	n, ok := parseGeneration(gen)
+	gs := served[id]
+	i := slices.IndexFunc(gs, func(g Generation) bool { return g.Generation == n })
+	if !ok || i < 0 {
+		return &Refusal{Reason: NotServed, Path: path}
+	}
+	if s.revoked.Has(Revocation{Kind: kind, ID: id, Version: gen}) {
+		return &Refusal{Reason: Revoked, Path: path}
+	}
+	if current := gs[len(gs)-1]; current.Generation != n &&
+		!s.grace.covers(current.Generation-n, gs[i+1].Created, now) {
+		return &Refusal{Reason: Superseded, Path: path}
+	}
+	return nil
+}
+
+// Selectable reports whether a new Authorization may select sel at now:
+// both generations served, neither revoked, each the current one or
+// within the domain's grace. The registry is checked first.
+func (s *Served) Selectable(sel Selection, now time.Time) error {
+	if err := s.selectable(RevokeRegistry, s.registries, sel.RegistryID, sel.RegistryGeneration, "registry", now); err != nil {
+		return err
+	}
+	return s.selectable(RevokePolicy, s.policies, sel.PolicyID, sel.PolicyGeneration, "policy", now)
+}
+
+// Standing reports whether the Authorization a, signed with the key keyID,
+// may still validate and consume: its snapshots are served and not
+// revoked, and neither its tool version, its identity nor the key is
+// revoked. Superseded generations do not matter here: an Authorization
+// issued before its generation was superseded stays good until it expires.
+func (s *Served) Standing(a *host.Authorization, keyID string) error {
+	reg, pol := a.RegistrySnapshot(), a.PolicySnapshot()
+	for _, c := range [...]struct {
+		kind    RevocationKind
+		served  map[string][]Generation
+		id, gen string
+	}{
+		{RevokeRegistry, s.registries, reg.ID().String(), reg.Generation().String()},
+		{RevokePolicy, s.policies, pol.ID().String(), pol.Generation().String()},
+	} {
+		n, _ := parseGeneration(c.gen)
+		if !slices.ContainsFunc(c.served[c.id], func(g Generation) bool { return g.Generation == n }) {
+			return &Refusal{Reason: NotServed, Path: "artifact"}
+		}
+		if s.revoked.Has(Revocation{Kind: c.kind, ID: c.id, Version: c.gen}) {
+			return &Refusal{Reason: Revoked, Path: "artifact"}
+		}
+	}
+	in := a.Input()
+	switch {
+	case s.revoked.Has(Revocation{Kind: RevokeTool, ID: in.ToolID().String(), Version: in.ToolVersion().String()}),
+		s.revoked.Has(Revocation{Kind: RevokeAuthorization, ID: a.ID().String()}),
+		s.revoked.Has(Revocation{Kind: RevokeSigningKey, ID: keyID}):
+		return &Refusal{Reason: Revoked, Path: "artifact"}
+	}
+	return nil
+}
+
+// KeyRevoked reports whether the signing key keyID is revoked.
+func (s *Served) KeyRevoked(keyID string) bool {
+	return s.revoked.Has(Revocation{Kind: RevokeSigningKey, ID: keyID})
+}
+
+var (
+	graceGenerations = regexp.MustCompile(`^([1-9]|1[0-6])$`)
+	graceSeconds     = regexp.MustCompile(v1alpha1.SecondsPattern)
+)
+
+// GraceOf returns the Grace of a HostAuthority's spec.supersededGrace
+// (nil: the zero Grace, current generation only), checked as the CRD
+// schema does, every violation at its path.
+func GraceOf(g *v1alpha1.SupersededGrace) (Grace, error) {
+	if g == nil {
+		return Grace{}, nil
+	}
+	var errs fault.Errors
+	var out Grace
+	if g.Generations == "" && g.Seconds == "" {
+		errs.Add("spec.supersededGrace", fault.New(fault.Missing, "set generations, seconds, or both"))
+	}
+	if g.Generations != "" {
+		if !graceGenerations.MatchString(g.Generations) {
+			errs.Add("spec.supersededGrace.generations", fault.New(fault.Malformed, "generations is 1–16 as canonical decimal text"))
+		}
+		out.Generations, _ = strconv.ParseUint(g.Generations, 10, 64)
+	}
+	if g.Seconds != "" {
+		if !graceSeconds.MatchString(string(g.Seconds)) {
+			errs.Add("spec.supersededGrace.seconds", fault.New(fault.Malformed, "seconds is 1–3,600 as canonical decimal text"))
+		}
+		out.Seconds, _ = strconv.ParseUint(string(g.Seconds), 10, 64)
+	}
+	if err := errs.Err(); err != nil {
+		return Grace{}, err
+	}
+	return out, nil
+}
