@@ -61,12 +61,15 @@ func (c *Client) Validate(ctx context.Context, r ValidateRequest) (*ValidateResp
 
 // Consume validates and atomically consumes an artifact immediately before
 // the side effect. Only a nil error permits the side effect; ErrConsumed
-// means it was consumed before.
+// means it was consumed before; a revoked artifact is an *APIError with
+// the code "revoked".
 func (c *Client) Consume(ctx context.Context, r ValidateRequest) (*ValidateResponse, error) {
 	var out ValidateResponse
 	err := c.call(ctx, "/v1/consume", r, &out)
 	var ae *APIError
-	if errors.As(err, &ae) && ae.Status == http.StatusConflict {
+	if errors.As(err, &ae) && ae.Status == http.StatusConflict && ae.Err.Code == "consumed" {
+		// Only "consumed" is ErrConsumed: a 409 superseded or revoked is
+		// an *APIError with its code.
 		return nil, ErrConsumed
 	}
 	if err != nil {

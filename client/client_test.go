@@ -88,3 +88,26 @@ func readJSON(t *testing.T, path string, v any) {
 		t.Fatal(err)
 	}
 }
+
+// TestOnlyConsumedIsErrConsumed: a 409 with another code (superseded,
+// revoked) is an *APIError carrying that code, never ErrConsumed, so an
+// executor can tell "spent" from "withdrawn".
+func TestOnlyConsumedIsErrConsumed(t *testing.T) {
+	t.Parallel()
+	for code, wantConsumed := range map[string]bool{"consumed": true, "revoked": false, "superseded": false} {
+		ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusConflict)
+			_, _ = w.Write([]byte(`{"error":{"code":"` + code + `","path":"artifact","message":"m"}}`))
+		}))
+		_, err := client.New(ts.URL, "t", nil).Consume(context.Background(), client.ValidateRequest{Artifact: "a"})
+		ts.Close()
+		var ae *client.APIError
+		switch {
+		case wantConsumed && !errors.Is(err, client.ErrConsumed):
+			t.Errorf("409 %s: %v, want ErrConsumed", code, err)
+		case !wantConsumed && (errors.Is(err, client.ErrConsumed) || !errors.As(err, &ae) || ae.Err.Code != code):
+			t.Errorf("409 %s: %v, want an *APIError with code %s", code, err, code)
+		}
+	}
+}

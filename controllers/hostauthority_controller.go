@@ -15,6 +15,7 @@ import (
 	"github.com/toolgate/toolgate/internal/host"
 	"github.com/toolgate/toolgate/internal/manifest"
 	"github.com/toolgate/toolgate/internal/publisher"
+	"github.com/toolgate/toolgate/internal/serving"
 	"github.com/toolgate/toolgate/internal/store"
 )
 
@@ -56,6 +57,10 @@ func (r *HostAuthorityReconciler) Reconcile(ctx context.Context, req ctrl.Reques
 	}
 	by := publishedBy(&ha)
 	cfg, err := manifest.HostConfig(&ha)
+	var grace serving.Grace
+	if err == nil {
+		grace, err = serving.GraceOf(ha.Spec.SupersededGrace)
+	}
 	if err == nil {
 		// A scratch domain: reject before creating a key.
 		if _, herr := host.New(cfg); herr != nil {
@@ -79,7 +84,7 @@ func (r *HostAuthorityReconciler) Reconcile(ctx context.Context, req ctrl.Reques
 		return ctrl.Result{RequeueAfter: followerRetry}, r.status.write(ctx, &ha, &ha.Status, outcome{
 			reason: v1alpha1.ReasonWaitingForDependency, message: "waiting for the domain signing key Secret " + SigningKeySecretName(ha.Name), publishedBy: by})
 	}
-	info, replaced, err := r.Store.EnsureDomain(store.DomainSpec{Namespace: ha.Namespace, Name: ha.Name, UID: string(ha.UID), Key: key, Config: cfg})
+	info, replaced, err := r.Store.EnsureDomain(store.DomainSpec{Namespace: ha.Namespace, Name: ha.Name, UID: string(ha.UID), Key: key, Config: cfg, Grace: grace})
 	if err != nil {
 		r.notify(&ha)
 		result = resultRejected

@@ -24,7 +24,7 @@ import (
 // +kubebuilder:rbac:groups=authentication.k8s.io,resources=tokenreviews,verbs=create
 // +kubebuilder:rbac:groups=authorization.k8s.io,resources=subjectaccessreviews,verbs=create
 
-// Setup registers the three reconcilers and the leader's status resync
+// Setup registers the four reconcilers and the leader's status resync
 // with mgr; every reconciler fills s. ctx bounds background sends and
 // should be the manager's context.
 func Setup(ctx context.Context, mgr ctrl.Manager, s *store.Store) error {
@@ -46,6 +46,7 @@ func Setup(ctx context.Context, mgr ctrl.Manager, s *store.Store) error {
 	haResync := make(chan event.GenericEvent, 64)
 	trResync := make(chan event.GenericEvent, 64)
 	psResync := make(chan event.GenericEvent, 64)
+	rvResync := make(chan event.GenericEvent, 64)
 	domainChanged := make(chan event.GenericEvent, 256)
 
 	ha := &HostAuthorityReconciler{Client: mgr.GetClient(), Store: s, status: sw, domainChanged: domainChanged, done: ctx.Done()}
@@ -61,7 +62,11 @@ func Setup(ctx context.Context, mgr ctrl.Manager, s *store.Store) error {
 	if err := ps.setup(mgr, psResync, domainChanged, accepted); err != nil {
 		return err
 	}
-	return mgr.Add(&resyncOnElection{client: mgr.GetClient(), ha: haResync, tr: trResync, ps: psResync})
+	rv := &RevocationReconciler{Client: mgr.GetClient(), Store: s, status: sw}
+	if err := rv.setup(mgr, rvResync); err != nil {
+		return err
+	}
+	return mgr.Add(&resyncOnElection{client: mgr.GetClient(), ha: haResync, tr: trResync, ps: psResync, rv: rvResync})
 }
 
 // CacheOptions restricts the manager's Secret cache to toolgate's
@@ -89,7 +94,7 @@ func controllerOptions() controller.Options {
 // computed even for objects a follower reconciled without writing.
 type resyncOnElection struct {
 	client     client.Client
-	ha, tr, ps chan<- event.GenericEvent
+	ha, tr, ps, rv chan<- event.GenericEvent
 }
 
 var _ manager.LeaderElectionRunnable = (*resyncOnElection)(nil)
@@ -108,7 +113,8 @@ func (r *resyncOnElection) Start(ctx context.Context) error {
 	var has v1alpha1.HostAuthorityList
 	var trs v1alpha1.ToolRegistryList
 	var pss v1alpha1.PolicySnapshotList
-	for _, l := range []client.ObjectList{&has, &trs, &pss} {
+	var rvs v1alpha1.RevocationList
+	for _, l := range []client.ObjectList{&has, &trs, &pss, &rvs} {
 		if err := r.client.List(ctx, l); err != nil {
 			return err
 		}
@@ -125,6 +131,11 @@ func (r *resyncOnElection) Start(ctx context.Context) error {
 	}
 	for i := range pss.Items {
 		if !send(r.ps, &pss.Items[i]) {
+			return nil
+		}
+	}
+	for i := range rvs.Items {
+		if !send(r.rv, &rvs.Items[i]) {
 			return nil
 		}
 	}

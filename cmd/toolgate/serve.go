@@ -42,6 +42,10 @@ func serveContext(ctx context.Context, args []string, stderr io.Writer) error {
 		return err
 	}
 	defer svc.close()
+	hup := make(chan os.Signal, 1)
+	signal.Notify(hup, syscall.SIGHUP)
+	defer signal.Stop(hup)
+	go svc.reloadOn(ctx, hup, o, logger)
 	return svc.run(ctx, o, logger)
 }
 
@@ -98,8 +102,38 @@ func parseServe(args []string) (serveOptions, error) {
 // standaloneService is the built service and what it must close.
 type standaloneService struct {
 	srv     *server.Server
+	set     serving.StaticDomains
 	domains int
 	closers []func() // in reverse order of opening
+}
+
+// reload loads the manifest directory again and serves its domains: new
+// generations, new Revocations. A failed load changes nothing.
+func (s *standaloneService) reload(o serveOptions) (int, error) {
+	domains, err := standalone.Load(filepath.Join(o.state, "keys"), o.manifests)
+	if err != nil {
+		return 0, err
+	}
+	if err := s.set.Replace(domains...); err != nil {
+		return 0, err
+	}
+	return len(domains), nil
+}
+
+// reloadOn reloads on every signal from sig until ctx is done.
+func (s *standaloneService) reloadOn(ctx context.Context, sig <-chan os.Signal, o serveOptions, logger *slog.Logger) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-sig:
+			if n, err := s.reload(o); err != nil {
+				logger.Error("reload refused: the domains in force stay", "error", err.Error())
+			} else {
+				logger.Info("reloaded", "domains", n)
+			}
+		}
+	}
 }
 
 func (s *standaloneService) close() {
@@ -119,15 +153,9 @@ func buildServe(o serveOptions) (svc *standaloneService, err error) {
 			svc = nil
 		}
 	}()
-	domains, err := standalone.Load(filepath.Join(o.state, "keys"), o.manifests)
-	if err != nil {
+	if svc.domains, err = svc.reload(o); err != nil {
 		return svc, err
 	}
-	var set serving.StaticDomains
-	if err := set.Replace(domains...); err != nil {
-		return svc, err
-	}
-	svc.domains = set.Len()
 	auth, err := server.LoadTokens(o.tokens)
 	if err != nil {
 		return svc, err
@@ -148,7 +176,7 @@ func buildServe(o serveOptions) (svc *standaloneService, err error) {
 	}
 	decisions := server.NewDecisionLog(logOut, 4096, o.syncLog)
 	svc.closers = append(svc.closers, decisions.Close)
-	svc.srv, err = server.New(server.Config{Domains: &set, Auth: auth, Store: store, Log: decisions})
+	svc.srv, err = server.New(server.Config{Domains: &svc.set, Auth: auth, Store: store, Log: decisions})
 	return svc, err
 }
 

@@ -1,7 +1,9 @@
 // Package serving holds the served domains a replica holds: each Host
 // authority domain the authorization service decides in, with the domain's
-// signing key, and the set of them looked up by HostAuthority name and by
-// key identity. It sits below internal/server, internal/store and
+// signing key and its served state — which generations it serves and
+// which is current, and the revocations in force (spec Section 41:
+// rollback protection, revocation and current-Snapshot enforcement) — and
+// the set of domains looked up by HostAuthority name and by key identity. It sits below internal/server, internal/store and
 // internal/standalone: the store and the standalone loader build domains,
 // the server acts with them, and neither of the first two needs the HTTP
 // package.

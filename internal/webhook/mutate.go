@@ -27,6 +27,7 @@ var (
 	errNotAdministrator = errors.New("the requesting user does not hold policyAdministrationAuthority in the referenced HostAuthority")
 	errDomainNotReady   = errors.New("the referenced HostAuthority is not ready: wait until its Ready condition is True")
 	errNoName           = errors.New("toolgate objects are created with metadata.name (generateName cannot satisfy the name rule)")
+	errAppendOnly       = errors.New("revocations are append-only: publish a new generation, tool version or key instead of deleting one")
 )
 
 // PublisherDefaulter records the admission user in the publisher

@@ -5,10 +5,12 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -72,6 +74,26 @@ func expectStatus(err error, status int) {
 	var ae *tgclient.APIError
 	Expect(errors.As(err, &ae)).To(BeTrue(), "not an API error: %v", err)
 	Expect(ae.Status).To(Equal(status), "%v", err)
+}
+
+// hasCode reports whether err is an API error with the status and code.
+func hasCode(err error, status int, code string) bool {
+	var ae *tgclient.APIError
+	return errors.As(err, &ae) && ae.Status == status && ae.Err.Code == code
+}
+
+// expectCode asserts err is an API error with the status and code.
+func expectCode(err error, status int, code string) {
+	GinkgoHelper()
+	Expect(hasCode(err, status, code)).To(BeTrue(), "want %d %s: %v", status, code, err)
+}
+
+// revocationOf is a Revocation named name in the samples' domain with the
+// target of spec.
+func revocationOf(name string, spec *v1alpha1.RevocationSpec) *v1alpha1.Revocation {
+	spec.HostAuthorityRef = v1alpha1.HostAuthorityReference{Name: "payments-host"}
+	spec.Reason = "e2e"
+	return &v1alpha1.Revocation{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns}, Spec: *spec}
 }
 
 // consumeRace consumes v n times at once, call i at ps[i%len(ps)], and
@@ -278,6 +300,13 @@ var _ = Describe("toolgate manager processes", Ordered, func() {
 		aliceKC         string       // and as a kubeconfig file
 		gen3            *v1alpha1.PolicySnapshot
 	)
+	// aliceClient is a client acting as alice, the policy administrator.
+	aliceClient := func() client.Client {
+		GinkgoHelper()
+		c, err := client.New(aliceCfg, client.Options{Scheme: scheme})
+		Expect(err).NotTo(HaveOccurred())
+		return c
+	}
 
 	It("publish the samples applied by a policy administrator with kubectl: every object Ready", func() {
 		cfg, kc := userConfig("alice", adminGroup)
@@ -493,7 +522,7 @@ var _ = Describe("toolgate manager processes", Ordered, func() {
 		Expect(done.Consumed).To(BeTrue())
 	})
 
-	It("serve a new PolicySnapshot generation applied with kubectl without a restart, the previous generations still selectable", func() {
+	It("serve a new PolicySnapshot generation applied with kubectl without a restart; the superseded ones refused for new authorizations, their artifacts still consumed", func() {
 		pids := map[string]int{}
 		for _, p := range allProcs() {
 			pids[p.name] = p.cmd.Process.Pid
@@ -508,17 +537,26 @@ var _ = Describe("toolgate manager processes", Ordered, func() {
 		deny := denyPaymentsTo("acct-2002")
 		rule := string(deny.ID)
 		gen3 = successor(gen2, "3", deny)
-		selecting := func(snapshot, policy string) tgclient.AuthorizeRequest {
-			req, _ := renamed("gen" + snapshot + "-" + nonce())
+		selecting := func(snapshot, policy string) (tgclient.AuthorizeRequest, tgclient.Expectations) {
+			req, exp := renamed("gen" + snapshot + "-" + nonce())
 			req.Policy.SnapshotGeneration, req.Policy.PolicyGeneration = snapshot, policy
-			return req
+			return req, exp
 		}
 
-		By("generation 3 is not served before it is applied")
+		By("generation 3 is not served before it is applied; generation 1 is already superseded by 2")
 		for _, p := range allProcs() {
-			_, err := asP(p, agent).Authorize(ctx, selecting("3", "3"))
+			req, _ := selecting("3", "3")
+			_, err := asP(p, agent).Authorize(ctx, req)
 			expectStatus(err, http.StatusNotFound)
+			req, _ = selecting("1", "1")
+			_, err = asP(p, agent).Authorize(ctx, req)
+			expectCode(err, http.StatusConflict, "superseded")
 		}
+		By("an artifact is issued under generation 2 while it is current")
+		req2, exp2 := selecting("2", "2")
+		issued, err := as(0, agent).Authorize(ctx, req2)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(issued.Authorization).NotTo(BeNil())
 
 		By("alice applies generation 3 with kubectl")
 		applyAs(aliceCfg, aliceKC, gen3)
@@ -527,7 +565,8 @@ var _ = Describe("toolgate manager processes", Ordered, func() {
 		By("every process decides with generation 3 when it is selected")
 		for _, p := range allProcs() {
 			Eventually(func(g Gomega) {
-				res, err := asP(p, agent).Authorize(ctx, selecting("3", "3"))
+				req, _ := selecting("3", "3")
+				res, err := asP(p, agent).Authorize(ctx, req)
 				g.Expect(err).NotTo(HaveOccurred())
 				g.Expect(res.Decision.Outcome).To(Equal("deny"))
 				g.Expect(res.Decision.Reasons).To(ContainElement("denyRuleMatched"))
@@ -535,18 +574,35 @@ var _ = Describe("toolgate manager processes", Ordered, func() {
 				g.Expect(res.Authorization).To(BeNil())
 			}).WithTimeout(30*time.Second).WithPolling(250*time.Millisecond).Should(Succeed(), p.name)
 		}
-		By("the previous generations still decide as before when selected exactly")
+		By("generation 3 keeps the earlier policy versions: version 1 still decides as before")
 		for _, p := range allProcs() {
-			for _, sel := range [][2]string{{"1", "1"}, {"2", "2"}, {"3", "1"}} {
-				res, err := asP(p, agent).Authorize(ctx, selecting(sel[0], sel[1]))
-				Expect(err).NotTo(HaveOccurred())
-				Expect(res.Decision.Outcome).To(Equal("allow"), "%s: snapshot %s policy %s", p.name, sel[0], sel[1])
-				Expect(res.Decision.MatchedRules).NotTo(ContainElement(ContainSubstring(rule)))
+			req, _ := selecting("3", "1")
+			res, err := asP(p, agent).Authorize(ctx, req)
+			Expect(err).NotTo(HaveOccurred())
+			Expect(res.Decision.Outcome).To(Equal("allow"), p.name)
+			Expect(res.Decision.MatchedRules).NotTo(ContainElement(ContainSubstring(rule)))
+		}
+		By("every process refuses new authorizations on the superseded generations 1 and 2")
+		for _, p := range allProcs() {
+			for _, sel := range [][2]string{{"1", "1"}, {"2", "2"}} {
+				req, _ := selecting(sel[0], sel[1])
+				_, err := asP(p, agent).Authorize(ctx, req)
+				expectCode(err, http.StatusConflict, "superseded")
 			}
 		}
-		By("a selection is exact: generation 2 holds no policy version 3")
+		By("the artifact issued under generation 2 before it was superseded still validates everywhere and consumes once")
+		v := tgclient.ValidateRequest{Artifact: issued.Authorization.Artifact, Expectations: exp2}
 		for _, p := range allProcs() {
-			res, err := asP(p, agent).Authorize(ctx, selecting("2", "3"))
+			_, err := asP(p, executor).Validate(ctx, v)
+			Expect(err).NotTo(HaveOccurred(), p.name)
+		}
+		done, err := as(1, executor).Consume(ctx, v)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(done.Consumed).To(BeTrue())
+		By("a selection is exact: generation 3 holds no policy version 4")
+		for _, p := range allProcs() {
+			req, _ := selecting("3", "4")
+			res, err := asP(p, agent).Authorize(ctx, req)
 			Expect(err).NotTo(HaveOccurred())
 			Expect(res.Decision.Outcome).To(Equal("deny"), p.name)
 			Expect(res.Decision.Reasons).To(ConsistOf("policyUnknown"), p.name)
@@ -555,6 +611,153 @@ var _ = Describe("toolgate manager processes", Ordered, func() {
 		for _, p := range allProcs() {
 			Expect(p.running()).To(BeTrue(), p.name)
 			Expect(p.cmd.Process.Pid).To(Equal(pids[p.name]), p.name)
+		}
+	})
+
+	It("converge on a new generation and on a revocation on every process: measured, from the create's response to the first refusal", func() {
+		// A snapshot identity of its own, so the payments-policy
+		// generations later specs select stay as they are.
+		base := gen3.DeepCopy()
+		base.Spec.SnapshotID = "converge-policy"
+		var lat []time.Duration
+		measure := func(refused func(p *managerProc) bool) {
+			GinkgoHelper()
+			t1 := time.Now()
+			var wg sync.WaitGroup
+			var mu sync.Mutex
+			for _, p := range allProcs() {
+				wg.Add(1)
+				go func() {
+					defer GinkgoRecover()
+					defer wg.Done()
+					for !refused(p) {
+						Expect(time.Since(t1)).To(BeNumerically("<", 20*time.Second), "%s never converged", p.name)
+						time.Sleep(2 * time.Millisecond)
+					}
+					mu.Lock()
+					lat = append(lat, time.Since(t1))
+					mu.Unlock()
+				}()
+			}
+			wg.Wait()
+		}
+		selecting := func(gen string) tgclient.AuthorizeRequest {
+			req, _ := renamed("converge-" + nonce())
+			req.Policy.SnapshotID, req.Policy.SnapshotGeneration, req.Policy.PolicyGeneration = "converge-policy", gen, "1"
+			return req
+		}
+		const n = 12
+		for g := 1; g <= n; g++ {
+			ps := base.DeepCopy()
+			ps.ResourceVersion, ps.UID, ps.Status = "", "", v1alpha1.PublicationStatus{}
+			ps.Spec.SnapshotGeneration = v1alpha1.Generation(fmt.Sprint(g))
+			ps.Name = "converge-policy-" + fmt.Sprint(g)
+			Expect(aliceClient().Create(ctx, ps)).To(Succeed())
+			if g == 1 {
+				expectReady(ps)
+				continue
+			}
+			prev := fmt.Sprint(g - 1)
+			measure(func(p *managerProc) bool {
+				_, err := asP(p, agent).Authorize(ctx, selecting(prev))
+				return hasCode(err, http.StatusConflict, "superseded")
+			})
+		}
+		By("a revocation of the current generation")
+		measure2 := len(lat)
+		Expect(aliceClient().Create(ctx, revocationOf("converge-revoke", &v1alpha1.RevocationSpec{
+			PolicySnapshot: &v1alpha1.SnapshotGenerationRef{SnapshotID: "converge-policy", Generation: v1alpha1.Generation(fmt.Sprint(n))},
+		}))).To(Succeed())
+		measure(func(p *managerProc) bool {
+			_, err := asP(p, agent).Authorize(ctx, selecting(fmt.Sprint(n)))
+			return hasCode(err, http.StatusConflict, "revoked")
+		})
+		q := func(d []time.Duration, p float64) time.Duration {
+			s := slices.Sorted(slices.Values(d))
+			return s[int(p*float64(len(s)-1)+0.5)].Round(100 * time.Microsecond)
+		}
+		line := fmt.Sprintf("convergence on every process after the create's response (n=%d: %d generations x %d processes): p50 %v, p99 %v, max %v; a revocation: max %v",
+			len(lat), n-1, len(allProcs()), q(lat, 0.5), q(lat, 0.99), q(lat, 1), q(lat[measure2:], 1))
+		AddReportEntry("convergence", line)
+		fmt.Fprintln(os.Stdout, line)
+	})
+
+	It("refuse a revoked Authorization and a revoked generation on every process; a Revocation is Ready and can be neither edited nor deleted", func() {
+		By("two artifacts: one under a generation of its own, one under the current payments generation")
+		own := gen3.DeepCopy()
+		own.ResourceVersion, own.UID, own.Status = "", "", v1alpha1.PublicationStatus{}
+		own.Spec.SnapshotID, own.Name = "revoke-policy", "revoke-policy-1"
+		own.Spec.SnapshotGeneration = "1"
+		Expect(aliceClient().Create(ctx, own)).To(Succeed())
+		expectReady(own)
+		reqG, expG := renamed("revoke-gen-" + nonce())
+		reqG.Policy.SnapshotID, reqG.Policy.SnapshotGeneration, reqG.Policy.PolicyGeneration = "revoke-policy", "1", "1"
+		var byGen *tgclient.AuthorizeResponse
+		Eventually(func(g Gomega) {
+			var err error
+			byGen, err = as(0, agent).Authorize(ctx, reqG)
+			g.Expect(err).NotTo(HaveOccurred())
+		}).WithTimeout(20 * time.Second).Should(Succeed())
+		Expect(byGen.Authorization).NotTo(BeNil())
+		reqA, expA := renamed("revoke-auth-" + nonce())
+		reqA.Policy.SnapshotGeneration, reqA.Policy.PolicyGeneration = "3", "1"
+		byID, err := as(0, agent).Authorize(ctx, reqA)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(byID.Authorization).NotTo(BeNil())
+		vG := tgclient.ValidateRequest{Artifact: byGen.Authorization.Artifact, Expectations: expG}
+		vA := tgclient.ValidateRequest{Artifact: byID.Authorization.Artifact, Expectations: expA}
+		for _, p := range allProcs() {
+			_, err := asP(p, executor).Validate(ctx, vG)
+			Expect(err).NotTo(HaveOccurred(), p.name)
+			_, err = asP(p, executor).Validate(ctx, vA)
+			Expect(err).NotTo(HaveOccurred(), p.name)
+		}
+
+		By("alice revokes the generation and the Authorization")
+		revGen := revocationOf("revoke-policy-1", &v1alpha1.RevocationSpec{
+			PolicySnapshot: &v1alpha1.SnapshotGenerationRef{SnapshotID: "revoke-policy", Generation: "1"}})
+		revID := revocationOf("revoke-"+byID.Authorization.ID, &v1alpha1.RevocationSpec{
+			Authorization: &v1alpha1.AuthorizationRef{ID: v1alpha1.LowerToken(byID.Authorization.ID)}})
+		Expect(aliceClient().Create(ctx, revGen)).To(Succeed())
+		Expect(aliceClient().Create(ctx, revID)).To(Succeed())
+
+		By("every process refuses both at validate (which consumes nothing, so polling cannot spend them), and the generation at authorize")
+		for _, p := range allProcs() {
+			Eventually(func(g Gomega) {
+				_, err := asP(p, executor).Validate(ctx, vG)
+				g.Expect(hasCode(err, http.StatusConflict, "revoked")).To(BeTrue(), "%v", err)
+				_, err = asP(p, executor).Validate(ctx, vA)
+				g.Expect(hasCode(err, http.StatusConflict, "revoked")).To(BeTrue(), "%v", err)
+				_, err = asP(p, agent).Authorize(ctx, reqG)
+				g.Expect(hasCode(err, http.StatusConflict, "revoked")).To(BeTrue(), "%v", err)
+			}).WithTimeout(20*time.Second).WithPolling(20*time.Millisecond).Should(Succeed(), p.name)
+		}
+		By("and at consume, on every process")
+		for _, p := range allProcs() {
+			for _, v := range []tgclient.ValidateRequest{vG, vA} {
+				_, err := asP(p, executor).Consume(ctx, v)
+				expectCode(err, http.StatusConflict, "revoked")
+			}
+		}
+
+		By("a Revocation is Ready, and can be neither edited nor deleted")
+		Eventually(func(g Gomega) {
+			var got v1alpha1.Revocation
+			g.Expect(admin.Get(ctx, client.ObjectKeyFromObject(revGen), &got)).To(Succeed())
+			c := meta.FindStatusCondition(got.Status.Conditions, v1alpha1.ConditionReady)
+			g.Expect(c).NotTo(BeNil())
+			g.Expect(c.Status).To(Equal(metav1.ConditionTrue))
+		}).WithTimeout(20 * time.Second).Should(Succeed())
+		var got v1alpha1.Revocation
+		Expect(admin.Get(ctx, client.ObjectKeyFromObject(revGen), &got)).To(Succeed())
+		got.Spec.PolicySnapshot.Generation = "2"
+		Expect(apierrors.IsInvalid(aliceClient().Update(ctx, &got))).To(BeTrue(), "a Revocation's spec was edited")
+		err = admin.Delete(ctx, revGen)
+		Expect(apierrors.IsForbidden(err)).To(BeTrue(), "a Revocation was deleted: %v", err)
+		By("the Revocation the delete was refused for stays in force everywhere")
+		for _, p := range allProcs() {
+			_, err := asP(p, executor).Consume(ctx, vG)
+			expectCode(err, http.StatusConflict, "revoked")
 		}
 	})
 

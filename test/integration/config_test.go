@@ -71,7 +71,7 @@ var _ = Describe("the config overlays", func() {
 
 			var count int
 			check := func(name string, annotations map[string]string, hooks []hookView) {
-				Expect(hooks).To(HaveLen(3), name)
+				Expect(hooks).To(HaveLen(4), name)
 				if certManager {
 					Expect(annotations).To(HaveKeyWithValue("cert-manager.io/inject-ca-from", "toolgate-system/toolgate-serving-cert"))
 				}
@@ -96,7 +96,7 @@ var _ = Describe("the config overlays", func() {
 				vh = append(vh, hookView{h.FailurePolicy, h.ClientConfig, h.NamespaceSelector})
 			}
 			check(v.Name, v.Annotations, vh)
-			Expect(count).To(Equal(6))
+			Expect(count).To(Equal(8))
 		},
 		Entry("config/default (cert-manager)", "default", true),
 		Entry("config/dev (self-signed, hack/dev-certs.sh)", "dev", false),
