@@ -8,6 +8,7 @@ import (
 	"github.com/toolgate/toolgate/internal/host"
 	"github.com/toolgate/toolgate/internal/manifest"
 	"github.com/toolgate/toolgate/internal/publication"
+	"github.com/toolgate/toolgate/internal/serving"
 )
 
 // checked is every object of a manifest set published offline as the
@@ -55,6 +56,9 @@ func check(set *manifest.Set) *checked {
 		if err == nil {
 			h, err = host.New(cfg)
 			err = fault.Within("spec", err)
+		}
+		if err == nil {
+			_, err = serving.GraceOf(o.Spec.SupersededGrace)
 		}
 		if err != nil {
 			report("HostAuthority", o, err)
@@ -106,6 +110,13 @@ func check(set *manifest.Set) *checked {
 			continue
 		}
 		c.policies = append(c.policies, s)
+	}
+	for i := range set.Revocations {
+		o := &set.Revocations[i]
+		c.objects++
+		if _, err := serving.RevocationOf(o.Spec); err != nil {
+			report("Revocation", o, err)
+		}
 	}
 	return c
 }
