@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -45,9 +46,9 @@ func TestREADMEWalkthrough(t *testing.T) {
 			"--state", state, "--tokens", filepath.Join(root, "examples", "standalone", "tokens.yaml"),
 			"--listen", "127.0.0.1:0", "--decision-log", filepath.Join(state, "decisions.log")}, &logs)
 	}()
+	stop := sync.OnceValue(func() error { cancel(); return <-done })
 	t.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil {
+		if err := stop(); err != nil {
 			t.Errorf("serve: %v", err)
 		}
 	})
@@ -82,6 +83,18 @@ func TestREADMEWalkthrough(t *testing.T) {
 	if n := strings.Count(got, "HTTP 200"); n != 3 {
 		t.Errorf("%d answers were 200, want 3 (authorize, authorize, consume):\n%s", n, got)
 	}
+	// Every request of the walkthrough is a record of the audit log, which
+	// verifies with the verifier key written beside its signing key.
+	if err := stop(); err != nil {
+		t.Fatalf("serve: %v", err)
+	}
+	var report strings.Builder
+	if err := auditVerify([]string{"--log", filepath.Join(state, "audit"), "--key", filepath.Join(state, "audit.key.pub")}, &report); err != nil {
+		t.Fatalf("audit verify: %v\n%s", err, report.String())
+	}
+	if want := "4 records, 1 signed checkpoint (the last of size 4): intact"; !strings.Contains(report.String(), want) {
+		t.Errorf("audit verify says %q, want %q", report.String(), want)
+	}
 }
 
 // TestParseServe: --standalone is accepted but no longer required (serve
@@ -97,14 +110,18 @@ func TestParseServe(t *testing.T) {
 		want      serveOptions
 	}{
 		"without --standalone": {args: base, want: serveOptions{manifests: "m", state: "s", listen: "127.0.0.1:8080",
-			loopback: true, tokens: filepath.Join("s", "tokens.yaml"), logFile: "-"}},
+			loopback: true, tokens: filepath.Join("s", "tokens.yaml"), logFile: "-", auditLog: filepath.Join("s", "audit"), auditKey: filepath.Join("s", "audit.key")}},
 		"with --standalone, as before": {args: append([]string{"--standalone"}, base...), want: serveOptions{manifests: "m", state: "s",
-			listen: "127.0.0.1:8080", loopback: true, tokens: filepath.Join("s", "tokens.yaml"), logFile: "-"}},
+			listen: "127.0.0.1:8080", loopback: true, tokens: filepath.Join("s", "tokens.yaml"), logFile: "-", auditLog: filepath.Join("s", "audit"), auditKey: filepath.Join("s", "audit.key")}},
+		"the audit log off": {args: append(base, "--audit-log", "off"), want: serveOptions{manifests: "m", state: "s", listen: "127.0.0.1:8080",
+			loopback: true, tokens: filepath.Join("s", "tokens.yaml"), logFile: "-", auditLog: "off"}},
+		"the audit log elsewhere, its key beside it": {args: append(base, "--audit-log", "/var/log/tg/"), want: serveOptions{manifests: "m", state: "s", listen: "127.0.0.1:8080",
+			loopback: true, tokens: filepath.Join("s", "tokens.yaml"), logFile: "-", auditLog: "/var/log/tg/", auditKey: "/var/log/tg.key"}},
 		"no state is a usage error":           {args: []string{"--manifests", "m"}, wantUsage: true},
 		"a positional argument is refused":    {args: append(base, "extra"), wantUsage: true},
 		"a listen address without a port":     {args: append(base, "--listen", "localhost"), wantUsage: true},
 		"plain HTTP off loopback is refused":  {args: append(base, "--listen", "0.0.0.0:8080"), wantErr: true},
-		"TLS off loopback with a certificate": {args: append(base, "--listen", "0.0.0.0:8443", "--tls-cert", "c", "--tls-key", "k"), want: serveOptions{manifests: "m", state: "s", listen: "0.0.0.0:8443", tokens: filepath.Join("s", "tokens.yaml"), certFile: "c", keyFile: "k", logFile: "-"}},
+		"TLS off loopback with a certificate": {args: append(base, "--listen", "0.0.0.0:8443", "--tls-cert", "c", "--tls-key", "k"), want: serveOptions{manifests: "m", state: "s", listen: "0.0.0.0:8443", tokens: filepath.Join("s", "tokens.yaml"), certFile: "c", keyFile: "k", logFile: "-", auditLog: filepath.Join("s", "audit"), auditKey: filepath.Join("s", "audit.key")}},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
