@@ -53,9 +53,11 @@ type Log struct {
 	n           int64 // records in the log
 	signed      int64 // size of the last checkpoint
 	recordsSize int64 // octets in records
-	// frontier holds the stored hashes of the complete subtrees on the
-	// tree's right edge: all that appending and a root need.
-	frontier map[int64]tlog.Hash
+	// frontier holds, for each level whose bit is set in fsize, the hash
+	// of the complete subtree of that height on the right edge of the tree
+	// of fsize records: all that appending and a root need.
+	frontier [64]tlog.Hash
+	fsize    int64
 	buf      []byte
 	stored   []byte
 	broken   error // a write that could not be undone: no more appends
@@ -84,7 +86,7 @@ func Open(dir string, key *Key, o Options) (*Log, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, err
 	}
-	l := &Log{key: key, every: o.CheckpointEvery, frontier: map[int64]tlog.Hash{}, stop: make(chan struct{})}
+	l := &Log{key: key, every: o.CheckpointEvery, stop: make(chan struct{})}
 	if l.every <= 0 {
 		l.every = DefaultCheckpointEvery
 	}
@@ -253,7 +255,10 @@ func (l *Log) Write(p []byte) (int, error) {
 		for _, h := range hs {
 			stored = append(stored, h[:]...)
 		}
-		l.addFrontier(n, hs)
+		// The last hash stored for record n is the subtree it completes,
+		// of the height of n's trailing one bits; the lower ones merged
+		// into it.
+		l.frontier[len(hs)-1], l.fsize = hs[len(hs)-1], n+1
 		n++
 	}
 	l.buf, l.stored = buf, stored
@@ -384,8 +389,8 @@ func (l *Log) reader() tlog.HashReader {
 	return tlog.HashReaderFunc(func(indexes []int64) ([]tlog.Hash, error) {
 		out := make([]tlog.Hash, len(indexes))
 		for i, x := range indexes {
-			if h, ok := l.frontier[x]; ok {
-				out[i] = h
+			if level, k := tlog.SplitStoredHashIndex(x); l.fsize&(1<<level) != 0 && k == frontierNode(l.fsize, level) {
+				out[i] = l.frontier[level]
 				continue
 			}
 			if _, err := l.hashes.ReadAt(out[i][:], x*tlog.HashSize); err != nil {
@@ -396,46 +401,27 @@ func (l *Log) reader() tlog.HashReader {
 	})
 }
 
-// frontierIndexes are the stored indexes of the complete subtrees on the
-// right edge of a tree of n records, largest first.
-func frontierIndexes(n int64) []int64 {
-	var out []int64
-	var start int64
-	for level := 62; level >= 0; level-- {
-		if n&(1<<level) != 0 {
-			out = append(out, tlog.StoredHashIndex(level, start>>level))
-			start += 1 << level
-		}
-	}
-	return out
+// frontierNode is the index, at level, of the complete subtree on the
+// right edge of a tree of n records whose bit level is set: the records
+// above that bit come before it.
+func frontierNode(n int64, level int) int64 {
+	return n >> (level + 1) << 1
 }
 
 // loadFrontier reads the frontier of l.n records from the hashes file.
 func (l *Log) loadFrontier() error {
-	clear(l.frontier)
-	idx := frontierIndexes(l.n)
-	hs, err := l.reader().ReadHashes(idx)
-	if err != nil {
-		return err
-	}
-	for i, x := range idx {
-		l.frontier[x] = hs[i]
-	}
-	return nil
-}
-
-// addFrontier adds the hashes stored for record n and keeps only the
-// frontier of n+1 records.
-func (l *Log) addFrontier(n int64, hs []tlog.Hash) {
-	for i, h := range hs {
-		l.frontier[tlog.StoredHashIndex(i, n>>i)] = h
-	}
-	keep := frontierIndexes(n + 1)
-	for x := range l.frontier {
-		if !containsIndex(keep, x) {
-			delete(l.frontier, x)
+	l.fsize = 0
+	for level := range 63 {
+		if l.n&(1<<level) == 0 {
+			continue
+		}
+		x := tlog.StoredHashIndex(level, frontierNode(l.n, level))
+		if _, err := l.hashes.ReadAt(l.frontier[level][:], x*tlog.HashSize); err != nil {
+			return fmt.Errorf("reading stored hash %d: %w", x, err)
 		}
 	}
+	l.fsize = l.n
+	return nil
 }
 
 // restoreFrontier reloads the frontier of l.n records after a failed
@@ -444,15 +430,6 @@ func (l *Log) restoreFrontier() {
 	if err := l.loadFrontier(); err != nil {
 		l.broken = fmt.Errorf("audit: the stored hashes cannot be read again: %w", err)
 	}
-}
-
-func containsIndex(xs []int64, x int64) bool {
-	for _, y := range xs {
-		if y == x {
-			return true
-		}
-	}
-	return false
 }
 
 // leavesOf returns the largest number of records whose stored hashes fit
