@@ -88,7 +88,7 @@ func TestAuditVerbs(t *testing.T) {
 		"an intact log verifies":       {args: []string{"verify", "--log", dir, "--key", vkey}, stdout: "40 records, 4 signed checkpoints (the last of size 40): intact"},
 		"the key may be given as text": {args: []string{"verify", "--log", dir, "--key", strings.TrimSpace(string(vkeyText))}, stdout: "intact"},
 		"a tampered record is named": {args: []string{"verify", "--log", tampered, "--key", tampered + ".key.pub"}, code: 1,
-			stdout: "record seq 25 (line 26): modified\ncheckpoint 3 (size 30): the records do not match its signed root: records seq 20 to 29 were altered\n",
+			stdout: "record seq 25 (line 26): modified\ncheckpoint 3 (size 30): the records no longer give its signed root: the first alteration is among records seq 20 to 29\n",
 			stderr: "the audit log does not verify: 2 findings"},
 		"another key verifies nothing":  {args: []string{"verify", "--log", dir, "--key", otherKey + ".pub"}, code: 1, stdout: "checkpoint 1: its signature does not verify"},
 		"an inclusion proof checks":     {args: []string{"verify", "--proof", inclusion, "--key", vkey}, stdout: "verified: record seq 7 is in the log toolgate-audit signed at size 20:\n{\"seq\":7,\"time\":7,"},

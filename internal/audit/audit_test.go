@@ -263,8 +263,8 @@ func TestTheFirstCheckpointNotMatchingBoundsTheDamage(t *testing.T) {
 		got = append(got, f.String())
 	}
 	want := []string{
-		"checkpoint 8 (size 800): the hashes file does not match its signed root: the hashes of records seq 700 to 799 were rewritten",
-		"checkpoint 8 (size 800): the records do not match its signed root: records seq 700 to 799 were altered",
+		"checkpoint 8 (size 800): the hashes file no longer gives its signed root: the first rewritten hash is among records seq 700 to 799",
+		"checkpoint 8 (size 800): the records no longer give its signed root: the first alteration is among records seq 700 to 799",
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("findings (-want +got):\n%s", diff)

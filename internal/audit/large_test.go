@@ -29,7 +29,7 @@ func tamperLarge(t testing.TB, dir string, n int) []string {
 		fmt.Sprintf("record seq %d: deleted (it belongs before line %d)", 3*q, 3*q+1),
 		fmt.Sprintf("line %d: inserted (no record of the log)", 5*q),
 		fmt.Sprintf("records seq %d and %d (lines %d and %d): swapped", 7*q, 7*q+1, 7*q+1, 7*q+2),
-		fmt.Sprintf("checkpoint %d (size %d): the records do not match its signed root: records seq %d to %d were altered", q/1000+1, q+1000, q, q+999),
+		fmt.Sprintf("checkpoint %d (size %d): the records no longer give its signed root: the first alteration is among records seq %d to %d", q/1000+1, q+1000, q, q+999),
 	}
 }
 

@@ -75,9 +75,9 @@ func (f Finding) String() string {
 	case Reordered:
 		return fmt.Sprintf("record seq %d (line %d): out of order (the line of record seq %d)", f.Seq, f.Line, f.Seq2)
 	case CheckpointMismatch:
-		return fmt.Sprintf("checkpoint %d (size %d): the records do not match its signed root%s: records seq %d to %d were altered", f.Checkpoint, f.To, f.detail, f.From, f.To-1)
+		return fmt.Sprintf("checkpoint %d (size %d): the records no longer give its signed root%s: the first alteration is among records seq %d to %d", f.Checkpoint, f.To, f.detail, f.From, f.To-1)
 	case HashesRewritten:
-		return fmt.Sprintf("checkpoint %d (size %d): the hashes file does not match its signed root%s: the hashes of records seq %d to %d were rewritten", f.Checkpoint, f.To, f.detail, f.From, f.To-1)
+		return fmt.Sprintf("checkpoint %d (size %d): the hashes file no longer gives its signed root%s: the first rewritten hash is among records seq %d to %d", f.Checkpoint, f.To, f.detail, f.From, f.To-1)
 	case HashesDamaged:
 		return "hashes file: " + f.detail
 	case BadCheckpoint:
