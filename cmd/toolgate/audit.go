@@ -20,6 +20,11 @@ func auditVerify(args []string, out io.Writer) error {
 	dir := fs.String("log", "", "the audit log directory")
 	proof := fs.String("proof", "", "a proof file written by audit prove")
 	key := fs.String("key", "", "the verifier key: the key's .pub file, or its text")
+	var kept []string
+	fs.Func("checkpoints", "a file of signed checkpoints kept outside the log (a copy of its checkpoints file, a proof); repeatable", func(s string) error {
+		kept = append(kept, s)
+		return nil
+	})
 	if rest, err := parseFlags(fs, args); err != nil {
 		return err
 	} else if len(rest) != 0 || *key == "" || (*dir == "") == (*proof == "") {
@@ -32,7 +37,15 @@ func auditVerify(args []string, out io.Writer) error {
 	if *proof != "" {
 		return checkProofFile(*proof, v, out)
 	}
-	r, err := audit.Verify(*dir, v)
+	var keptNotes [][]byte
+	for _, path := range kept {
+		raw, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		keptNotes = append(keptNotes, raw)
+	}
+	r, err := audit.Verify(*dir, v, keptNotes...)
 	if err != nil {
 		return err
 	}

@@ -85,8 +85,9 @@ func TestAuditVerbs(t *testing.T) {
 		code           int
 		stdout, stderr string
 	}{
-		"an intact log verifies":       {args: []string{"verify", "--log", dir, "--key", vkey}, stdout: "40 records, 4 signed checkpoints (the last of size 40): intact"},
-		"the key may be given as text": {args: []string{"verify", "--log", dir, "--key", strings.TrimSpace(string(vkeyText))}, stdout: "intact"},
+		"an intact log verifies":         {args: []string{"verify", "--log", dir, "--key", vkey}, stdout: "40 records, 4 signed checkpoints (the last of size 40): intact"},
+		"kept checkpoints the log gives": {args: []string{"verify", "--log", dir, "--key", vkey, "--checkpoints", filepath.Join(dir, audit.CheckpointsFile), "--checkpoints", inclusion}, stdout: "intact"},
+		"the key may be given as text":   {args: []string{"verify", "--log", dir, "--key", strings.TrimSpace(string(vkeyText))}, stdout: "intact"},
 		"a tampered record is named": {args: []string{"verify", "--log", tampered, "--key", tampered + ".key.pub"}, code: 1,
 			stdout: "record seq 25 (line 26): modified\ncheckpoint 3 (size 30): the records no longer give its signed root: the first alteration is among records seq 20 to 29\n",
 			stderr: "the audit log does not verify: 2 findings"},

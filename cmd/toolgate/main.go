@@ -54,7 +54,7 @@ func verbs() []verb {
 		{"test", "PATH...",
 			"run the policy tests (*.test.yaml: requests and the Decisions they must get) against their manifests",
 			writes(testPolicies)},
-		{"audit verify", "--key VERIFIER (--log DIR | --proof FILE)",
+		{"audit verify", "--key VERIFIER (--log DIR [--checkpoints KEPT]... | --proof FILE)",
 			"check the tamper-evident decision log, naming every modified, deleted, inserted or reordered record; or check a proof",
 			writes(auditVerify)},
 		{"audit prove", "--log DIR (--index SEQ [--size N] | --from N --to M)",

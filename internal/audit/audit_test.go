@@ -528,3 +528,50 @@ func replaceLine(s, prefix, repl string) string {
 func b64(line []byte) string {
 	return base64.StdEncoding.EncodeToString(bytes.TrimSuffix(line, []byte("\n")))
 }
+
+// TestACutBackLogIsCaughtOnlyByAKeptCheckpoint: a log cut back to an
+// earlier checkpoint, its later checkpoints removed, verifies on its own
+// (nothing in it is left to disagree); a copy of its checkpoints kept
+// outside it names the checkpoint it no longer gives.
+func TestACutBackLogIsCaughtOnlyByAKeptCheckpoint(t *testing.T) {
+	t.Parallel()
+	dir, k := t.TempDir(), newKey(t)
+	writeLog(t, dir, k, 300, 50, 100)
+	kept, err := os.ReadFile(filepath.Join(dir, CheckpointsFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var proof bytes.Buffer
+	if err := ProveRecord(&proof, dir, 250, 0); err != nil {
+		t.Fatal(err)
+	}
+	if r, err := Verify(dir, k.verifier, kept, proof.Bytes()); err != nil || !r.OK() {
+		t.Fatalf("the whole log against its own kept checkpoints: %+v, %v", r, err)
+	}
+	writeLines(t, dir, readLines(t, dir)[:200])
+	if err := os.Truncate(filepath.Join(dir, HashesFile), tlog.StoredHashCount(200)*tlog.HashSize); err != nil {
+		t.Fatal(err)
+	}
+	notes, _ := splitNotes(kept)
+	if err := os.WriteFile(filepath.Join(dir, CheckpointsFile), bytes.Join(notes[:2], nil), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if r := verify(t, dir, k); !r.OK() || r.Signed != 200 {
+		t.Fatalf("the cut-back log alone: %+v", r)
+	}
+	r, err := Verify(dir, k.verifier, kept, proof.Bytes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, f := range r.Findings {
+		got = append(got, f.String())
+	}
+	want := []string{
+		"kept checkpoint 3 (size 300): the records no longer give its signed root (it covers 300 records, there are 200): the log was cut back or rewritten, its checkpoints with it",
+		"kept checkpoint 4 (size 300): the records no longer give its signed root (it covers 300 records, there are 200): the log was cut back or rewritten, its checkpoints with it",
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("findings (-want +got):\n%s", diff)
+	}
+}

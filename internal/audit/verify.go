@@ -37,6 +37,10 @@ const (
 	// BadCheckpoint: a checkpoint that does not verify, parse or follow the
 	// previous one.
 	BadCheckpoint Kind = "badCheckpoint"
+	// KeptCheckpointMismatch: a signed checkpoint kept outside the log that
+	// the log no longer gives: it was cut back or rewritten, checkpoints
+	// included.
+	KeptCheckpointMismatch Kind = "keptCheckpointMismatch"
 )
 
 // Finding is one thing Verify found wrong. Seq is a record's position in
@@ -78,6 +82,8 @@ func (f Finding) String() string {
 		return fmt.Sprintf("checkpoint %d (size %d): the records no longer give its signed root%s: the first alteration is among records seq %d to %d", f.Checkpoint, f.To, f.detail, f.From, f.To-1)
 	case HashesRewritten:
 		return fmt.Sprintf("checkpoint %d (size %d): the hashes file no longer gives its signed root%s: the first rewritten hash is among records seq %d to %d", f.Checkpoint, f.To, f.detail, f.From, f.To-1)
+	case KeptCheckpointMismatch:
+		return fmt.Sprintf("kept checkpoint %d (size %d): the records no longer give its signed root%s: the log was cut back or rewritten, its checkpoints with it", f.Checkpoint, f.To, f.detail)
 	case HashesDamaged:
 		return "hashes file: " + f.detail
 	case BadCheckpoint:
@@ -126,8 +132,11 @@ type signed struct {
 // record is rehashed, the tree rebuilt, and every difference named — a
 // modified, deleted, inserted, swapped or reordered record by its seq and
 // line, a checkpoint the records or the hashes do not match by the range of
-// records it covers. An error means the log could not be read at all.
-func Verify(dir string, v note.Verifier) (*Report, error) {
+// records it covers. kept are copies of signed checkpoints kept outside the
+// log (a copy of its checkpoints file, a proof): the log must still give
+// each, which is what catches a log cut back together with its
+// checkpoints. An error means the log could not be read at all.
+func Verify(dir string, v note.Verifier, kept ...[]byte) (*Report, error) {
 	recs, err := os.ReadFile(filepath.Join(dir, RecordsFile))
 	if err != nil {
 		return nil, fmt.Errorf("audit: reading the log: %w", err)
@@ -153,7 +162,39 @@ func Verify(dir string, v note.Verifier) (*Report, error) {
 		return nil, err
 	}
 	checkAgainst(cps, storedA, CheckpointMismatch, r)
+	checkKept(kept, v, storedA, r)
 	return r, nil
+}
+
+// checkKept reports each signed checkpoint in kept that the tree of the
+// records (stored) does not give.
+func checkKept(kept [][]byte, v note.Verifier, stored []tlog.Hash, r *Report) {
+	size := leavesOf(int64(len(stored)))
+	number := 0
+	for _, raw := range kept {
+		// A proof file carries its checkpoints after its header.
+		if bytes.HasPrefix(raw, []byte(proofHeader+"\n")) {
+			_, raw, _ = bytes.Cut(raw, []byte("\n\n"))
+		}
+		notes, _ := splitNotes(raw)
+		for _, msg := range notes {
+			number++
+			c, err := openCheckpoint(msg, v)
+			if err != nil {
+				r.add(Finding{Kind: BadCheckpoint, detail: fmt.Sprintf("kept checkpoint %d: %v", number, err)})
+				continue
+			}
+			f := Finding{Kind: KeptCheckpointMismatch, Checkpoint: number, To: c.size}
+			if c.size > size {
+				f.detail = fmt.Sprintf(" (it covers %d records, there are %d)", c.size, size)
+				r.add(f)
+				continue
+			}
+			if root, err := tlog.TreeHash(c.size, sliceReader(&stored)); err != nil || root != c.root {
+				r.add(f)
+			}
+		}
+	}
 }
 
 // splitLines splits the records file into its lines, a partial last line
