@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"golang.org/x/mod/sumdb/note"
 
@@ -112,14 +113,14 @@ func auditProve(args []string, out io.Writer) error {
 }
 
 // readVerifier reads a verifier key from the file named s, or takes s as
-// the key's text.
+// the key's text (which always holds a "+").
 func readVerifier(s string) (note.Verifier, error) {
 	raw, err := os.ReadFile(s)
 	switch {
 	case err == nil:
 		s = string(raw)
-	case !errors.Is(err, os.ErrNotExist):
-		return nil, err
+	case !errors.Is(err, os.ErrNotExist) || !strings.Contains(s, "+"):
+		return nil, fmt.Errorf("--key: %w", err)
 	}
 	return audit.ParseVerifierKey(s)
 }

@@ -100,7 +100,8 @@ func TestAuditVerbs(t *testing.T) {
 		"verify without a key":          {args: []string{"verify", "--log", dir}, code: 2, stderr: "needs --key"},
 		"verify with a log and a proof": {args: []string{"verify", "--log", dir, "--proof", inclusion, "--key", vkey}, code: 2, stderr: "one of --log or --proof"},
 		"prove with both kinds":         {args: []string{"prove", "--log", dir, "--index", "1", "--from", "10", "--to", "20"}, code: 2, stderr: "either --index"},
-		"a key that is not one":         {args: []string{"verify", "--log", dir, "--key", "nonsense"}, code: 1, stderr: "not a note verifier key"},
+		"a key that is not one":         {args: []string{"verify", "--log", dir, "--key", "nonsense+1"}, code: 1, stderr: "not a note verifier key"},
+		"a key file that is not there":  {args: []string{"verify", "--log", dir, "--key", "missing.pub"}, code: 1, stderr: "--key: open missing.pub: no such file"},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {

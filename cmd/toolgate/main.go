@@ -159,11 +159,11 @@ func quoteVerb(args []string) string {
 }
 
 // userMessage is err's text for a person: the package prefixes that keep
-// log lines attributable ("engine: ", "jsonexact: ", "agentsafe: ") are
-// dropped, so the one prefix a user sees is "toolgate: ".
+// log lines attributable ("engine: ", "jsonexact: ", "agentsafe: ",
+// "audit: ") are dropped, so the one prefix a user sees is "toolgate: ".
 func userMessage(err error) string {
 	msg := err.Error()
-	for _, p := range []string{"engine: ", "jsonexact: ", "agentsafe: "} {
+	for _, p := range []string{"engine: ", "jsonexact: ", "agentsafe: ", "audit: "} {
 		msg = strings.ReplaceAll(msg, p, "")
 	}
 	return msg

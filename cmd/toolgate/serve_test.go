@@ -88,12 +88,37 @@ func TestREADMEWalkthrough(t *testing.T) {
 	if err := stop(); err != nil {
 		t.Fatalf("serve: %v", err)
 	}
-	var report strings.Builder
-	if err := auditVerify([]string{"--log", filepath.Join(state, "audit"), "--key", filepath.Join(state, "audit.key.pub")}, &report); err != nil {
-		t.Fatalf("audit verify: %v\n%s", err, report.String())
+	// The README's audit commands, as written, on this run's state.
+	_, block, ok = strings.Cut(string(readme), "Each of those requests is also a record")
+	if !ok {
+		t.Fatal("the README does not show the audit log")
 	}
-	if want := "4 records, 1 signed checkpoint (the last of size 4): intact"; !strings.Contains(report.String(), want) {
-		t.Errorf("audit verify says %q, want %q", report.String(), want)
+	_, block, _ = strings.Cut(block, "```sh\n")
+	block, _, _ = strings.Cut(block, "```")
+	var outputs strings.Builder
+	for _, line := range strings.Split(strings.TrimSpace(block), "\n") {
+		line = strings.ReplaceAll(strings.ReplaceAll(line, "/tmp/", tmp+"/"), ".state/", state+"/")
+		command, redirect, _ := strings.Cut(line, " > ")
+		args, ok := strings.CutPrefix(command, "bin/toolgate ")
+		if !ok {
+			t.Fatalf("README audit line %q does not run bin/toolgate", line)
+		}
+		var stdout, stderr strings.Builder
+		if code := run(strings.Fields(args), nil, &stdout, &stderr); code != 0 {
+			t.Fatalf("%s: exit %d\n%s%s", line, code, stdout.String(), stderr.String())
+		}
+		if redirect != "" {
+			if err := os.WriteFile(strings.TrimSpace(redirect), []byte(stdout.String()), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		outputs.WriteString(stdout.String())
+	}
+	for _, want := range []string{"4 records, 1 signed checkpoint (the last of size 4): intact", `verified: record seq 0 is in the log toolgate-audit signed at size 4:` + "\n" + `{"seq":0,`} {
+		if !strings.Contains(outputs.String(), want) {
+			t.Errorf("the README's audit commands say\n%s\nwant %q", outputs.String(), want)
+		}
 	}
 }
 
