@@ -88,6 +88,17 @@ func TestREADMEWalkthrough(t *testing.T) {
 	if err := stop(); err != nil {
 		t.Fatalf("serve: %v", err)
 	}
+	// The audit log holds what the decision log holds: no token, no
+	// argument value.
+	records, err := os.ReadFile(filepath.Join(state, "audit", "records"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, secret := range []string{"dev-agent-runtime-token", "dev-payments-executor-token", "acct-1001", "acct-2002", "12500"} {
+		if strings.Contains(string(records), secret) {
+			t.Errorf("the audit log holds %q:\n%s", secret, records)
+		}
+	}
 	// The README's audit commands, as written, on this run's state.
 	_, block, ok = strings.Cut(string(readme), "Each of those requests is also a record")
 	if !ok {
