@@ -381,6 +381,13 @@ func TestOpenRefusesALogChangedOutsideIt(t *testing.T) {
 			t.Fatalf("Open = %v, want a refusal that says to run audit verify", err)
 		}
 	})
+	t.Run("a partial line appended", func(t *testing.T) {
+		dir := copyLog(t, src)
+		writeLines(t, dir, append(readLines(t, dir), []byte(`{"seq":20,"verb":"auth`)))
+		if _, err := Open(dir, k, Options{CheckpointInterval: -1}); err == nil || !strings.Contains(err.Error(), "audit verify") {
+			t.Fatalf("Open = %v, want a refusal that says to run audit verify", err)
+		}
+	})
 	t.Run("hashes rewritten", func(t *testing.T) {
 		dir := copyLog(t, src)
 		path := filepath.Join(dir, HashesFile)

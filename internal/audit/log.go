@@ -119,14 +119,10 @@ func Open(dir string, key *Key, o Options) (*Log, error) {
 // recover reads the files' state, repairs what a crash tears, and signs a
 // checkpoint of any unsigned records.
 func (l *Log) recover(o Options) error {
-	lines, size, err := countLines(l.records)
+	lines, size, total, err := countLines(l.records)
 	if err != nil {
 		return err
 	}
-	if err := l.records.Truncate(size); err != nil { // a partial last line
-		return err
-	}
-	l.recordsSize = size
 	st, err := l.hashes.Stat()
 	if err != nil {
 		return err
@@ -135,9 +131,17 @@ func (l *Log) recover(o Options) error {
 	switch {
 	case lines > hashed:
 		return fmt.Errorf("records holds %d records but hashes covers %d: records were added outside the log; run toolgate audit verify", lines, hashed)
+	case total > size && lines == hashed:
+		// The writer writes a record's hashes before its line, so a torn
+		// line always has hashes; one without was added outside the log.
+		return fmt.Errorf("records ends in a partial line no hash covers: it was added outside the log; run toolgate audit verify")
 	case lines < hashed && lines < l.lastCheckpointSizeHint():
 		return fmt.Errorf("records holds %d records but a checkpoint covers more; run toolgate audit verify", lines)
 	}
+	if err := l.records.Truncate(size); err != nil { // a torn last line
+		return err
+	}
+	l.recordsSize = size
 	if err := l.hashes.Truncate(tlog.StoredHashCount(lines) * tlog.HashSize); err != nil {
 		return err
 	}
@@ -448,21 +452,20 @@ func leavesOf(count int64) int64 {
 }
 
 // countLines counts the whole lines of f and returns the octets they
-// take (a partial last line excluded).
-func countLines(f *os.File) (lines, size int64, err error) {
+// take (a partial last line excluded) and the octets of f.
+func countLines(f *os.File) (lines, size, total int64, err error) {
 	r := bufio.NewReaderSize(io.NewSectionReader(f, 0, 1<<62), 1<<16)
-	var off int64
 	for {
 		chunk, err := r.ReadSlice('\n')
-		off += int64(len(chunk))
+		total += int64(len(chunk))
 		switch {
 		case err == nil:
-			lines, size = lines+1, off
+			lines, size = lines+1, total
 		case errors.Is(err, bufio.ErrBufferFull):
 		case errors.Is(err, io.EOF):
-			return lines, size, nil
+			return lines, size, total, nil
 		default:
-			return 0, 0, err
+			return 0, 0, 0, err
 		}
 	}
 }
