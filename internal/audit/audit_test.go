@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"golang.org/x/mod/sumdb/tlog"
@@ -580,5 +581,29 @@ func TestACutBackLogIsCaughtOnlyByAKeptCheckpoint(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("findings (-want +got):\n%s", diff)
+	}
+}
+
+// TestUnsignedRecordsAreSignedOnTime: records below CheckpointEvery are
+// signed by the interval's checkpoint, before Close.
+func TestUnsignedRecordsAreSignedOnTime(t *testing.T) {
+	t.Parallel()
+	dir, k := t.TempDir(), newKey(t)
+	l, err := Open(dir, k, Options{CheckpointInterval: time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	if _, err := l.Write(decisionLines(0, 3)); err != nil {
+		t.Fatal(err)
+	}
+	for {
+		if _, signed := l.Size(); signed == 3 {
+			break
+		}
+		time.Sleep(time.Millisecond) // the test's own timeout bounds the wait
+	}
+	if r := verify(t, dir, k); !r.OK() || r.Signed != 3 {
+		t.Fatalf("report %+v", r)
 	}
 }
