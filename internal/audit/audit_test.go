@@ -593,7 +593,7 @@ func TestUnsignedRecordsAreSignedOnTime(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer l.Close()
+	defer func() { _ = l.Close() }()
 	if _, err := l.Write(decisionLines(0, 3)); err != nil {
 		t.Fatal(err)
 	}

@@ -104,7 +104,7 @@ func Open(dir string, key *Key, o Options) (*Log, error) {
 		err = l.recover(o)
 	}
 	if err != nil {
-		l.closeFiles()
+		_ = l.closeFiles()
 		return nil, fmt.Errorf("audit log %s: %w", dir, err)
 	}
 	if o.CheckpointInterval == 0 {

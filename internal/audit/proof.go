@@ -51,7 +51,7 @@ func ProveRecord(w io.Writer, dir string, seq, size int64) error {
 	if err != nil {
 		return err
 	}
-	defer hashes.Close()
+	defer func() { _ = hashes.Close() }()
 	p, err := tlog.ProveRecord(c.size, seq, fileReader(hashes))
 	if err != nil {
 		return err
@@ -86,7 +86,7 @@ func ProveTree(w io.Writer, dir string, from, to int64) error {
 	if err != nil {
 		return err
 	}
-	defer hashes.Close()
+	defer func() { _ = hashes.Close() }()
 	p, err := tlog.ProveTree(c2.size, c1.size, fileReader(hashes))
 	if err != nil {
 		return err
@@ -250,7 +250,7 @@ func readRecord(dir string, seq int64) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
+	defer func() { _ = f.Close() }()
 	r := bufio.NewReaderSize(f, 1<<16)
 	for i := int64(0); ; i++ {
 		line, err := r.ReadBytes('\n')
