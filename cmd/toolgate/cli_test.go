@@ -54,13 +54,17 @@ func TestCLIConventions(t *testing.T) {
 // and carries no package prefix.
 func TestCLIErrorsHaveOnePrefix(t *testing.T) {
 	t.Parallel()
-	r := runCLI(`{"a":1,"a":2}`, "intent", "digest")
-	if r.code != 1 || !strings.HasPrefix(r.stderr, "toolgate: ") {
-		t.Fatalf("exit %d, stderr %q", r.code, r.stderr)
-	}
-	for _, p := range []string{"engine:", "jsonexact:", "agentsafe:"} {
-		if strings.Contains(r.stderr, p) {
-			t.Errorf("stderr %q carries the package prefix %q", r.stderr, p)
+	for _, r := range []result{
+		runCLI(`{"a":1,"a":2}`, "intent", "digest"),
+		runCLI("", "audit", "verify", "--log", t.TempDir(), "--key", "name+00000000+AQ=="),
+	} {
+		if r.code != 1 || !strings.HasPrefix(r.stderr, "toolgate: ") {
+			t.Fatalf("exit %d, stderr %q", r.code, r.stderr)
+		}
+		for _, p := range []string{"engine:", "jsonexact:", "agentsafe:", "audit:"} {
+			if strings.Contains(r.stderr, p) {
+				t.Errorf("stderr %q carries the package prefix %q", r.stderr, p)
+			}
 		}
 	}
 }

@@ -42,7 +42,7 @@ func verbs() []verb {
 		{"intent digest", "< binding.json",
 			"print the agent-safe.intent/1 canonical JSON and digest of stdin",
 			intentDigest},
-		{"serve", "--manifests PATH --state DIR [--listen ADDR] [--tokens FILE] [--tls-cert F --tls-key F]",
+		{"serve", "--manifests PATH --state DIR [--listen ADDR] [--tokens FILE] [--tls-cert F --tls-key F] [--audit-log DIR|off]",
 			"run the authorization service on manifests from a directory",
 			func(a []string, _ io.Reader, _ io.Writer) error { return serve(a, os.Stderr) }},
 		{"validate", "-f PATH...",
@@ -54,6 +54,12 @@ func verbs() []verb {
 		{"test", "PATH...",
 			"run the policy tests (*.test.yaml: requests and the Decisions they must get) against their manifests",
 			writes(testPolicies)},
+		{"audit verify", "--key VERIFIER (--log DIR [--checkpoints KEPT]... | --proof FILE)",
+			"check the tamper-evident decision log, naming every modified, deleted, inserted or reordered record; or check a proof",
+			writes(auditVerify)},
+		{"audit prove", "--log DIR (--index SEQ [--size N] | --from N --to M)",
+			"print an inclusion proof of one record, or a consistency proof between two signed checkpoints",
+			writes(auditProve)},
 		{"manager", "[--leader-elect] [--webhook-cert-dir DIR] [--metrics-bind-address ADDR] [--metrics-secure]",
 			"run the controllers and admission webhooks (in a cluster)",
 			func(a []string, _ io.Reader, _ io.Writer) error { return manager(a) }},
@@ -153,11 +159,11 @@ func quoteVerb(args []string) string {
 }
 
 // userMessage is err's text for a person: the package prefixes that keep
-// log lines attributable ("engine: ", "jsonexact: ", "agentsafe: ") are
-// dropped, so the one prefix a user sees is "toolgate: ".
+// log lines attributable ("engine: ", "jsonexact: ", "agentsafe: ",
+// "audit: ") are dropped, so the one prefix a user sees is "toolgate: ".
 func userMessage(err error) string {
 	msg := err.Error()
-	for _, p := range []string{"engine: ", "jsonexact: ", "agentsafe: "} {
+	for _, p := range []string{"engine: ", "jsonexact: ", "agentsafe: ", "audit: "} {
 		msg = strings.ReplaceAll(msg, p, "")
 	}
 	return msg

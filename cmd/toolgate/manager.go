@@ -45,6 +45,8 @@ func manager(args []string) error {
 	etcdEndpoints := fs.String("etcd-endpoints", "", "comma-separated etcd endpoints (etcd store)")
 	fs.DurationVar(&so.tokenTTL, "token-cache-ttl", 10*time.Second, "how long a TokenReview answer is cached")
 	fs.BoolVar(&so.decisionLog, "decision-log", true, "write one decision-log line per request to stdout")
+	fs.StringVar(&so.auditLog, "audit-log", "", "tamper-evident decision log directory (default: none)")
+	fs.StringVar(&so.auditKey, "audit-key", "", "the audit log's checkpoint signing key, created when absent (default AUDIT-LOG.key)")
 	if rest, err := parseFlags(fs, args); err != nil {
 		return err
 	} else if len(rest) != 0 {

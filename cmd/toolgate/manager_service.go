@@ -5,6 +5,7 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"time"
@@ -14,6 +15,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/certwatcher"
 	ctrlmanager "sigs.k8s.io/controller-runtime/pkg/manager"
 
+	"github.com/toolgate/toolgate/internal/audit"
 	"github.com/toolgate/toolgate/internal/consume"
 	"github.com/toolgate/toolgate/internal/consume/apistore"
 	"github.com/toolgate/toolgate/internal/consume/etcdstore"
@@ -30,6 +32,8 @@ type serviceOptions struct {
 	etcd        []string
 	tokenTTL    time.Duration
 	decisionLog bool // write decision-log lines to stdout
+	auditLog    string
+	auditKey    string
 }
 
 // addService adds the authorization service to mgr: TLS from watcher,
@@ -67,18 +71,40 @@ func addService(mgr ctrlmanager.Manager, s *store.Store, watcher *certwatcher.Ce
 	default:
 		return fmt.Errorf("--consumption-store is apiserver or etcd")
 	}
-	logOut := server.NewDecisionLog(os.Stdout, 8192, false)
-	if !o.decisionLog {
-		logOut = nil
+	var sinks []io.Writer
+	var alog *audit.Log
+	if o.auditLog != "" {
+		l, vkey, err := openAudit(o.auditLog, auditKeyPath(o.auditLog, o.auditKey))
+		if err != nil {
+			return err
+		}
+		alog = l
+		sinks = append(sinks, l)
+		mgr.GetLogger().Info("audit log", "directory", o.auditLog, "verifierKey", vkey)
+	}
+	if o.decisionLog {
+		sinks = append(sinks, os.Stdout)
+	}
+	var logOut *server.DecisionLog
+	if len(sinks) > 0 {
+		logOut = server.NewDecisionLog(io.MultiWriter(sinks...), 8192, false)
 	}
 	srv, err := server.New(server.Config{
 		Domains: s, Auth: server.NewTokenReview(cs.AuthenticationV1().TokenReviews(), o.tokenTTL),
 		Store: cstore, Log: logOut,
 	})
 	if err != nil {
-		return err
+		return errors.Join(err, closeAudit(alog))
 	}
-	return mgr.Add(serviceRunnable{srv: srv, addr: o.addr, watcher: watcher, store: cstore, log: logOut})
+	return mgr.Add(serviceRunnable{srv: srv, addr: o.addr, watcher: watcher, store: cstore, log: logOut, audit: alog})
+}
+
+// closeAudit closes the audit log, if any.
+func closeAudit(l *audit.Log) error {
+	if l == nil {
+		return nil
+	}
+	return l.Close()
 }
 
 // serviceRunnable serves the API until the manager stops.
@@ -88,6 +114,7 @@ type serviceRunnable struct {
 	watcher *certwatcher.CertWatcher
 	store   consume.Store
 	log     *server.DecisionLog
+	audit   *audit.Log // closed after log, which writes into it
 }
 
 // NeedLeaderElection: every replica serves.
@@ -101,5 +128,5 @@ func (r serviceRunnable) Start(ctx context.Context) error {
 	hs := newHTTPServer(r.srv.Handler(), &tls.Config{MinVersion: tls.VersionTLS12, GetCertificate: r.watcher.GetCertificate}, nil)
 	err = serveUntilDone(ctx, hs, ln, func(ln net.Listener) error { return hs.ServeTLS(ln, "", "") })
 	r.log.Close()
-	return errors.Join(err, r.store.Close())
+	return errors.Join(err, closeAudit(r.audit), r.store.Close())
 }

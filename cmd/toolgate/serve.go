@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"syscall"
 
+	"github.com/toolgate/toolgate/internal/audit"
 	"github.com/toolgate/toolgate/internal/consume/boltstore"
 	"github.com/toolgate/toolgate/internal/server"
 	"github.com/toolgate/toolgate/internal/serving"
@@ -58,6 +59,8 @@ type serveOptions struct {
 	certFile, keyFile string
 	logFile           string // "-" for stdout
 	syncLog           bool
+	auditLog          string // "off" for none
+	auditKey          string
 }
 
 // parseServe reads serve's flags. --standalone is accepted and changes
@@ -75,6 +78,8 @@ func parseServe(args []string) (serveOptions, error) {
 	fs.StringVar(&o.keyFile, "tls-key", "", "TLS private key (PEM)")
 	fs.StringVar(&o.logFile, "decision-log", "-", "decision log: a file, or - for stdout")
 	fs.BoolVar(&o.syncLog, "decision-log-sync", false, "write each decision-log line before responding (no loss, more latency)")
+	fs.StringVar(&o.auditLog, "audit-log", "", "tamper-evident decision log directory, or off (default STATE/audit)")
+	fs.StringVar(&o.auditKey, "audit-key", "", "the audit log's checkpoint signing key, created when absent (default AUDIT-LOG.key)")
 	rest, err := parseFlags(fs, args)
 	if err != nil {
 		return o, err
@@ -96,7 +101,23 @@ func parseServe(args []string) (serveOptions, error) {
 	if o.tokens == "" {
 		o.tokens = filepath.Join(o.state, "tokens.yaml")
 	}
+	if o.auditLog == "" {
+		o.auditLog = filepath.Join(o.state, "audit")
+	}
+	o.auditKey = auditKeyPath(o.auditLog, o.auditKey)
 	return o, nil
+}
+
+// auditKeyPath is the audit key's path: key when given, else beside the
+// log directory (DIR.key), none when the log is off.
+func auditKeyPath(dir, key string) string {
+	switch {
+	case dir == "" || dir == "off":
+		return ""
+	case key != "":
+		return key
+	}
+	return filepath.Clean(dir) + ".key"
 }
 
 // standaloneService is the built service and what it must close.
@@ -104,7 +125,10 @@ type standaloneService struct {
 	srv     *server.Server
 	set     serving.StaticDomains
 	domains int
-	closers []func() // in reverse order of opening
+	// auditVerifier is the verifier key of the audit log's checkpoints, ""
+	// without one.
+	auditVerifier string
+	closers       []func() // in reverse order of opening
 }
 
 // reload loads the manifest directory again and serves its domains: new
@@ -174,6 +198,15 @@ func buildServe(o serveOptions) (svc *standaloneService, err error) {
 		svc.closers = append(svc.closers, func() { _ = f.Close() })
 		logOut = f
 	}
+	if o.auditKey != "" {
+		alog, vkey, err := openAudit(o.auditLog, o.auditKey)
+		if err != nil {
+			return svc, err
+		}
+		svc.closers = append(svc.closers, func() { _ = alog.Close() })
+		svc.auditVerifier = vkey
+		logOut = io.MultiWriter(alog, logOut)
+	}
 	decisions := server.NewDecisionLog(logOut, 4096, o.syncLog)
 	svc.closers = append(svc.closers, decisions.Close)
 	svc.srv, err = server.New(server.Config{Domains: &svc.set, Auth: auth, Store: store, Log: decisions})
@@ -194,12 +227,29 @@ func (s *standaloneService) run(ctx context.Context, o serveOptions, logger *slo
 		return err
 	}
 	logger.Info("serving", "address", ln.Addr().String(), "domains", s.domains, "tls", !o.loopback)
+	if s.auditVerifier != "" {
+		logger.Info("audit log", "directory", o.auditLog, "verifierKey", s.auditVerifier)
+	}
 	context.AfterFunc(ctx, func() { logger.Info("shutting down") })
 	serveFn := hs.Serve
 	if !o.loopback || o.certFile != "" {
 		serveFn = func(ln net.Listener) error { return hs.ServeTLS(ln, o.certFile, o.keyFile) }
 	}
 	return serveUntilDone(ctx, hs, ln, serveFn)
+}
+
+// openAudit opens the tamper-evident decision log in dir with the key at
+// keyPath (created when absent) and returns it with its verifier key.
+func openAudit(dir, keyPath string) (*audit.Log, string, error) {
+	key, err := audit.LoadOrCreateKey(keyPath)
+	if err != nil {
+		return nil, "", err
+	}
+	l, err := audit.Open(dir, key, audit.Options{})
+	if err != nil {
+		return nil, "", err
+	}
+	return l, key.VerifierKey(), nil
 }
 
 // isLoopback reports whether host names only loopback addresses.

@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -45,9 +46,9 @@ func TestREADMEWalkthrough(t *testing.T) {
 			"--state", state, "--tokens", filepath.Join(root, "examples", "standalone", "tokens.yaml"),
 			"--listen", "127.0.0.1:0", "--decision-log", filepath.Join(state, "decisions.log")}, &logs)
 	}()
+	stop := sync.OnceValue(func() error { cancel(); return <-done })
 	t.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil {
+		if err := stop(); err != nil {
 			t.Errorf("serve: %v", err)
 		}
 	})
@@ -82,6 +83,54 @@ func TestREADMEWalkthrough(t *testing.T) {
 	if n := strings.Count(got, "HTTP 200"); n != 3 {
 		t.Errorf("%d answers were 200, want 3 (authorize, authorize, consume):\n%s", n, got)
 	}
+	// Every request of the walkthrough is a record of the audit log, which
+	// verifies with the verifier key written beside its signing key.
+	if err := stop(); err != nil {
+		t.Fatalf("serve: %v", err)
+	}
+	// The audit log holds what the decision log holds: no token, no
+	// argument value.
+	records, err := os.ReadFile(filepath.Join(state, "audit", "records"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, secret := range []string{"dev-agent-runtime-token", "dev-payments-executor-token", "acct-1001", "acct-2002", "12500"} {
+		if strings.Contains(string(records), secret) {
+			t.Errorf("the audit log holds %q:\n%s", secret, records)
+		}
+	}
+	// The README's audit commands, as written, on this run's state.
+	_, block, ok = strings.Cut(string(readme), "Each of those requests is also a record")
+	if !ok {
+		t.Fatal("the README does not show the audit log")
+	}
+	_, block, _ = strings.Cut(block, "```sh\n")
+	block, _, _ = strings.Cut(block, "```")
+	var outputs strings.Builder
+	for _, line := range strings.Split(strings.TrimSpace(block), "\n") {
+		line = strings.ReplaceAll(strings.ReplaceAll(line, "/tmp/", tmp+"/"), ".state/", state+"/")
+		command, redirect, _ := strings.Cut(line, " > ")
+		args, ok := strings.CutPrefix(command, "bin/toolgate ")
+		if !ok {
+			t.Fatalf("README audit line %q does not run bin/toolgate", line)
+		}
+		var stdout, stderr strings.Builder
+		if code := run(strings.Fields(args), nil, &stdout, &stderr); code != 0 {
+			t.Fatalf("%s: exit %d\n%s%s", line, code, stdout.String(), stderr.String())
+		}
+		if redirect != "" {
+			if err := os.WriteFile(strings.TrimSpace(redirect), []byte(stdout.String()), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		outputs.WriteString(stdout.String())
+	}
+	for _, want := range []string{"4 records, 1 signed checkpoint (the last of size 4): intact", `verified: record seq 0 is in the log toolgate-audit signed at size 4:` + "\n" + `{"seq":0,`} {
+		if !strings.Contains(outputs.String(), want) {
+			t.Errorf("the README's audit commands say\n%s\nwant %q", outputs.String(), want)
+		}
+	}
 }
 
 // TestParseServe: --standalone is accepted but no longer required (serve
@@ -97,14 +146,18 @@ func TestParseServe(t *testing.T) {
 		want      serveOptions
 	}{
 		"without --standalone": {args: base, want: serveOptions{manifests: "m", state: "s", listen: "127.0.0.1:8080",
-			loopback: true, tokens: filepath.Join("s", "tokens.yaml"), logFile: "-"}},
+			loopback: true, tokens: filepath.Join("s", "tokens.yaml"), logFile: "-", auditLog: filepath.Join("s", "audit"), auditKey: filepath.Join("s", "audit.key")}},
 		"with --standalone, as before": {args: append([]string{"--standalone"}, base...), want: serveOptions{manifests: "m", state: "s",
-			listen: "127.0.0.1:8080", loopback: true, tokens: filepath.Join("s", "tokens.yaml"), logFile: "-"}},
+			listen: "127.0.0.1:8080", loopback: true, tokens: filepath.Join("s", "tokens.yaml"), logFile: "-", auditLog: filepath.Join("s", "audit"), auditKey: filepath.Join("s", "audit.key")}},
+		"the audit log off": {args: append(base, "--audit-log", "off"), want: serveOptions{manifests: "m", state: "s", listen: "127.0.0.1:8080",
+			loopback: true, tokens: filepath.Join("s", "tokens.yaml"), logFile: "-", auditLog: "off"}},
+		"the audit log elsewhere, its key beside it": {args: append(base, "--audit-log", "/var/log/tg/"), want: serveOptions{manifests: "m", state: "s", listen: "127.0.0.1:8080",
+			loopback: true, tokens: filepath.Join("s", "tokens.yaml"), logFile: "-", auditLog: "/var/log/tg/", auditKey: "/var/log/tg.key"}},
 		"no state is a usage error":           {args: []string{"--manifests", "m"}, wantUsage: true},
 		"a positional argument is refused":    {args: append(base, "extra"), wantUsage: true},
 		"a listen address without a port":     {args: append(base, "--listen", "localhost"), wantUsage: true},
 		"plain HTTP off loopback is refused":  {args: append(base, "--listen", "0.0.0.0:8080"), wantErr: true},
-		"TLS off loopback with a certificate": {args: append(base, "--listen", "0.0.0.0:8443", "--tls-cert", "c", "--tls-key", "k"), want: serveOptions{manifests: "m", state: "s", listen: "0.0.0.0:8443", tokens: filepath.Join("s", "tokens.yaml"), certFile: "c", keyFile: "k", logFile: "-"}},
+		"TLS off loopback with a certificate": {args: append(base, "--listen", "0.0.0.0:8443", "--tls-cert", "c", "--tls-key", "k"), want: serveOptions{manifests: "m", state: "s", listen: "0.0.0.0:8443", tokens: filepath.Join("s", "tokens.yaml"), certFile: "c", keyFile: "k", logFile: "-", auditLog: filepath.Join("s", "audit"), auditKey: filepath.Join("s", "audit.key")}},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {

@@ -5,7 +5,9 @@ import (
 	"strconv"
 	"sync"
 	"sync/atomic"
+	"time"
 
+	"github.com/toolgate/toolgate/internal/audit"
 	"github.com/toolgate/toolgate/internal/jsonlex"
 )
 
@@ -35,14 +37,23 @@ type Entry struct {
 // are waiting in one write (at most maxBatch octets), so under load the
 // log costs one system call per batch, not per request. In synchronous
 // mode every line is written before the response.
+//
+// A drop is visible in the log itself, not only in the metric: the next
+// write begins with a line {"time":…,"verb":"dropped","dropped":N,…}
+// counting the lines lost since the last such line, and Close writes one
+// for the lines lost after the last write (issue 17, item 4).
 type DecisionLog struct {
 	w           io.Writer
 	synchronous bool
 	lines       chan *[]byte // from pool
 	pool        sync.Pool    // of *[]byte
 	dropped     atomic.Uint64
-	mu          sync.Mutex // serializes synchronous writes
-	done        chan struct{}
+	// logged is the part of dropped that drop lines in the log account
+	// for; the writer goroutine owns it (mu in synchronous mode).
+	logged uint64
+	clock  func() time.Time // dates the drop lines
+	mu     sync.Mutex       // serializes synchronous writes
+	done   chan struct{}
 }
 
 // maxBatch bounds the octets the writer goroutine gathers into one write.
@@ -50,7 +61,7 @@ const maxBatch = 64 << 10
 
 // NewDecisionLog logs to w through a buffer of size lines, or synchronously.
 func NewDecisionLog(w io.Writer, size int, synchronous bool) *DecisionLog {
-	l := &DecisionLog{w: w, synchronous: synchronous, done: make(chan struct{})}
+	l := &DecisionLog{w: w, synchronous: synchronous, done: make(chan struct{}), clock: time.Now}
 	l.pool.New = func() any { b := make([]byte, 0, 512); return &b }
 	if synchronous {
 		close(l.done)
@@ -68,7 +79,9 @@ func (l *DecisionLog) writer() {
 	var batch []byte
 	for line := range l.lines {
 		n, open := uint64(1), true
-		batch = l.take(batch[:0], line)
+		var accounted uint64
+		batch, accounted = l.appendDrops(batch[:0])
+		batch = l.take(batch, line)
 	gather:
 		for len(batch) < maxBatch {
 			select {
@@ -84,6 +97,8 @@ func (l *DecisionLog) writer() {
 		}
 		if _, err := l.w.Write(batch); err != nil {
 			l.dropped.Add(n)
+		} else {
+			l.logged = accounted
 		}
 		if cap(batch) > maxBatch*2 { // keep no outsized buffer
 			batch = nil
@@ -119,8 +134,16 @@ func (l *DecisionLog) Write(e Entry) {
 	if l.synchronous {
 		l.mu.Lock()
 		defer l.mu.Unlock()
-		if _, err := l.w.Write(*line); err != nil {
+		out, accounted := l.appendDrops(nil)
+		if len(out) == 0 {
+			out = *line
+		} else {
+			out = append(out, *line...)
+		}
+		if _, err := l.w.Write(out); err != nil {
 			l.dropped.Add(1)
+		} else {
+			l.logged = accounted
 		}
 		l.recycle(line)
 		return
@@ -141,8 +164,20 @@ func (l *DecisionLog) Dropped() uint64 {
 	return l.dropped.Load()
 }
 
-// Close flushes the buffered lines and stops the writer. Write must not be
-// called after Close.
+// appendDrops appends to b the drop line of the lines lost since the last
+// drop line the log holds, if any, and returns the drop total that line
+// accounts for.
+func (l *DecisionLog) appendDrops(b []byte) ([]byte, uint64) {
+	d := l.dropped.Load()
+	if d > l.logged {
+		b = append(audit.AppendDroppedLine(b, l.clock().Unix(), d-l.logged), '\n')
+	}
+	return b, d
+}
+
+// Close flushes the buffered lines, writes the drop line of any lines lost
+// since the last write, and stops the writer. Write must not be called
+// after Close.
 func (l *DecisionLog) Close() {
 	if l == nil {
 		return
@@ -151,6 +186,13 @@ func (l *DecisionLog) Close() {
 		close(l.lines)
 	}
 	<-l.done
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if out, accounted := l.appendDrops(nil); len(out) > 0 {
+		if _, err := l.w.Write(out); err == nil {
+			l.logged = accounted
+		}
+	}
 }
 
 // appendJSON appends e as encoding/json would marshal it (field order,

@@ -6,8 +6,10 @@ import (
 	"errors"
 	"math/rand/v2"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 // TestEntryJSONIsEncodingJSON: the hand-written line is byte for byte what
@@ -110,3 +112,100 @@ func TestDecisionLogCountsFailedWrites(t *testing.T) {
 type writerFunc func([]byte) (int, error)
 
 func (f writerFunc) Write(p []byte) (int, error) { return f(p) }
+
+// TestDropsAreLinesOfTheLog: lines lost to a full buffer or a failed
+// write are counted in Dropped and also written into the log, as drop
+// lines before the next line that is written (or at Close), whose counts
+// add up to Dropped.
+func TestDropsAreLinesOfTheLog(t *testing.T) {
+	t.Parallel()
+	type dropLine struct {
+		Time    int64  `json:"time"`
+		Verb    string `json:"verb"`
+		Dropped uint64 `json:"dropped"`
+		Result  string `json:"result"`
+	}
+	// read returns the drop lines and the other lines' callers, in order.
+	read := func(t *testing.T, out []byte) (drops []dropLine, order []string) {
+		t.Helper()
+		for _, line := range bytes.Split(bytes.TrimSuffix(out, []byte("\n")), []byte("\n")) {
+			var d dropLine
+			if err := json.Unmarshal(line, &d); err != nil {
+				t.Fatalf("line %q: %v", line, err)
+			}
+			if d.Verb == "dropped" {
+				if d.Time != 1234 || d.Result != "dropped" || d.Dropped == 0 {
+					t.Errorf("drop line %s: want time 1234, result dropped, a count", line)
+				}
+				drops = append(drops, d)
+				order = append(order, "dropped")
+				continue
+			}
+			var e Entry
+			_ = json.Unmarshal(line, &e)
+			order = append(order, e.Caller)
+		}
+		return drops, order
+	}
+	sum := func(ds []dropLine) (n uint64) {
+		for _, d := range ds {
+			n += d.Dropped
+		}
+		return n
+	}
+
+	t.Run("a full buffer", func(t *testing.T) {
+		t.Parallel()
+		var out bytes.Buffer
+		gate, first := make(chan struct{}), make(chan struct{}, 1)
+		l := NewDecisionLog(writerFunc(func(p []byte) (int, error) {
+			select {
+			case first <- struct{}{}:
+				<-gate // hold the writer on its first write
+			default:
+			}
+			return out.Write(p)
+		}), 4, false)
+		l.clock = func() time.Time { return time.Unix(1234, 0) }
+		l.Write(Entry{Caller: "a", Result: "issued"})
+		<-first // the writer holds line a; the buffer has room for 4
+		for range 10 {
+			l.Write(Entry{Caller: "b", Result: "issued"})
+		}
+		close(gate)
+		l.Close()
+		drops, order := read(t, out.Bytes())
+		if l.Dropped() != 6 || sum(drops) != 6 {
+			t.Fatalf("Dropped %d, drop lines say %d: want 6 both", l.Dropped(), sum(drops))
+		}
+		if got, want := strings.Join(order, " "), "a dropped b b b b"; got != want {
+			t.Fatalf("log %v, want %q: the drop line opens the next write", order, want)
+		}
+	})
+	t.Run("failed writes, synchronous", func(t *testing.T) {
+		t.Parallel()
+		var out bytes.Buffer
+		fail := 3
+		l := NewDecisionLog(writerFunc(func(p []byte) (int, error) {
+			if fail > 0 {
+				fail--
+				return 0, errors.New("disk full")
+			}
+			return out.Write(p)
+		}), 0, true)
+		l.clock = func() time.Time { return time.Unix(1234, 0) }
+		for _, c := range []string{"a", "b", "c", "d"} {
+			l.Write(Entry{Caller: c, Result: "issued"})
+		}
+		fail = 1
+		l.Write(Entry{Caller: "e", Result: "issued"})
+		l.Close()
+		drops, order := read(t, out.Bytes())
+		if got, want := strings.Join(order, " "), "dropped d dropped"; got != want {
+			t.Fatalf("log %v, want %q", order, want)
+		}
+		if l.Dropped() != 4 || sum(drops) != 4 || drops[0].Dropped != 3 {
+			t.Fatalf("Dropped %d, drop lines %+v: want 3 then 1", l.Dropped(), drops)
+		}
+	})
+}
