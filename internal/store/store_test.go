@@ -13,6 +13,7 @@ import (
 	"github.com/toolgate/toolgate/internal/engine/fault"
 	"github.com/toolgate/toolgate/internal/host"
 	"github.com/toolgate/toolgate/internal/manifest"
+	"github.com/toolgate/toolgate/internal/serving"
 	"github.com/toolgate/toolgate/internal/store"
 )
 
@@ -27,19 +28,24 @@ func samples(t *testing.T) *manifest.Set {
 	return set
 }
 
-func key(seed byte) ed25519.PrivateKey {
+// key is a one-key set from a seed whose first octet is seed.
+func key(seed byte) *serving.KeyState {
 	s := make([]byte, ed25519.SeedSize)
 	s[0] = seed
-	return ed25519.NewKeyFromSeed(s)
+	k, err := serving.LegacyKeyState(s)
+	if err != nil {
+		panic(err) // a 32-octet seed always makes a key
+	}
+	return k
 }
 
-func domainSpec(t *testing.T, ha *v1alpha1.HostAuthority, uid string, k ed25519.PrivateKey) store.DomainSpec {
+func domainSpec(t *testing.T, ha *v1alpha1.HostAuthority, uid string, k *serving.KeyState) store.DomainSpec {
 	t.Helper()
 	cfg, err := manifest.HostConfig(ha)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return store.DomainSpec{Namespace: ha.Namespace, Name: ha.Name, UID: uid, Key: k, Config: cfg}
+	return store.DomainSpec{Namespace: ha.Namespace, Name: ha.Name, UID: uid, Keys: k, Config: cfg}
 }
 
 // fill serves the samples in a domain with UID uid and returns the store.
