@@ -308,7 +308,7 @@ func (s *Server) rebuild(q *call, envelope string) (*serving.Domain, *host.Autho
 	s.metrics.cacheMiss.Inc()
 	d, v, err := serving.Open(s.domains, envelope)
 	if err != nil {
-		return nil, nil, http.StatusUnprocessableEntity, &client.Error{Code: "artifact", Path: "artifact", Message: err.Error()}
+		return nil, nil, http.StatusUnprocessableEntity, &client.Error{Code: artifactCode(err), Path: "artifact", Message: err.Error()}
 	}
 	if status, e := s.executor(q, d); e != nil {
 		return nil, nil, status, e

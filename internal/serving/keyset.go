@@ -206,6 +206,15 @@ func (s *KeyState) Rotate(random io.Reader, now time.Time, retireAfter time.Dura
 	return &c, nil
 }
 
+// WithRotation returns the key set with request recorded as the last
+// rotation request acted on, without rotating (a set created while a
+// request is present needs no rotation).
+func (s *KeyState) WithRotation(request string) *KeyState {
+	c := *s
+	c.rotation = request
+	return &c
+}
+
 // Prune returns the key set without the verify-only keys whose retire time
 // is at or before now, and whether any was removed.
 func (s *KeyState) Prune(now time.Time) (*KeyState, bool) {
