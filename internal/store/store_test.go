@@ -114,8 +114,8 @@ func TestANewDomainLeavesNothingOfTheOldOne(t *testing.T) {
 		uid  string
 		seed byte
 	}{
-		"recreated HostAuthority (new UID)": {uid: "uid-2", seed: 1},
-		"rotated signing key":               {uid: "uid-1", seed: 2},
+		"recreated HostAuthority (new UID)":  {uid: "uid-2", seed: 1},
+		"a new key set (its Secret deleted)": {uid: "uid-1", seed: 2},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
