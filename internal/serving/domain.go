@@ -137,7 +137,7 @@ func (d *Domain) Rebuild(v artifact.Verified) (*host.Authorization, error) {
 	if !d.keys.holds(v.KeyID()) {
 		return nil, fault.New(fault.MixedDomain, "the artifact was signed by another domain's key")
 	}
-	if _, err := d.keys.lookup(v.KeyID()); err != nil {
+	if err := d.keys.verifies(v.KeyID()); err != nil {
 		return nil, fault.New(fault.Ineligible, "the artifact's signing key is revoked or retired")
 	}
 	return d.host.Rebuild(v)

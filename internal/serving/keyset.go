@@ -65,14 +65,22 @@ func (k *KeySet) holds(id string) bool { _, ok := k.keys[id]; return ok }
 // identity, ErrUnknownKey for one the set does not hold or that has
 // reached its retire time.
 func (k *KeySet) lookup(id string) (ed25519.PublicKey, error) {
+	if err := k.verifies(id); err != nil {
+		return nil, err
+	}
+	return k.keys[id].key.Public(), nil
+}
+
+// verifies is lookup's check alone (no public key copied).
+func (k *KeySet) verifies(id string) error {
 	if _, ok := k.revoked[id]; ok {
-		return nil, artifact.ErrRevokedKey
+		return artifact.ErrRevokedKey
 	}
 	e, ok := k.keys[id]
 	if !ok || (!e.retireAt.IsZero() && !k.now().Before(e.retireAt)) {
-		return nil, artifact.ErrUnknownKey
+		return artifact.ErrUnknownKey
 	}
-	return e.key.Public(), nil
+	return nil
 }
 
 // ErrNoSigningKey: the domain's active key is revoked and no other key has
