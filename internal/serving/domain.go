@@ -89,10 +89,6 @@ func (d *Domain) Instance() string { return d.instance }
 // artifacts name it, or "" when its active key is revoked.
 func (d *Domain) KeyID() string { return d.keys.ActiveID() }
 
-// KeyIDs returns the identity of every key of the domain's set (the
-// domain is found by each of them).
-func (d *Domain) KeyIDs() []string { return d.keys.IDs() }
-
 // HasKey reports whether id is a key of the domain's set, revoked and
 // retired ones included (the lookup then says which).
 func (d *Domain) HasKey(id string) bool { return d.keys.holds(id) }
