@@ -8,6 +8,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/toolgate/toolgate/api/v1alpha1"
@@ -27,6 +28,15 @@ const followerRetry = 2 * time.Second
 type HostAuthorityReconciler struct {
 	Client client.Client
 	Store  *store.Store
+	// KeyNamespace is where the domains' key-set Secrets live: the
+	// manager's own namespace.
+	KeyNamespace string
+	// Revoked, when set, returns the revoked key identities of the domain
+	// namespace/name: they verify nothing, and a revoked active key is
+	// rotated out by the leader.
+	Revoked func(namespace, name string) []string
+	// clock is time.Now unless a test sets it.
+	clock  func() time.Time
 	status statusWriter
 	// domainChanged receives the HostAuthority whenever its domain is
 	// created, replaced or removed, so its PolicySnapshots are reconciled
@@ -39,7 +49,6 @@ var _ reconcile.Reconciler = (*HostAuthorityReconciler)(nil)
 
 // +kubebuilder:rbac:groups=stk.toolgate.dev,resources=hostauthorities,verbs=get;list;watch
 // +kubebuilder:rbac:groups=stk.toolgate.dev,resources=hostauthorities/status,verbs=get;update;patch
-// +kubebuilder:rbac:groups="",resources=secrets,verbs=get;list;watch;create;delete
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
 
 // Reconcile builds the domain of one HostAuthority.
@@ -52,6 +61,7 @@ func (r *HostAuthorityReconciler) Reconcile(ctx context.Context, req ctrl.Reques
 		if err == nil {
 			r.remove(req.Namespace, req.Name)
 			result = resultRemoved
+			err = r.removeStaleKeySets(ctx, req.Namespace, req.Name, "")
 		}
 		return ctrl.Result{}, err
 	}
@@ -72,19 +82,26 @@ func (r *HostAuthorityReconciler) Reconcile(ctx context.Context, req ctrl.Reques
 		result = resultRejected
 		return ctrl.Result{}, r.status.write(ctx, &ha, &ha.Status, outcome{reason: v1alpha1.ReasonRejected, message: faultMessage(err), publishedBy: by})
 	}
-	key, err := r.signingKey(ctx, &ha)
+	if err := r.removeStaleKeySets(ctx, ha.Namespace, ha.Name, ha.UID); err != nil {
+		return ctrl.Result{}, err
+	}
+	var revoked []string
+	if r.Revoked != nil {
+		revoked = r.Revoked(ha.Namespace, ha.Name)
+	}
+	keys, retire, err := r.keySet(ctx, &ha, cfg.MaxLifetime, revoked)
 	if err != nil {
 		return ctrl.Result{}, err
 	}
-	if key == nil {
+	if keys == nil {
 		// No valid key: the domain is not served (a rotation in progress
 		// ends the old domain now, not when the new key appears).
 		r.remove(ha.Namespace, ha.Name)
 		result = resultWaiting
 		return ctrl.Result{RequeueAfter: followerRetry}, r.status.write(ctx, &ha, &ha.Status, outcome{
-			reason: v1alpha1.ReasonWaitingForDependency, message: "waiting for the domain signing key Secret " + SigningKeySecretName(ha.Name), publishedBy: by})
+			reason: v1alpha1.ReasonWaitingForDependency, message: "waiting for the domain's signing keys", publishedBy: by})
 	}
-	info, replaced, err := r.Store.EnsureDomain(store.DomainSpec{Namespace: ha.Namespace, Name: ha.Name, UID: string(ha.UID), Key: key, Config: cfg, Grace: grace})
+	info, replaced, err := r.Store.EnsureDomain(store.DomainSpec{Namespace: ha.Namespace, Name: ha.Name, UID: string(ha.UID), Keys: keys, Revoked: revoked, Config: cfg, Grace: grace})
 	if err != nil {
 		r.notify(&ha)
 		result = resultRejected
@@ -94,7 +111,15 @@ func (r *HostAuthorityReconciler) Reconcile(ctx context.Context, req ctrl.Reques
 		r.notify(&ha)
 	}
 	result = resultAccepted
-	return ctrl.Result{}, r.status.write(ctx, &ha, &ha.Status, outcome{reason: v1alpha1.ReasonAccepted, digest: info.AuthorityDigest, publishedBy: by})
+	// Looked at again when the next verify-only key retires.
+	return ctrl.Result{RequeueAfter: retire}, r.status.write(ctx, &ha, &ha.Status, outcome{reason: v1alpha1.ReasonAccepted, digest: info.AuthorityDigest, publishedBy: by})
+}
+
+func (r *HostAuthorityReconciler) now() time.Time {
+	if r.clock != nil {
+		return r.clock()
+	}
+	return time.Now()
 }
 
 func (r *HostAuthorityReconciler) remove(namespace, name string) {
@@ -125,7 +150,9 @@ func publishedBy(o client.Object) string {
 func (r *HostAuthorityReconciler) setup(mgr ctrl.Manager, resync <-chan event.GenericEvent) error {
 	return ctrl.NewControllerManagedBy(mgr).
 		For(&v1alpha1.HostAuthority{}).
-		Owns(&corev1.Secret{}).
+		// Key-set Secrets live in the key namespace: no owner reference
+		// crosses namespaces, their labels name the HostAuthority.
+		Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(keySetOwner)).
 		WatchesRawSource(channelSource(resync)).
 		WithOptions(controllerOptions()).
 		Named("hostauthority").

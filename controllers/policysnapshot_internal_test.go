@@ -2,7 +2,6 @@ package controllers
 
 import (
 	"context"
-	"crypto/ed25519"
 	"crypto/rand"
 	"path/filepath"
 	"testing"
@@ -16,6 +15,7 @@ import (
 	"github.com/toolgate/toolgate/api/v1alpha1"
 	"github.com/toolgate/toolgate/internal/manifest"
 	"github.com/toolgate/toolgate/internal/publisher"
+	"github.com/toolgate/toolgate/internal/serving"
 	"github.com/toolgate/toolgate/internal/store"
 )
 
@@ -37,12 +37,12 @@ func TestAFollowerServesASuccessorReconciledBeforeItsPredecessor(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, key, err := ed25519.GenerateKey(rand.Reader)
+	key, err := serving.NewKeyState(rand.Reader, "uid-1")
 	if err != nil {
 		t.Fatal(err)
 	}
 	s := store.New()
-	if _, _, err := s.EnsureDomain(store.DomainSpec{Namespace: ha.Namespace, Name: ha.Name, UID: "uid-1", Key: key, Config: cfg}); err != nil {
+	if _, _, err := s.EnsureDomain(store.DomainSpec{Namespace: ha.Namespace, Name: ha.Name, UID: "uid-1", Keys: key, Config: cfg}); err != nil {
 		t.Fatal(err)
 	}
 	by := publisher.Publisher{Name: "alice", Groups: []string{"payments-policy-admins"}}.Encode()

@@ -23,6 +23,10 @@ type RevocationReconciler struct {
 	Client client.Client
 	Store  *store.Store
 	status statusWriter
+	// keyRevoked receives the HostAuthority of a revoked signing key, so
+	// its key set drops the key (and a revoked active key is rotated out).
+	keyRevoked chan<- event.GenericEvent
+	done       <-chan struct{}
 }
 
 var _ reconcile.Reconciler = (*RevocationReconciler)(nil)
@@ -50,6 +54,11 @@ func (r *RevocationReconciler) Reconcile(ctx context.Context, req ctrl.Request) 
 		return ctrl.Result{}, r.status.write(ctx, &o, &o.Status, outcome{reason: v1alpha1.ReasonRejected, message: faultMessage(err), publishedBy: by})
 	}
 	r.Store.PutRevocation(o.Namespace, string(o.Spec.HostAuthorityRef.Name), rev)
+	if rev.Kind == serving.RevokeSigningKey {
+		ha := &v1alpha1.HostAuthority{}
+		ha.Namespace, ha.Name = o.Namespace, string(o.Spec.HostAuthorityRef.Name)
+		send(r.keyRevoked, r.done, ha)
+	}
 	result = resultAccepted
 	return ctrl.Result{}, r.status.write(ctx, &o, &o.Status, outcome{reason: v1alpha1.ReasonAccepted, publishedBy: by})
 }

@@ -2,6 +2,7 @@ package controllers
 
 import (
 	"context"
+	"errors"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/labels"
@@ -24,10 +25,23 @@ import (
 // +kubebuilder:rbac:groups=authentication.k8s.io,resources=tokenreviews,verbs=create
 // +kubebuilder:rbac:groups=authorization.k8s.io,resources=subjectaccessreviews,verbs=create
 
+// Options configure Setup.
+type Options struct {
+	// KeyNamespace is where the domains' key-set Secrets live: the
+	// manager's own namespace (CacheOptions must name the same one).
+	KeyNamespace string
+	// Revoked, when set, returns the revoked key identities of a domain
+	// (see HostAuthorityReconciler.Revoked).
+	Revoked func(namespace, name string) []string
+}
+
 // Setup registers the four reconcilers and the leader's status resync
 // with mgr; every reconciler fills s. ctx bounds background sends and
 // should be the manager's context.
-func Setup(ctx context.Context, mgr ctrl.Manager, s *store.Store) error {
+func Setup(ctx context.Context, mgr ctrl.Manager, s *store.Store, o Options) error {
+	if o.KeyNamespace == "" {
+		return errors.New("controllers: Options.KeyNamespace names where the signing keys live")
+	}
 	registerMetrics()
 	s.OnChange = storeChanged
 	elected := mgr.Elected()
@@ -49,7 +63,12 @@ func Setup(ctx context.Context, mgr ctrl.Manager, s *store.Store) error {
 	rvResync := make(chan event.GenericEvent, 64)
 	domainChanged := make(chan event.GenericEvent, 256)
 
-	ha := &HostAuthorityReconciler{Client: mgr.GetClient(), Store: s, status: sw, domainChanged: domainChanged, done: ctx.Done()}
+	if o.Revoked == nil {
+		// The signing keys the domain's Revocations name.
+		o.Revoked = s.RevokedKeyIDs
+	}
+	ha := &HostAuthorityReconciler{Client: mgr.GetClient(), Store: s, KeyNamespace: o.KeyNamespace, Revoked: o.Revoked,
+		status: sw, domainChanged: domainChanged, done: ctx.Done()}
 	if err := ha.setup(mgr, haResync); err != nil {
 		return err
 	}
@@ -62,7 +81,7 @@ func Setup(ctx context.Context, mgr ctrl.Manager, s *store.Store) error {
 	if err := ps.setup(mgr, psResync, domainChanged, accepted); err != nil {
 		return err
 	}
-	rv := &RevocationReconciler{Client: mgr.GetClient(), Store: s, status: sw}
+	rv := &RevocationReconciler{Client: mgr.GetClient(), Store: s, status: sw, keyRevoked: haResync, done: ctx.Done()}
 	if err := rv.setup(mgr, rvResync); err != nil {
 		return err
 	}
@@ -70,11 +89,12 @@ func Setup(ctx context.Context, mgr ctrl.Manager, s *store.Store) error {
 }
 
 // CacheOptions restricts the manager's Secret cache to toolgate's
-// signing-key Secrets: the manager never lists or caches other Secrets.
-func CacheOptions() cache.Options {
+// key-set Secrets in keyNamespace: the manager never lists or caches other
+// Secrets, and needs Secret access in no other namespace.
+func CacheOptions(keyNamespace string) cache.Options {
 	req, _ := labels.NewRequirement(SigningKeyLabel, selection.Exists, nil) // constant, valid key
 	return cache.Options{ByObject: map[client.Object]cache.ByObject{
-		&corev1.Secret{}: {Label: labels.NewSelector().Add(*req)},
+		&corev1.Secret{}: {Label: labels.NewSelector().Add(*req), Namespaces: map[string]cache.Config{keyNamespace: {}}},
 	}}
 }
 
@@ -93,7 +113,7 @@ func controllerOptions() controller.Options {
 // re-enqueues every object, so that status reflects what the new leader
 // computed even for objects a follower reconciled without writing.
 type resyncOnElection struct {
-	client     client.Client
+	client         client.Client
 	ha, tr, ps, rv chan<- event.GenericEvent
 }
 

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"crypto/tls"
 	"flag"
 	"os"
@@ -38,6 +39,7 @@ func manager(args []string) error {
 	leaderNS := fs.String("leader-election-namespace", "", "namespace of the leader-election Lease (default: the pod's namespace)")
 	certDir := fs.String("webhook-cert-dir", "/tmp/k8s-webhook-server/serving-certs", "directory holding the webhook serving certificate tls.crt and tls.key")
 	port := fs.Int("webhook-port", 9443, "port of the webhook server")
+	keyNS := fs.String("key-namespace", cmp.Or(os.Getenv("POD_NAMESPACE"), controllers.DefaultKeyNamespace), "namespace of the domains' signing-key Secrets (only toolgate reads it)")
 	var so serviceOptions
 	fs.StringVar(&so.addr, "service-bind-address", ":8444", "address of the authorization service (TLS with the webhook's certificate; 0 disables it)")
 	fs.StringVar(&so.store, "consumption-store", "apiserver", "where Consumptions are recorded: apiserver (Consumption objects) or etcd")
@@ -67,7 +69,7 @@ func manager(args []string) error {
 	}
 	mgr, err := ctrl.NewManager(ctrl.GetConfigOrDie(), ctrl.Options{
 		Scheme:                  scheme,
-		Cache:                   controllers.CacheOptions(),
+		Cache:                   controllers.CacheOptions(*keyNS),
 		Metrics:                 metricsOptions(*metricsAddr, *metricsSecure),
 		HealthProbeBindAddress:  *probeAddr,
 		LeaderElection:          *leaderElect,
@@ -86,7 +88,7 @@ func manager(args []string) error {
 	}
 	ctx := ctrl.SetupSignalHandler()
 	s := store.New()
-	if err := controllers.Setup(ctx, mgr, s); err != nil {
+	if err := controllers.Setup(ctx, mgr, s, controllers.Options{KeyNamespace: *keyNS}); err != nil {
 		return err
 	}
 	if err := tgwebhook.Setup(mgr, s); err != nil {

@@ -19,6 +19,7 @@ import (
 
 	"github.com/toolgate/toolgate/api/v1alpha1"
 	"github.com/toolgate/toolgate/internal/manifest"
+	"github.com/toolgate/toolgate/internal/serving"
 	"github.com/toolgate/toolgate/internal/store"
 	"github.com/toolgate/toolgate/internal/testutil"
 	"github.com/toolgate/toolgate/internal/webhook"
@@ -100,8 +101,11 @@ func TestEveryCallerReportsTheSameViolationsForAChain(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			key := ed25519.NewKeyFromSeed(make([]byte, ed25519.SeedSize))
-			if _, _, err := s.EnsureDomain(store.DomainSpec{Namespace: ha.Namespace, Name: ha.Name, UID: "uid-1", Key: key, Config: cfg}); err != nil {
+			key, err := serving.LegacyKeyState(make([]byte, ed25519.SeedSize))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, _, err := s.EnsureDomain(store.DomainSpec{Namespace: ha.Namespace, Name: ha.Name, UID: "uid-1", Keys: key, Config: cfg}); err != nil {
 				t.Fatal(err)
 			}
 			if _, err := s.PutPolicy("uid-1", admin, gen1); err != nil {

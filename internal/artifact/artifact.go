@@ -32,6 +32,7 @@ var (
 	ErrMalformed   = errors.New("artifact: malformed envelope")
 	ErrVersion     = errors.New("artifact: unsupported envelope version")
 	ErrUnknownKey  = errors.New("artifact: signed by a key this host does not hold")
+	ErrRevokedKey  = errors.New("artifact: signed by a revoked key; request a new Authorization")
 	ErrSignature   = errors.New("artifact: signature does not verify")
 	ErrTooLarge    = errors.New("artifact: envelope too large")
 	errInvalidSeed = errors.New("artifact: an Ed25519 seed is 32 octets")
@@ -108,6 +109,18 @@ func (v Verified) IsZero() bool { return !v.ok }
 // looked up with lookup, and returns the verified record. Every failure is
 // one of the package's errors, with the zero Verified.
 func Open(envelope string, lookup func(keyID string) (ed25519.PublicKey, bool)) (Verified, error) {
+	return OpenKey(envelope, func(keyID string) (ed25519.PublicKey, error) {
+		if pub, ok := lookup(keyID); ok {
+			return pub, nil
+		}
+		return nil, ErrUnknownKey
+	})
+}
+
+// OpenKey is Open with a lookup that says why it holds no key: it returns
+// ErrUnknownKey or ErrRevokedKey (any other error reads as ErrUnknownKey),
+// and OpenKey returns that reason before verifying anything.
+func OpenKey(envelope string, lookup func(keyID string) (ed25519.PublicKey, error)) (Verified, error) {
 	record, keyID, err := open(envelope, lookup)
 	if err != nil {
 		return Verified{}, err
@@ -117,7 +130,7 @@ func Open(envelope string, lookup func(keyID string) (ed25519.PublicKey, bool)) 
 
 // open is Open's verification: the record and the key identity, or the
 // error.
-func open(envelope string, lookup func(keyID string) (ed25519.PublicKey, bool)) ([]byte, string, error) {
+func open(envelope string, lookup func(keyID string) (ed25519.PublicKey, error)) ([]byte, string, error) {
 	if len(envelope) > MaxEnvelope {
 		return nil, "", ErrTooLarge
 	}
@@ -145,8 +158,11 @@ func open(envelope string, lookup func(keyID string) (ed25519.PublicKey, bool)) 
 	if string(version) != Version {
 		return nil, "", ErrVersion
 	}
-	pub, ok := lookup(string(keyID))
-	if !ok {
+	pub, err := lookup(string(keyID))
+	switch {
+	case errors.Is(err, ErrRevokedKey):
+		return nil, "", ErrRevokedKey
+	case err != nil || len(pub) != ed25519.PublicKeySize:
 		return nil, "", ErrUnknownKey
 	}
 	sig, err := enc.DecodeString(parts[2])

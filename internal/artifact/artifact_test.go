@@ -133,3 +133,38 @@ func TestOpenAcceptsExactlyOneTextForm(t *testing.T) {
 		}
 	}
 }
+
+// TestOpenKeyReportsWhyNoKeyVerifies: a lookup that says the key is revoked
+// makes OpenKey answer ErrRevokedKey before any verification; any other
+// refusal, or a value that is not a public key, is ErrUnknownKey.
+func TestOpenKeyReportsWhyNoKeyVerifies(t *testing.T) {
+	t.Parallel()
+	k := key(t, 1)
+	env := k.Seal([]byte("record"))
+	cases := map[string]struct {
+		lookup func(string) (ed25519.PublicKey, error)
+		want   error
+	}{
+		"revoked": {func(string) (ed25519.PublicKey, error) { return nil, artifact.ErrRevokedKey }, artifact.ErrRevokedKey},
+		"revoked, wrapped": {func(string) (ed25519.PublicKey, error) {
+			return nil, errors.Join(errors.New("x"), artifact.ErrRevokedKey)
+		}, artifact.ErrRevokedKey},
+		"unknown":                {func(string) (ed25519.PublicKey, error) { return nil, artifact.ErrUnknownKey }, artifact.ErrUnknownKey},
+		"another refusal":        {func(string) (ed25519.PublicKey, error) { return nil, errors.New("store down") }, artifact.ErrUnknownKey},
+		"not a public key":       {func(string) (ed25519.PublicKey, error) { return ed25519.PublicKey{1}, nil }, artifact.ErrUnknownKey},
+		"another key's public":   {func(string) (ed25519.PublicKey, error) { return key(t, 2).Public(), nil }, artifact.ErrSignature},
+		"the key that signed it": {func(string) (ed25519.PublicKey, error) { return k.Public(), nil }, nil},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			v, err := artifact.OpenKey(env, tc.lookup)
+			if !errors.Is(err, tc.want) || (err == nil) == v.IsZero() {
+				t.Errorf("OpenKey: %v (zero %v), want %v", err, v.IsZero(), tc.want)
+			}
+			if err != nil && tc.want != artifact.ErrRevokedKey && errors.Is(err, artifact.ErrRevokedKey) {
+				t.Error("reported revoked")
+			}
+		})
+	}
+}

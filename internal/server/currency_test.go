@@ -119,7 +119,9 @@ func TestARevocationRefusesWhatItNamesAtValidateConsumeAndAuthorize(t *testing.T
 		{"the registry generation it was issued under", "  toolRegistry:\n    snapshotID: primary-registry\n    generation: \"1\"\n", "registry"},
 		{"its tool version", "  tool:\n    toolID: payments.submit\n    version: \"1\"\n", "artifact"},
 		{"the Authorization itself", "  authorization:\n    id: %AUTH%\n", "artifact"},
-		{"the key that signed it", "  signingKey:\n    keyID: %KEY%\n", "artifact"},
+		// The domain's only key revoked: it never signs again, so authorize
+		// issues nothing until the key is rotated (keys_test.go).
+		{"the key that signed it", "  signingKey:\n    keyID: %KEY%\n", "signingKey"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -143,7 +145,11 @@ func TestARevocationRefusesWhatItNamesAtValidateConsumeAndAuthorize(t *testing.T
 			if consumed != 0 {
 				t.Error("a revoked Authorization reached the Consumption store")
 			}
-			wantRefusal(t, s.post(t, "/v1/authorize", agentToken, example(t, "payment-allow.yaml")), http.StatusConflict, "revoked", tc.authorizePath)
+			if tc.authorizePath == "signingKey" {
+				wantRefusal(t, s.post(t, "/v1/authorize", agentToken, example(t, "payment-allow.yaml")), http.StatusUnprocessableEntity, "ineligible", "signingKey")
+			} else {
+				wantRefusal(t, s.post(t, "/v1/authorize", agentToken, example(t, "payment-allow.yaml")), http.StatusConflict, "revoked", tc.authorizePath)
+			}
 
 			// Append-only: the manifest gone, the ledger keeps it in force.
 			s.reload(t, keyDir, samplesWith(t, nil))

@@ -21,6 +21,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/toolgate/toolgate/client"
+	"github.com/toolgate/toolgate/internal/artifact"
 	"github.com/toolgate/toolgate/internal/consume"
 	"github.com/toolgate/toolgate/internal/engine/fault"
 	"github.com/toolgate/toolgate/internal/host"
@@ -311,6 +312,11 @@ func (s *Server) rebuild(q *call, envelope string) (*serving.Domain, *host.Autho
 	s.metrics.cacheMiss.Inc()
 	d, v, err := serving.Open(s.domains, envelope)
 	if err != nil {
+		if errors.Is(err, artifact.ErrRevokedKey) {
+			// The same answer as any other revocation (serving.Refusal).
+			status, e := refusal(&serving.Refusal{Reason: serving.Revoked, Path: "artifact"})
+			return nil, nil, "", status, &e
+		}
 		return nil, nil, "", http.StatusUnprocessableEntity, &client.Error{Code: "artifact", Path: "artifact", Message: err.Error()}
 	}
 	if status, e := s.executor(q, d); e != nil {

@@ -1,9 +1,11 @@
 // Package serving holds the served domains a replica holds: each Host
 // authority domain the authorization service decides in, with the domain's
-// signing key and its served state — which generations it serves and
-// which is current, and the revocations in force (spec Section 41:
-// rollback protection, revocation and current-Snapshot enforcement) — and
-// the set of domains looked up by HostAuthority name and by key identity. It sits below internal/server, internal/store and
+// key set (keyset.go: one active signing key, verify-only keys until their
+// retire time, revoked identities; issue 17 item 3) and its served state —
+// which generations it serves and which is current, and the revocations in
+// force (spec Section 41: rollback protection, revocation and
+// current-Snapshot enforcement) — and the set of domains looked up by
+// HostAuthority name and by key identity. It sits below internal/server, internal/store and
 // internal/standalone: the store and the standalone loader build domains,
 // the server acts with them, and neither of the first two needs the HTTP
 // package.
@@ -28,13 +30,13 @@ import (
 )
 
 // Domain is one Host authority domain the service serves: the Host façade
-// of one HostAuthority object and the domain's signing key. Its fields are
+// of one HostAuthority object and the domain's key set. Its fields are
 // unexported: only its methods act with them.
 type Domain struct {
 	namespace, name string
 	instance        string // the Consumption store's domain key
 	host            *host.Host
-	key             *artifact.Key
+	keys            *KeySet
 	state           func() *Served // nil: nothing is served (fail closed)
 }
 
@@ -44,14 +46,26 @@ type Selection struct {
 	PolicyID, PolicyGeneration     string
 }
 
-// NewDomain serves h, the Host of the HostAuthority namespace/name, signing
-// with key. instance names the domain in the Consumption store (the
-// HostAuthority UID in a cluster, the key identity standalone).
-func NewDomain(namespace, name, instance string, h *host.Host, key *artifact.Key) (*Domain, error) {
-	if h == nil || key == nil || instance == "" {
-		return nil, fmt.Errorf("serving: domain %s/%s needs a host, a key and an instance", namespace, name)
+// NewDomain serves h, the Host of the HostAuthority namespace/name, with
+// the key set keys. instance names the domain in the Consumption store (the
+// HostAuthority UID in a cluster, the key set's instance standalone); it
+// stays the same across rotations.
+func NewDomain(namespace, name, instance string, h *host.Host, keys *KeySet) (*Domain, error) {
+	if h == nil || keys == nil || len(keys.keys) == 0 || instance == "" {
+		return nil, fmt.Errorf("serving: domain %s/%s needs a host, a key set and an instance", namespace, name)
 	}
-	return &Domain{namespace: namespace, name: name, instance: instance, host: h, key: key}, nil
+	return &Domain{namespace: namespace, name: name, instance: instance, host: h, keys: keys}, nil
+}
+
+// WithKeys returns d acting with keys instead: the same Host, snapshots and
+// instance (a rotation, a retirement or a revocation is not a new domain).
+func (d *Domain) WithKeys(keys *KeySet) (*Domain, error) {
+	if keys == nil || len(keys.keys) == 0 {
+		return nil, fmt.Errorf("serving: domain %s/%s needs a key set", d.namespace, d.name)
+	}
+	c := *d
+	c.keys = keys
+	return &c, nil
 }
 
 // WithState returns d whose served state, read at request time, is
@@ -98,27 +112,37 @@ func (d *Domain) Name() string { return d.name }
 // Instance names the domain in the Consumption store.
 func (d *Domain) Instance() string { return d.instance }
 
-// KeyID returns the identity of the domain's signing key, as artifacts name
-// it.
-func (d *Domain) KeyID() string { return d.key.ID() }
+// KeyID returns the identity of the domain's active signing key, as
+// artifacts name it, or "" when its active key is revoked.
+func (d *Domain) KeyID() string { return d.keys.ActiveID() }
 
-// Same reports whether d and o act with the same Host and the same signing
-// key: what one verified and rebuilt, the other would verify and rebuild
+// HasKey reports whether id is a key of the domain's set, revoked and
+// retired ones included (the lookup then says which).
+func (d *Domain) HasKey(id string) bool { return d.keys.holds(id) }
+
+// Same reports whether d and o act with the same Host and the same key
+// set: what one verified and rebuilt, the other would verify and rebuild
 // identically (the rebuild cache's validity). A domain reloaded with a new
-// Host or key is not the same.
-func (d *Domain) Same(o *Domain) bool { return o != nil && d.host == o.host && d.key == o.key }
+// Host, rotated, or with a key retired or revoked is not the same.
+func (d *Domain) Same(o *Domain) bool { return o != nil && d.host == o.host && d.keys == o.keys }
 
 // Authorize runs r in the domain's Host and, when it issues an
 // Authorization, returns the artifact: the Host's portable issuance record
-// sealed with the domain's key. Only a record this Host produced is ever
-// signed: the package offers no way to sign other bytes.
+// sealed with the domain's active key. Only a record this Host produced is
+// ever signed: the package offers no way to sign other bytes. A domain
+// whose active key is revoked rejects every request (ErrNoSigningKey)
+// before deciding: it never signs with a revoked key.
 func (d *Domain) Authorize(r host.AuthorizeRequest) (res *host.Result, envelope string, err error) {
+	signer := d.keys.active
+	if signer == nil {
+		return nil, "", ErrNoSigningKey
+	}
 	res, err = d.host.Authorize(r)
 	if err != nil {
 		return nil, "", err
 	}
 	if res.Authorization != nil {
-		envelope = d.key.Seal(res.Portable)
+		envelope = signer.Seal(res.Portable)
 	}
 	return res, envelope, nil
 }
@@ -128,11 +152,16 @@ func (d *Domain) Authorize(r host.AuthorizeRequest) (res *host.Result, envelope 
 func (d *Domain) CheckExecutor(c host.Caller) error { return d.host.CheckExecutor(c) }
 
 // Rebuild re-runs, in the domain's Host, the issuance of a record that
-// this domain's key verified (see host.Host.Rebuild). A record verified by
-// another key rejects (fault.MixedDomain) before any work.
+// one of this domain's keys verified (see host.Host.Rebuild). A record
+// verified by another domain's key rejects (fault.MixedDomain), and one
+// whose key is revoked or retired by now (fault.Ineligible), before any
+// work.
 func (d *Domain) Rebuild(v artifact.Verified) (*host.Authorization, error) {
-	if v.KeyID() != d.key.ID() {
+	if !d.keys.holds(v.KeyID()) {
 		return nil, fault.New(fault.MixedDomain, "the artifact was signed by another domain's key")
+	}
+	if err := d.keys.verifies(v.KeyID()); err != nil {
+		return nil, fault.New(fault.Ineligible, "the artifact's signing key is revoked or retired")
 	}
 	return d.host.Rebuild(v)
 }
@@ -150,7 +179,7 @@ func (d *Domain) ValidateForConsumption(c host.Caller, a *host.Authorization, ex
 }
 
 // Domains is the set of domains a replica serves. Lookups are by exact
-// HostAuthority name and by signing-key identity.
+// HostAuthority name and by the identity of any key of a domain's set.
 type Domains interface {
 	ByName(namespace, name string) (*Domain, bool)
 	ByKey(keyID string) (*Domain, bool)
@@ -160,18 +189,19 @@ type Domains interface {
 
 // Open verifies envelope with the key of the domain in ds that its header
 // names and returns that domain and the verified record; every failure is
-// one of artifact's errors. It is the first step of a validate or consume:
+// one of artifact's errors (ErrRevokedKey for a revoked key, ErrUnknownKey
+// for one no domain holds or that has reached its retire time). It is the first step of a validate or consume:
 // open the envelope → resolve the domain → check the executor role →
 // rebuild → validate.
 func Open(ds Domains, envelope string) (*Domain, artifact.Verified, error) {
 	var d *Domain // the domain whose key the envelope names
-	v, err := artifact.Open(envelope, func(keyID string) (ed25519.PublicKey, bool) {
+	v, err := artifact.OpenKey(envelope, func(keyID string) (ed25519.PublicKey, error) {
 		found, ok := ds.ByKey(keyID)
 		if !ok {
-			return nil, false
+			return nil, artifact.ErrUnknownKey
 		}
 		d = found
-		return found.key.Public(), true
+		return found.keys.lookup(keyID)
 	})
 	if err != nil {
 		return nil, artifact.Verified{}, err
@@ -191,7 +221,8 @@ type domainSet struct {
 }
 
 // Replace serves exactly ds from now on. Two domains with one name or one
-// key reject, and the set in force is kept.
+// key identity (of any key of their sets) reject, and the set in force is
+// kept.
 func (s *StaticDomains) Replace(ds ...*Domain) error {
 	set := &domainSet{byName: map[[2]string]*Domain{}, byKey: map[string]*Domain{}}
 	for _, d := range ds {
@@ -199,10 +230,13 @@ func (s *StaticDomains) Replace(ds ...*Domain) error {
 		if _, dup := set.byName[n]; dup {
 			return fmt.Errorf("serving: HostAuthority %s/%s is served twice", d.namespace, d.name)
 		}
-		if _, dup := set.byKey[d.key.ID()]; dup {
-			return fmt.Errorf("serving: two domains share signing key %s", d.key.ID())
+		set.byName[n] = d
+		for _, id := range d.keys.IDs() {
+			if _, dup := set.byKey[id]; dup {
+				return fmt.Errorf("serving: two domains share signing key %s", id)
+			}
+			set.byKey[id] = d
 		}
-		set.byName[n], set.byKey[d.key.ID()] = d, d
 	}
 	s.set.Store(set)
 	return nil

@@ -11,16 +11,16 @@ import (
 	"github.com/toolgate/toolgate/internal/serving"
 )
 
-var t0 = time.Unix(1_800_000_000, 0)
+var s0 = time.Unix(1_800_000_000, 0)
 
 // generations serves snapshot "p" at generations 1..n, generation g
-// created at t0 + g minutes, and registry "r" generation 1.
+// created at s0 + g minutes, and registry "r" generation 1.
 func state(grace serving.Grace, n uint64, revoked *serving.Revocations) *serving.Served {
 	var pols []serving.Generation
 	for g := uint64(1); g <= n; g++ {
-		pols = append(pols, serving.Generation{ID: "p", Generation: g, Created: t0.Add(time.Duration(g) * time.Minute)})
+		pols = append(pols, serving.Generation{ID: "p", Generation: g, Created: s0.Add(time.Duration(g) * time.Minute)})
 	}
-	return serving.NewServed(grace, []serving.Generation{{ID: "r", Generation: 1, Created: t0}}, pols, revoked)
+	return serving.NewServed(grace, []serving.Generation{{ID: "r", Generation: 1, Created: s0}}, pols, revoked)
 }
 
 func sel(policyGen string) serving.Selection {
@@ -30,8 +30,8 @@ func sel(policyGen string) serving.Selection {
 func TestSelectableEnforcesTheCurrentGenerationAndTheGrace(t *testing.T) {
 	t.Parallel()
 	// Generations 1–4 are served; generation 4 (current) was created at
-	// t0+4m, so generation 3 was superseded at t0+4m, generation 2 at
-	// t0+3m and generation 1 at t0+2m.
+	// s0+4m, so generation 3 was superseded at s0+4m, generation 2 at
+	// s0+3m and generation 1 at s0+2m.
 	cases := []struct {
 		name  string
 		grace serving.Grace
@@ -39,18 +39,18 @@ func TestSelectableEnforcesTheCurrentGenerationAndTheGrace(t *testing.T) {
 		at    time.Time
 		want  serving.Reason // 0: selectable
 	}{
-		{"the current generation is selectable without a grace", serving.Grace{}, "4", t0.Add(time.Hour), 0},
-		{"a superseded generation is refused by default", serving.Grace{}, "3", t0.Add(4 * time.Minute), serving.Superseded},
-		{"a generation within the count is selectable", serving.Grace{Generations: 2}, "2", t0.Add(time.Hour), 0},
-		{"a generation beyond the count is refused", serving.Grace{Generations: 2}, "1", t0.Add(time.Hour), serving.Superseded},
-		{"within the seconds after its successor was created it is selectable", serving.Grace{Seconds: 60}, "3", t0.Add(4*time.Minute + 59*time.Second), 0},
-		{"at the end of the seconds it is refused", serving.Grace{Seconds: 60}, "3", t0.Add(5 * time.Minute), serving.Superseded},
-		{"the seconds run from its own successor's creation, not the current one's", serving.Grace{Seconds: 150}, "1", t0.Add(4*time.Minute + 31*time.Second), serving.Superseded},
-		{"with both bounds the count must hold too", serving.Grace{Generations: 1, Seconds: 3600}, "2", t0.Add(5 * time.Minute), serving.Superseded},
-		{"with both bounds the time must hold too", serving.Grace{Generations: 3, Seconds: 60}, "2", t0.Add(5 * time.Minute), serving.Superseded},
-		{"with both bounds holding it is selectable", serving.Grace{Generations: 3, Seconds: 600}, "2", t0.Add(5 * time.Minute), 0},
-		{"a generation never served is not served", serving.Grace{Generations: 16}, "5", t0, serving.NotServed},
-		{"a non-canonical generation is not served", serving.Grace{}, "04", t0, serving.NotServed},
+		{"the current generation is selectable without a grace", serving.Grace{}, "4", s0.Add(time.Hour), 0},
+		{"a superseded generation is refused by default", serving.Grace{}, "3", s0.Add(4 * time.Minute), serving.Superseded},
+		{"a generation within the count is selectable", serving.Grace{Generations: 2}, "2", s0.Add(time.Hour), 0},
+		{"a generation beyond the count is refused", serving.Grace{Generations: 2}, "1", s0.Add(time.Hour), serving.Superseded},
+		{"within the seconds after its successor was created it is selectable", serving.Grace{Seconds: 60}, "3", s0.Add(4*time.Minute + 59*time.Second), 0},
+		{"at the end of the seconds it is refused", serving.Grace{Seconds: 60}, "3", s0.Add(5 * time.Minute), serving.Superseded},
+		{"the seconds run from its own successor's creation, not the current one's", serving.Grace{Seconds: 150}, "1", s0.Add(4*time.Minute + 31*time.Second), serving.Superseded},
+		{"with both bounds the count must hold too", serving.Grace{Generations: 1, Seconds: 3600}, "2", s0.Add(5 * time.Minute), serving.Superseded},
+		{"with both bounds the time must hold too", serving.Grace{Generations: 3, Seconds: 60}, "2", s0.Add(5 * time.Minute), serving.Superseded},
+		{"with both bounds holding it is selectable", serving.Grace{Generations: 3, Seconds: 600}, "2", s0.Add(5 * time.Minute), 0},
+		{"a generation never served is not served", serving.Grace{Generations: 16}, "5", s0, serving.NotServed},
+		{"a non-canonical generation is not served", serving.Grace{}, "04", s0, serving.NotServed},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -72,14 +72,14 @@ func TestSelectableEnforcesTheCurrentGenerationAndTheGrace(t *testing.T) {
 func TestSelectableRefusesARevokedGenerationEvenWhenCurrent(t *testing.T) {
 	t.Parallel()
 	revoked := (&serving.Revocations{}).With(serving.Revocation{Kind: serving.RevokePolicy, ID: "p", Version: "2"})
-	err := state(serving.Grace{}, 2, revoked).Selectable(sel("2"), t0.Add(time.Hour))
+	err := state(serving.Grace{}, 2, revoked).Selectable(sel("2"), s0.Add(time.Hour))
 	if !errors.Is(err, &serving.Refusal{Reason: serving.Revoked}) {
 		t.Fatalf("Selectable = %v, want revoked", err)
 	}
 	// A revocation of the registry's generation refuses at registry.
 	revoked = revoked.With(serving.Revocation{Kind: serving.RevokeRegistry, ID: "r", Version: "1"})
 	var r *serving.Refusal
-	if err := state(serving.Grace{}, 2, revoked).Selectable(sel("2"), t0); !errors.As(err, &r) || r.Reason != serving.Revoked || r.Path != "registry" {
+	if err := state(serving.Grace{}, 2, revoked).Selectable(sel("2"), s0); !errors.As(err, &r) || r.Reason != serving.Revoked || r.Path != "registry" {
 		t.Fatalf("Selectable = %v, want revoked at registry", err)
 	}
 }
@@ -87,7 +87,7 @@ func TestSelectableRefusesARevokedGenerationEvenWhenCurrent(t *testing.T) {
 func TestADomainWithoutStateServesNothing(t *testing.T) {
 	t.Parallel()
 	var d serving.Domain
-	if got := serving.ReasonOf(d.Selectable(sel("1"), t0)); got != serving.NotServed {
+	if got := serving.ReasonOf(d.Selectable(sel("1"), s0)); got != serving.NotServed {
 		t.Fatalf("a domain without a served state: reason %v, want notServed", got)
 	}
 }

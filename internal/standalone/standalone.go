@@ -1,41 +1,49 @@
 // Package standalone runs toolgate without a cluster: it loads the same
 // manifests the admission webhook checks from a directory, creates one
-// Host authority domain per HostAuthority with a signing key kept in a
-// state directory, and hands the domains to the authorization service.
+// Host authority domain per HostAuthority with a key set kept in a state
+// directory (rotation and migration: keys.go, issue 17 item 3), and hands
+// the domains to the authorization service.
 package standalone
 
 import (
-	"crypto/ed25519"
 	"crypto/rand"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"time"
 
-	"github.com/toolgate/toolgate/internal/artifact"
 	"github.com/toolgate/toolgate/internal/engine/fault"
 	"github.com/toolgate/toolgate/internal/host"
 	"github.com/toolgate/toolgate/internal/manifest"
 	"github.com/toolgate/toolgate/internal/publication"
 	"github.com/toolgate/toolgate/internal/serving"
+	"github.com/toolgate/toolgate/internal/store"
 )
 
 // Load reads the manifests at paths and returns one domain per
 // HostAuthority, each with every ToolRegistry of its namespace and every
-// PolicySnapshot generation that references it published. Keys come from
-// keyDir (<namespace>.<name>.ed25519, a 32-octet seed, mode 0600), created
-// there when absent; a domain's store identity is its key identity, so a
-// rotated key is a new domain.
+// PolicySnapshot generation that references it published. Each domain's
+// key set comes from keyDir (<namespace>.<name>.keyset.json, mode 0600; see
+// UpdateKeys), created there when absent and migrated from a legacy
+// <namespace>.<name>.ed25519 seed; keys past their retire time are removed.
+// A domain's store identity is its key set's instance, which rotations
+// keep.
 //
 // Each domain serves, as current, the highest generation of each snapshot
 // identity (a manifest without a creationTimestamp counts as created at
 // load time, for the HostAuthority's supersededGrace), and enforces every
-// Revocation of the manifests and of the revocation ledger (ledger, in the
-// parent of keyDir: see Ledger), to which the manifests' Revocations are
-// added first: a Revocation removed from the directory stays in force.
+// Revocation of the manifests and of the revocation ledger (LedgerFile, in
+// the parent of keyDir), to which the manifests' Revocations are added
+// first: a Revocation removed from the directory stays in force. A revoked
+// signing key verifies nothing and never signs.
 func Load(keyDir string, paths ...string) ([]*serving.Domain, error) {
+	return LoadAt(keyDir, time.Now, paths...)
+}
+
+// LoadAt is Load with the clock that prunes retired keys and retires
+// verify-only keys while the domains serve.
+func LoadAt(keyDir string, clock func() time.Time, paths ...string) ([]*serving.Domain, error) {
 	set, err := manifest.LoadPaths(paths...)
 	if err != nil {
 		return nil, err
@@ -50,12 +58,12 @@ func Load(keyDir string, paths ...string) ([]*serving.Domain, error) {
 	if err != nil {
 		return nil, err
 	}
-	loaded := time.Now()
+	loaded := clock()
 	var out []*serving.Domain
 	for i := range set.HostAuthorities {
 		o := &set.HostAuthorities[i]
 		where := fmt.Sprintf("HostAuthority %s/%s", o.Namespace, o.Name)
-		key, err := loadKey(filepath.Join(keyDir, o.Namespace+"."+o.Name+".ed25519"))
+		keys, err := UpdateKeys(keyDir, o.Namespace, o.Name, true, clock(), func(k *serving.KeyState) (*serving.KeyState, error) { return k, nil })
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", where, err)
 		}
@@ -63,7 +71,7 @@ func Load(keyDir string, paths ...string) ([]*serving.Domain, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", where, err)
 		}
-		cfg.Instance = key.ID()
+		cfg.Instance = keys.Instance()
 		h, err := host.New(cfg)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", where, fault.Within("spec", err))
@@ -72,7 +80,8 @@ func Load(keyDir string, paths ...string) ([]*serving.Domain, error) {
 		if err := publication.Into(set, h, o.Namespace, o.Name, admin); err != nil {
 			return nil, err
 		}
-		d, err := serving.NewDomain(o.Namespace, o.Name, key.ID(), h, key)
+		rev := revoked[[2]string{o.Namespace, o.Name}]
+		d, err := serving.NewDomain(o.Namespace, o.Name, keys.Instance(), h, keys.KeySet(clock, rev.KeyIDs()))
 		if err != nil {
 			return nil, err
 		}
@@ -80,43 +89,34 @@ func Load(keyDir string, paths ...string) ([]*serving.Domain, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", where, err)
 		}
-		st := served(set, o, grace, revoked[[2]string{o.Namespace, o.Name}], loaded)
+		st := served(set, o, grace, rev, loaded)
 		out = append(out, d.WithState(func() *serving.Served { return st }))
 	}
 	return out, nil
 }
 
-// loadKey reads the seed at path, or creates it.
-func loadKey(path string) (*artifact.Key, error) {
-	seed, err := os.ReadFile(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		seed = make([]byte, ed25519.SeedSize)
-		if _, err := rand.Read(seed); err != nil {
-			return nil, err
-		}
-		if err := writeNew(path, seed); err != nil {
-			return nil, err
-		}
-	} else if err != nil {
+// Rotate makes a fresh key the active key of the domain of the
+// HostAuthority namespace/name in manifests: the old active key verifies
+// until every artifact it signed has expired (the domain's
+// maxAuthorizationLifetimeSeconds plus the allowed clock skew from now). A
+// running serve uses the new key from its next start.
+func Rotate(keyDir, namespace, name string, now time.Time, paths ...string) (*serving.KeyState, error) {
+	set, err := manifest.LoadPaths(paths...)
+	if err != nil {
 		return nil, err
 	}
-	k, err := artifact.NewKey(seed)
-	if err != nil {
-		return nil, fmt.Errorf("signing key %s: %w", filepath.Base(path), err)
+	for i := range set.HostAuthorities {
+		o := &set.HostAuthorities[i]
+		if o.Namespace != namespace || o.Name != name {
+			continue
+		}
+		cfg, err := manifest.HostConfig(o)
+		if err != nil {
+			return nil, fmt.Errorf("HostAuthority %s/%s: %w", namespace, name, err)
+		}
+		return UpdateKeys(keyDir, namespace, name, false, now, func(k *serving.KeyState) (*serving.KeyState, error) {
+			return k.Rotate(rand.Reader, now, store.KeyRetireAfter(cfg.MaxLifetime), now.UTC().Format(time.RFC3339Nano))
+		})
 	}
-	return k, nil
-}
-
-// writeNew writes data to a new file at path, durably, failing if it
-// exists (two processes creating one key never both win).
-func writeNew(path string, data []byte) error {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-	if err != nil {
-		return err
-	}
-	_, err = f.Write(data)
-	if err == nil {
-		err = f.Sync()
-	}
-	return errors.Join(err, f.Close())
+	return nil, errors.New("the manifests hold no HostAuthority of that namespace and name")
 }

@@ -1,45 +1,97 @@
 package standalone_test
 
 import (
+	"bytes"
+	"crypto/ed25519"
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
+	"github.com/toolgate/toolgate/internal/artifact"
 	"github.com/toolgate/toolgate/internal/standalone"
 	"github.com/toolgate/toolgate/internal/testutil"
 )
 
-// TestLoadKeepsOneKeyPerDomain: the first load creates the domain's key
-// (mode 0600) and later loads reuse it, so artifacts survive a restart; a
-// damaged key file fails closed instead of being replaced.
-func TestLoadKeepsOneKeyPerDomain(t *testing.T) {
+func samples(t *testing.T) string {
+	t.Helper()
+	return filepath.Join(testutil.RepoRoot(t), "config", "samples")
+}
+
+// TestLoadKeepsOneKeySetPerDomain: the first load creates the domain's key
+// set (mode 0600) and later loads reuse it, so artifacts survive a restart;
+// a damaged key-set file fails closed instead of being replaced.
+func TestLoadKeepsOneKeySetPerDomain(t *testing.T) {
 	t.Parallel()
-	samples := filepath.Join(testutil.RepoRoot(t), "config", "samples")
 	keys := t.TempDir()
-	first, err := standalone.Load(keys, samples)
+	first, err := standalone.Load(keys, samples(t))
 	if err != nil || len(first) != 1 {
 		t.Fatalf("Load: %d domains, %v", len(first), err)
 	}
-	path := filepath.Join(keys, "payments.payments-host.ed25519")
+	path := standalone.KeySetPath(keys, "payments", "payments-host")
 	fi, err := os.Stat(path)
-	if err != nil || fi.Mode().Perm() != 0o600 || fi.Size() != 32 {
-		t.Fatalf("key file: %v, %v", fi, err)
+	if err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("key-set file: %v, %v", fi, err)
 	}
 	before, _ := os.ReadFile(path)
-	if _, err := standalone.Load(keys, samples); err != nil {
+	second, err := standalone.Load(keys, samples(t))
+	if err != nil {
 		t.Fatal(err)
 	}
 	after, _ := os.ReadFile(path)
-	if string(before) != string(after) {
-		t.Error("a second load replaced the key: every artifact of the domain would fail")
+	if !bytes.Equal(before, after) || second[0].KeyID() != first[0].KeyID() || second[0].Instance() != first[0].Instance() {
+		t.Error("a second load replaced the key set: every artifact of the domain would fail")
 	}
-	if err := os.WriteFile(path, []byte("short"), 0o600); err != nil {
+	if err := os.WriteFile(path, []byte("{}"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := standalone.Load(keys, samples); err == nil {
-		t.Error("a damaged key file was accepted")
+	if _, err := standalone.Load(keys, samples(t)); err == nil {
+		t.Error("a damaged key-set file was accepted")
 	}
 	if _, err := standalone.Load(t.TempDir(), filepath.Join(testutil.RepoRoot(t), "examples", "proposals")); err == nil {
 		t.Error("a directory without manifests was accepted")
+	}
+}
+
+// TestLegacyKeyIsMigrated: a state directory of an earlier release (one
+// seed, <ns>.<name>.ed25519) keeps its key as the active key and its
+// identity as the domain's instance, so its artifacts and Consumption
+// records stay valid; the seed then lives only in the key set.
+func TestLegacyKeyIsMigrated(t *testing.T) {
+	t.Parallel()
+	keys := t.TempDir()
+	seed := bytes.Repeat([]byte{42}, ed25519.SeedSize)
+	legacy := filepath.Join(keys, "payments.payments-host.ed25519")
+	if err := os.WriteFile(legacy, seed, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	k, _ := artifact.NewKey(seed)
+	ds, err := standalone.Load(keys, samples(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ds[0].KeyID() != k.ID() || ds[0].Instance() != k.ID() {
+		t.Errorf("migrated domain signs with %s as instance %s; want the legacy key %s as both", ds[0].KeyID(), ds[0].Instance(), k.ID())
+	}
+	if _, err := os.Stat(legacy); !os.IsNotExist(err) {
+		t.Errorf("the legacy seed is still on disk: %v", err)
+	}
+	// Rotating keeps the instance: the Consumption store's domain.
+	ks, err := standalone.Rotate(keys, "payments", "payments-host", time.Now(), samples(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ks.Instance() != k.ID() || ks.ActiveID() == k.ID() || len(ks.Keys()) != 2 {
+		t.Errorf("after rotation: instance %s, active %s, %d keys", ks.Instance(), ks.ActiveID(), len(ks.Keys()))
+	}
+	again, err := standalone.Load(keys, samples(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again[0].Instance() != k.ID() || !again[0].HasKey(k.ID()) {
+		t.Error("the next start lost the instance or the rotated-out key")
+	}
+	if _, err := standalone.Rotate(keys, "payments", "treasury-host", time.Now(), samples(t)); err == nil {
+		t.Error("a rotation of a HostAuthority the manifests do not hold succeeded")
 	}
 }

@@ -2,7 +2,6 @@ package store
 
 import (
 	"cmp"
-	"crypto/ed25519"
 	"slices"
 
 	"github.com/toolgate/toolgate/internal/engine/policy"
@@ -60,7 +59,8 @@ func (s *Store) Served() []Entry {
 	return out
 }
 
-// AttestPublisher signs, with the key of the domain namespace/authority,
+// AttestPublisher signs, with the attestation key of the domain
+// namespace/authority,
 // the publisher statement of internal/publisher for the object kind/object
 // of that namespace (its spec digest and publisher annotation value), and
 // returns the signature and the domain it names. Only this statement can be
@@ -71,7 +71,7 @@ func (s *Store) AttestPublisher(namespace, authority, kind, object, specDigest, 
 		return nil, DomainInfo{}, false
 	}
 	msg := publisher.Message(kind, namespace, object, d.info.UID, specDigest, publisherValue)
-	return ed25519.Sign(d.key, msg), d.info, true
+	return d.keys.SignAttestation(msg), d.info, true
 }
 
 // HasRole reports whether caller holds role in the domain namespace/name.

@@ -31,11 +31,11 @@ func (s *Store) ByName(namespace, name string) (*serving.Domain, bool) {
 	return d.serving, true
 }
 
-// ByKey implements serving.Domains: the domain whose signing key has the
+// ByKey implements serving.Domains: the domain whose key set holds the
 // artifact key identity keyID.
 func (s *Store) ByKey(keyID string) (*serving.Domain, bool) {
 	for _, d := range s.load().domains {
-		if d.serving.KeyID() == keyID {
+		if d.serving.HasKey(keyID) {
 			return d.serving, true
 		}
 	}

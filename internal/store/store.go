@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/toolgate/toolgate/api/v1alpha1"
-	"github.com/toolgate/toolgate/internal/artifact"
 	"github.com/toolgate/toolgate/internal/engine/fault"
 	"github.com/toolgate/toolgate/internal/engine/policy"
 	"github.com/toolgate/toolgate/internal/engine/registry"
@@ -54,9 +53,12 @@ type Entry struct {
 type DomainInfo struct {
 	Namespace, Name string
 	// UID is the HostAuthority object's UID; KeyID is the hex SHA-256 of
-	// the domain's Ed25519 public key.
+	// the domain's publisher-attestation public key, PublicKey that key
+	// (artifact keys rotate; the attestation key is the domain's for life).
 	UID, KeyID string
 	PublicKey  ed25519.PublicKey
+	// SigningKeyID is the identity of the active artifact signing key.
+	SigningKeyID string
 	// AuthorityDigest is the Host Authority content digest.
 	AuthorityDigest string
 }
@@ -64,9 +66,12 @@ type DomainInfo struct {
 // DomainSpec is everything one domain is built from.
 type DomainSpec struct {
 	Namespace, Name, UID string
-	// Key is the domain's Ed25519 signing key (from its Secret).
-	Key    ed25519.PrivateKey
-	Config host.Config
+	// Keys is the domain's key set (from its key-set Secret): artifact
+	// signing keys and the publisher-attestation key.
+	Keys *serving.KeyState
+	// Revoked are key identities that verify nothing and never sign.
+	Revoked []string
+	Config  host.Config
 	// Grace is the HostAuthority's superseded-generation grace (zero: the
 	// current generation only).
 	Grace serving.Grace
@@ -100,7 +105,8 @@ type served[T any] struct {
 type domain struct {
 	info       DomainInfo
 	host       *host.Host
-	key        ed25519.PrivateKey
+	keys       *serving.KeyState
+	keysFrom   string          // the key state and revocations the serving domain was built from
 	serving    *serving.Domain // the authorization service's view
 	registries map[snapKey]served[*registry.Snapshot]
 	policies   map[snapKey]served[*policy.Snapshot]
@@ -243,21 +249,37 @@ func keyID(pub ed25519.PublicKey) string {
 }
 
 // EnsureDomain serves the domain spec describes. When the store already
-// serves a domain for the same namespace and name with the same UID and key,
-// nothing changes (replaced is false). Otherwise a fresh Host is built: a new
+// serves a domain for the same namespace and name with the same UID and
+// attestation key, it is kept: a changed key set (a rotation, a retired or
+// revoked key) only replaces the keys it acts with, everything published
+// stays (replaced is false). Otherwise a fresh Host is built: a new
 // domain, into which every accepted ToolRegistry of the namespace is
 // published, and every snapshot of the previous domain leaves the store. A
 // Config the Host rejects removes the domain and returns the rejection.
 func (s *Store) EnsureDomain(spec DomainSpec) (info DomainInfo, replaced bool, err error) {
-	if len(spec.Key) != ed25519.PrivateKeySize {
-		return DomainInfo{}, false, fault.At("signingKey", fault.Malformed, "the domain signing key is an Ed25519 private key")
+	if spec.Keys == nil {
+		return DomainInfo{}, false, fault.At("signingKey", fault.Missing, "the domain has no key set")
 	}
-	pub := spec.Key.Public().(ed25519.PublicKey)
+	pub := spec.Keys.AttestationPublic()
+	keysFrom := keysDigest(spec.Keys, spec.Revoked)
+	ks := spec.Keys.KeySet(nil, spec.Revoked)
 	ref := domainRef{spec.Namespace, spec.Name}
 	err = s.update(func(st *state) error {
-		if d, ok := st.domains[ref]; ok && d.info.UID == spec.UID && d.info.KeyID == keyID(pub) && d.grace == spec.Grace {
-			info = d.info
-			return errUnchanged
+		if d, ok := st.domains[ref]; ok && d.info.UID == spec.UID && d.info.KeyID == keyID(pub) {
+			if d.keysFrom == keysFrom && d.grace == spec.Grace {
+				info = d.info
+				return errUnchanged
+			}
+			sd, err := d.serving.WithKeys(ks)
+			if err != nil {
+				return err
+			}
+			c := d.clone()
+			c.keys, c.keysFrom, c.serving, c.grace = spec.Keys, keysFrom, sd, spec.Grace
+			c.info.SigningKeyID = ks.ActiveID()
+			st.domains[ref] = c
+			info = c.info
+			return nil
 		}
 		delete(st.domains, ref)
 		cfg := spec.Config
@@ -266,21 +288,18 @@ func (s *Store) EnsureDomain(spec DomainSpec) (info DomainInfo, replaced bool, e
 		if err != nil {
 			return err
 		}
-		signer, err := artifact.NewKey(spec.Key.Seed())
-		if err != nil {
-			return err
-		}
-		serving, err := serving.NewDomain(spec.Namespace, spec.Name, spec.UID, h, signer)
+		serving, err := serving.NewDomain(spec.Namespace, spec.Name, spec.UID, h, ks)
 		if err != nil {
 			return err
 		}
 		d := &domain{
 			info: DomainInfo{
 				Namespace: spec.Namespace, Name: spec.Name, UID: spec.UID, KeyID: keyID(pub),
-				PublicKey: pub, AuthorityDigest: h.Authority().Digest().String(),
+				PublicKey: pub, SigningKeyID: ks.ActiveID(), AuthorityDigest: h.Authority().Digest().String(),
 			},
 			host:       h,
-			key:        spec.Key,
+			keys:       spec.Keys,
+			keysFrom:   keysFrom,
 			serving:    serving.WithState(s.stateOf(ref, spec.UID)),
 			registries: map[snapKey]served[*registry.Snapshot]{},
 			policies:   map[snapKey]served[*policy.Snapshot]{},
@@ -304,6 +323,17 @@ func (s *Store) EnsureDomain(spec DomainSpec) (info DomainInfo, replaced bool, e
 		s.RemoveDomain(spec.Namespace, spec.Name)
 	}
 	return info, replaced, err
+}
+
+// keysDigest identifies a key state together with the revocations applied
+// to it: equal digests build equal key sets.
+func keysDigest(k *serving.KeyState, revoked []string) string {
+	h := sha256.New()
+	h.Write(k.Encode())
+	for _, id := range slices.Sorted(slices.Values(revoked)) {
+		h.Write([]byte("\n" + id))
+	}
+	return hex.EncodeToString(h.Sum(nil))
 }
 
 var errUnchanged = fault.New(fault.Duplicate, "unchanged")
@@ -470,4 +500,10 @@ func (s *Store) PutRevocation(namespace, authority string, r serving.Revocation)
 // Revoked reports whether r is in force in the domain namespace/authority.
 func (s *Store) Revoked(namespace, authority string, r serving.Revocation) bool {
 	return s.load().revoked[domainRef{namespace, authority}].Has(r)
+}
+
+// RevokedKeyIDs returns the signing-key identities revoked in the domain
+// namespace/authority, sorted.
+func (s *Store) RevokedKeyIDs(namespace, authority string) []string {
+	return s.load().revoked[domainRef{namespace, authority}].KeyIDs()
 }

@@ -29,19 +29,24 @@ func samples(t *testing.T) *manifest.Set {
 	return set
 }
 
-func key(seed byte) ed25519.PrivateKey {
+// key is a one-key set from a seed whose first octet is seed.
+func key(seed byte) *serving.KeyState {
 	s := make([]byte, ed25519.SeedSize)
 	s[0] = seed
-	return ed25519.NewKeyFromSeed(s)
+	k, err := serving.LegacyKeyState(s)
+	if err != nil {
+		panic(err) // a 32-octet seed always makes a key
+	}
+	return k
 }
 
-func domainSpec(t *testing.T, ha *v1alpha1.HostAuthority, uid string, k ed25519.PrivateKey) store.DomainSpec {
+func domainSpec(t *testing.T, ha *v1alpha1.HostAuthority, uid string, k *serving.KeyState) store.DomainSpec {
 	t.Helper()
 	cfg, err := manifest.HostConfig(ha)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return store.DomainSpec{Namespace: ha.Namespace, Name: ha.Name, UID: uid, Key: k, Config: cfg}
+	return store.DomainSpec{Namespace: ha.Namespace, Name: ha.Name, UID: uid, Keys: k, Config: cfg}
 }
 
 // fill serves the samples in a domain with UID uid and returns the store.
@@ -110,8 +115,8 @@ func TestANewDomainLeavesNothingOfTheOldOne(t *testing.T) {
 		uid  string
 		seed byte
 	}{
-		"recreated HostAuthority (new UID)": {uid: "uid-2", seed: 1},
-		"rotated signing key":               {uid: "uid-1", seed: 2},
+		"recreated HostAuthority (new UID)":  {uid: "uid-2", seed: 1},
+		"a new key set (its Secret deleted)": {uid: "uid-1", seed: 2},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {

@@ -20,6 +20,7 @@ import (
 	"github.com/toolgate/toolgate/api/v1alpha1"
 	"github.com/toolgate/toolgate/internal/manifest"
 	"github.com/toolgate/toolgate/internal/publisher"
+	"github.com/toolgate/toolgate/internal/serving"
 	"github.com/toolgate/toolgate/internal/store"
 	"github.com/toolgate/toolgate/internal/webhook"
 )
@@ -154,8 +155,11 @@ func TestPublisherDefaulter(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	priv := ed25519.NewKeyFromSeed(make([]byte, ed25519.SeedSize))
-	info, _, err := s.EnsureDomain(store.DomainSpec{Namespace: ha.Namespace, Name: ha.Name, UID: "uid-1", Key: priv, Config: cfg})
+	priv, err := serving.LegacyKeyState(make([]byte, ed25519.SeedSize))
+	if err != nil {
+		t.Fatal(err)
+	}
+	info, _, err := s.EnsureDomain(store.DomainSpec{Namespace: ha.Namespace, Name: ha.Name, UID: "uid-1", Keys: priv, Config: cfg})
 	if err != nil {
 		t.Fatal(err)
 	}

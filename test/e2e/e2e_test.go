@@ -768,6 +768,10 @@ var _ = Describe("toolgate manager processes", Ordered, func() {
 		}
 	})
 
+	It("rotate a domain's signing key with toolgate keys rotate: both replicas sign with the new key, an artifact from before consumes, no tenant Secret reader reads a key", func() {
+		rotateAcrossReplicas(func() string { return agent }, func() string { return executor })
+	})
+
 	It("fail over leadership when the leader is killed: another process holds the Lease and writes the status of a new object", func() {
 		killed := leader()
 		holder := leaseHolder()

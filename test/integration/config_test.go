@@ -7,11 +7,13 @@ import (
 	"io"
 	"os/exec"
 	"path/filepath"
+	"slices"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	appsv1 "k8s.io/api/apps/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"sigs.k8s.io/yaml"
@@ -59,6 +61,28 @@ var _ = Describe("the config overlays", func() {
 			Expect(c.Args).To(ContainElements("manager", "--leader-elect"))
 			Expect(docs["PodDisruptionBudget"]).To(HaveLen(1))
 			Expect(docs["Certificate"]).To(HaveLen(map[bool]int{true: 1, false: 0}[certManager]))
+
+			// Secrets (the domains' key sets) only in toolgate's own
+			// namespace: no ClusterRole grants them, a Role there does.
+			type role struct {
+				Metadata struct{ Name, Namespace string }
+				Rules    []rbacv1.PolicyRule
+			}
+			secretsIn := func(kind string) []string {
+				var where []string
+				for _, doc := range docs[kind] {
+					var r role
+					Expect(yaml.Unmarshal(doc, &r)).To(Succeed())
+					for _, rule := range r.Rules {
+						if slices.Contains(rule.Resources, "secrets") {
+							where = append(where, r.Metadata.Namespace+"/"+r.Metadata.Name)
+						}
+					}
+				}
+				return where
+			}
+			Expect(secretsIn("ClusterRole")).To(BeEmpty(), "a ClusterRole lets the manager read every tenant's Secrets")
+			Expect(secretsIn("Role")).To(Equal([]string{"toolgate-system/toolgate-manager-role"}))
 
 			var ns struct {
 				Metadata struct {

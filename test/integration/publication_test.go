@@ -20,6 +20,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/metrics"
@@ -33,6 +34,7 @@ import (
 	"github.com/toolgate/toolgate/internal/publication"
 	"github.com/toolgate/toolgate/internal/publisher"
 	"github.com/toolgate/toolgate/internal/server"
+	"github.com/toolgate/toolgate/internal/serving"
 	"github.com/toolgate/toolgate/internal/store"
 	"github.com/toolgate/toolgate/internal/testutil/kubefixture"
 )
@@ -40,6 +42,7 @@ import (
 const (
 	ns        = "payments" // the samples' namespace
 	authority = "payments-host"
+	keyNS     = "toolgate-keys" // the managers' key namespace
 )
 
 func samples() *manifest.Set {
@@ -176,11 +179,15 @@ var _ = Describe("publication through the webhooks and controllers", Ordered, fu
 		Expect(ok).To(BeTrue())
 		Expect(p.Digest().String()).To(Equal(digests["payments-policy-2"]))
 
-		// The domain's signing key is a Secret owned by the HostAuthority.
+		// The domain's key set is a Secret in the key namespace, named by
+		// the HostAuthority's UID; the tenant namespace holds no key.
 		var key corev1.Secret
-		Expect(admin.Get(ctx, client.ObjectKey{Namespace: ns, Name: controllers.SigningKeySecretName(authority)}, &key)).To(Succeed())
+		Expect(admin.Get(ctx, client.ObjectKey{Namespace: keyNS, Name: controllers.SigningKeySecretName(ha.UID)}, &key)).To(Succeed())
 		Expect(key.Annotations[controllers.SigningKeyUIDAnnotation]).To(Equal(haUID))
-		Expect(metav1.IsControlledBy(&key, ha)).To(BeTrue())
+		Expect(key.Labels).To(HaveKeyWithValue(controllers.SigningKeyNamespaceLabel, ns))
+		var tenant corev1.SecretList
+		Expect(admin.List(ctx, &tenant, client.InNamespace(ns))).To(Succeed())
+		Expect(tenant.Items).To(BeEmpty(), "a signing key in the tenant namespace is readable by its Secret readers")
 	})
 
 	It("authorize, validate and consume through the in-cluster service: TokenReview callers, the store's domains, Consumption objects", func() {
@@ -231,6 +238,90 @@ var _ = Describe("publication through the webhooks and controllers", Ordered, fu
 		Expect(records.Items).To(HaveLen(1))
 		Expect(string(records.Items[0].Spec.AuthorizationID)).To(Equal(res.Authorization.ID))
 		Expect(records.Items[0].Name).To(HavePrefix(haUID + "."))
+	})
+
+	It("rotate the signing key on the annotation: the same domain on both replicas, and an artifact issued before consumes on each", func() {
+		cs, err := kubernetes.NewForConfig(testEnv.Config)
+		Expect(err).NotTo(HaveOccurred())
+		token := func(sa string) string { // the service accounts exist: the test above made them
+			tr, err := cs.CoreV1().ServiceAccounts(ns).CreateToken(ctx, sa, &authnv1.TokenRequest{
+				Spec: authnv1.TokenRequestSpec{Audiences: []string{server.Audience}},
+			}, metav1.CreateOptions{})
+			Expect(err).NotTo(HaveOccurred())
+			return tr.Status.Token
+		}
+		agent, executor := token("payments-agent-runtime"), token("payments-executor")
+		serve := func(ds *store.Store) string {
+			srv, err := server.New(server.Config{
+				Domains: ds, Auth: server.NewTokenReview(cs.AuthenticationV1().TokenReviews(), time.Minute),
+				Store: apistore.New(admin, ns, apistore.Options{}),
+			})
+			Expect(err).NotTo(HaveOccurred())
+			ts := httptest.NewServer(srv.Handler())
+			DeferCleanup(ts.Close)
+			return ts.URL
+		}
+		leaderURL, followerURL := serve(served), serve(follower)
+
+		var req tgclient.AuthorizeRequest
+		var exp tgclient.Expectations
+		for path, v := range map[string]any{"authorize-allow.json": &req, "expectations-allow.json": &exp} {
+			raw, err := os.ReadFile(filepath.Join(repoRoot, "examples", "api", path))
+			Expect(err).NotTo(HaveOccurred())
+			Expect(json.Unmarshal(raw, v)).To(Succeed())
+		}
+		issue := func(url, n string) tgclient.ValidateRequest {
+			r := req
+			r.DecisionID, r.AuthorizationID, r.ReplayID, r.ConsumptionID = "decision-rot-"+n, "authz-rot-"+n, "replay-rot-"+n, "consumption-rot-"+n
+			res, err := tgclient.New(url, agent, nil).Authorize(ctx, r)
+			Expect(err).NotTo(HaveOccurred())
+			Expect(res.Authorization).NotTo(BeNil())
+			e := exp
+			e.AuthorizationID, e.ReplayID, e.ConsumptionID = r.AuthorizationID, r.ReplayID, r.ConsumptionID
+			return tgclient.ValidateRequest{Artifact: res.Authorization.Artifact, Expectations: e}
+		}
+		before, _ := served.Domain(ns, authority)
+		first, second := issue(leaderURL, "1"), issue(followerURL, "2")
+
+		var ha v1alpha1.HostAuthority
+		Expect(admin.Get(ctx, client.ObjectKey{Namespace: ns, Name: authority}, &ha)).To(Succeed())
+		patch := client.MergeFrom(ha.DeepCopy())
+		if ha.Annotations == nil {
+			ha.Annotations = map[string]string{}
+		}
+		ha.Annotations[controllers.RotateAnnotation] = "rotation-1" // what toolgate keys rotate does
+		Expect(admin.Patch(ctx, &ha, patch)).To(Succeed())
+		for _, st := range []*store.Store{served, follower} {
+			Eventually(func() string {
+				d, _ := st.Domain(ns, authority)
+				return d.SigningKeyID
+			}).WithTimeout(10 * time.Second).ShouldNot(Equal(before.SigningKeyID))
+			after, _ := st.Domain(ns, authority)
+			Expect(after.UID).To(Equal(before.UID), "a rotation is not a new domain")
+			Expect(after.KeyID).To(Equal(before.KeyID), "the attestation key stays: published snapshots stay served")
+		}
+		Expect(servedObjects()).To(ContainElement("PolicySnapshot/payments-policy-1@" + haUID))
+
+		// Both artifacts were signed by the rotated-out key; each consumes
+		// on the other replica.
+		for _, c := range []struct {
+			url string
+			v   tgclient.ValidateRequest
+		}{{followerURL, first}, {leaderURL, second}} {
+			done, err := tgclient.New(c.url, executor, nil).Consume(ctx, c.v)
+			Expect(err).NotTo(HaveOccurred())
+			Expect(done.Consumed).To(BeTrue())
+		}
+		// The leader acted once for the value: the key set holds the new
+		// active key and the old one, verify-only.
+		var key corev1.Secret
+		Expect(admin.Get(ctx, client.ObjectKey{Namespace: keyNS, Name: controllers.SigningKeySecretName(ha.UID)}, &key)).To(Succeed())
+		ks, err := serving.ParseKeyState(key.Data[controllers.SigningKeyField])
+		Expect(err).NotTo(HaveOccurred())
+		Expect(ks.Keys()).To(HaveLen(2))
+		Expect(ks.Keys()[1].ID).To(Equal(before.SigningKeyID))
+		Expect(ks.Keys()[1].RetireAt).To(BeTemporally(">", time.Now()))
+		Expect(ks.Rotation()).To(Equal("rotation-1"))
 	})
 
 	It("reject objects the engine rejects, with every violation at its path and no value echoed", func() {
@@ -395,15 +486,20 @@ var _ = Describe("publication through the webhooks and controllers", Ordered, fu
 		Eventually(servedObjects).Should(Equal([]string{"ToolRegistry/primary-registry-1@" + newUID}))
 		Expect(readyMessage(status(fresh(&set.PolicySnapshots[0], "payments-policy-1"), v1alpha1.ReasonRejected))).
 			To(ContainSubstring("publisher attestation"))
-		var key corev1.Secret
-		Eventually(func() string {
-			_ = admin.Get(ctx, client.ObjectKey{Namespace: ns, Name: controllers.SigningKeySecretName(authority)}, &key)
-			return key.Annotations[controllers.SigningKeyUIDAnnotation]
-		}).Should(Equal(newUID))
+		// The new object's key set exists; the old one's is deleted.
+		Eventually(func() []string {
+			var keys corev1.SecretList
+			_ = admin.List(ctx, &keys, client.InNamespace(keyNS), client.MatchingLabels{controllers.SigningKeyLabel: authority})
+			var uids []string
+			for _, k := range keys.Items {
+				uids = append(uids, k.Annotations[controllers.SigningKeyUIDAnnotation])
+			}
+			return uids
+		}).Should(Equal([]string{newUID}))
 		haUID = newUID
 	})
 
-	It("start a new domain when the signing key is rotated", func() {
+	It("start a new domain when the key-set Secret is deleted", func() {
 		// A generation attested with the current key is served ...
 		before := fresh(&set.PolicySnapshots[0], "rotation-policy-1")
 		before.Spec.SnapshotID = "rotation-policy"
@@ -412,10 +508,11 @@ var _ = Describe("publication through the webhooks and controllers", Ordered, fu
 		old, ok := served.Domain(ns, authority)
 		Expect(ok).To(BeTrue())
 
-		// ... until the key Secret is deleted: a new key, a new domain
-		// under the same HostAuthority UID.
+		// ... until the key-set Secret is deleted: new keys (a new
+		// attestation key too), a new domain under the same HostAuthority
+		// UID.
 		var key corev1.Secret
-		Expect(admin.Get(ctx, client.ObjectKey{Namespace: ns, Name: controllers.SigningKeySecretName(authority)}, &key)).To(Succeed())
+		Expect(admin.Get(ctx, client.ObjectKey{Namespace: keyNS, Name: controllers.SigningKeySecretName(types.UID(haUID))}, &key)).To(Succeed())
 		Expect(admin.Delete(ctx, &key)).To(Succeed())
 		Eventually(func() string {
 			d, _ := served.Domain(ns, authority)

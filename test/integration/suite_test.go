@@ -84,7 +84,7 @@ var _ = BeforeSuite(func() {
 	wo := &testEnv.WebhookInstallOptions
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
 		Scheme:  scheme,
-		Cache:   controllers.CacheOptions(),
+		Cache:   controllers.CacheOptions(keyNS),
 		Metrics: metricsserver.Options{BindAddress: "0"},
 		WebhookServer: webhook.NewServer(webhook.Options{
 			Host: wo.LocalServingHost, Port: wo.LocalServingPort, CertDir: wo.LocalServingCertDir,
@@ -93,7 +93,7 @@ var _ = BeforeSuite(func() {
 	})
 	Expect(err).NotTo(HaveOccurred())
 	served = store.New()
-	Expect(controllers.Setup(ctx, mgr, served)).To(Succeed())
+	Expect(controllers.Setup(ctx, mgr, served, controllers.Options{KeyNamespace: keyNS})).To(Succeed())
 	Expect(tgwebhook.Setup(mgr, served)).To(Succeed())
 	go func() {
 		defer GinkgoRecover()
@@ -112,6 +112,7 @@ var _ = BeforeSuite(func() {
 	}).WithTimeout(30 * time.Second).Should(Succeed())
 
 	Expect(admin.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}})).To(Succeed())
+	Expect(admin.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: keyNS}})).To(Succeed())
 })
 
 // followerAgent is the field manager of the follower's writes, so that a
@@ -136,7 +137,7 @@ func startFollower(cfg *rest.Config) {
 	fc.UserAgent = followerAgent
 	mgr, err := ctrl.NewManager(fc, ctrl.Options{
 		Scheme:                  scheme,
-		Cache:                   controllers.CacheOptions(),
+		Cache:                   controllers.CacheOptions(keyNS),
 		Metrics:                 metricsserver.Options{BindAddress: "0"},
 		LeaderElection:          true,
 		LeaderElectionID:        lease.Name,
@@ -145,7 +146,7 @@ func startFollower(cfg *rest.Config) {
 	})
 	Expect(err).NotTo(HaveOccurred())
 	follower = store.New()
-	Expect(controllers.Setup(ctx, mgr, follower)).To(Succeed())
+	Expect(controllers.Setup(ctx, mgr, follower, controllers.Options{KeyNamespace: keyNS})).To(Succeed())
 	go func() {
 		defer GinkgoRecover()
 		Expect(mgr.Start(ctx)).To(Succeed())

@@ -1,0 +1,179 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/tools/clientcmd"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/toolgate/toolgate/api/v1alpha1"
+	"github.com/toolgate/toolgate/controllers"
+	"github.com/toolgate/toolgate/internal/serving"
+	"github.com/toolgate/toolgate/internal/standalone"
+)
+
+// The `toolgate keys` verbs (issue 17, item 3): rotate and list a domain's
+// signing keys, standalone (--state: the key-set file) or in a cluster
+// (through the kubeconfig: the rotation annotation on the HostAuthority and
+// the key-set Secret in toolgate's namespace). Nothing prints a seed.
+
+// keysOptions are the flags every keys verb shares, and its one argument.
+type keysOptions struct {
+	state, manifests     string // standalone
+	kubeconfig, keyNS    string // cluster
+	namespace, authority string // NAMESPACE/NAME
+}
+
+func parseKeys(verb string, args []string, wantManifests bool) (keysOptions, error) {
+	var o keysOptions
+	fs := flag.NewFlagSet(verb, flag.ContinueOnError)
+	fs.StringVar(&o.state, "state", "", "standalone: the state directory serve uses (its keys/ holds the key sets)")
+	if wantManifests {
+		fs.StringVar(&o.manifests, "manifests", "", "standalone: the manifests serve uses (for the domain's maximum Authorization lifetime)")
+	}
+	fs.StringVar(&o.kubeconfig, "kubeconfig", "", "cluster: the kubeconfig (default: KUBECONFIG, then ~/.kube/config)")
+	fs.StringVar(&o.keyNS, "key-namespace", controllers.DefaultKeyNamespace, "cluster: toolgate's namespace, where the key-set Secrets live")
+	rest, err := parseFlags(fs, args)
+	if err != nil {
+		return o, err
+	}
+	if len(rest) != 1 {
+		return o, usageError{verb + " takes one NAMESPACE/NAME of a HostAuthority"}
+	}
+	ns, name, ok := strings.Cut(rest[0], "/")
+	if !ok || ns == "" || name == "" || strings.Contains(name, "/") {
+		return o, usageError{"name the HostAuthority as NAMESPACE/NAME"}
+	}
+	o.namespace, o.authority = ns, name
+	if wantManifests && (o.state == "") != (o.manifests == "") {
+		return o, usageError{"standalone rotation needs both --state and --manifests"}
+	}
+	return o, nil
+}
+
+func (o keysOptions) keyDir() string { return filepath.Join(o.state, "keys") }
+
+// keysRotate makes a fresh key the domain's active key. Standalone it
+// rewrites the key-set file (serve uses the new key from its next start);
+// in a cluster it sets the rotation annotation, on which the leader
+// rotates once, and every replica serves the new set.
+func keysRotate(args []string, out io.Writer) error {
+	o, err := parseKeys("keys rotate", args, true)
+	if err != nil {
+		return err
+	}
+	now := time.Now()
+	if o.state != "" {
+		ks, err := standalone.Rotate(o.keyDir(), o.namespace, o.authority, now, o.manifests)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(out, "rotated %s/%s: active key %s; restart serve to sign with it\n", o.namespace, o.authority, ks.ActiveID())
+		return nil
+	}
+	c, err := clusterClient(o.kubeconfig)
+	if err != nil {
+		return err
+	}
+	ctx := context.Background()
+	var ha v1alpha1.HostAuthority
+	if err := c.Get(ctx, types.NamespacedName{Namespace: o.namespace, Name: o.authority}, &ha); err != nil {
+		return fmt.Errorf("reading the HostAuthority: %w", err)
+	}
+	patch := client.MergeFrom(ha.DeepCopy())
+	if ha.Annotations == nil {
+		ha.Annotations = map[string]string{}
+	}
+	ha.Annotations[controllers.RotateAnnotation] = now.UTC().Format(time.RFC3339Nano)
+	if err := c.Patch(ctx, &ha, patch); err != nil {
+		return fmt.Errorf("annotating the HostAuthority: %w", err)
+	}
+	fmt.Fprintf(out, "requested a rotation of %s/%s (%s=%s); `toolgate keys list` shows the new key once the leader has acted\n",
+		o.namespace, o.authority, controllers.RotateAnnotation, ha.Annotations[controllers.RotateAnnotation])
+	return nil
+}
+
+// keysList prints the domain's keys: identity, state, retire time.
+func keysList(args []string, out io.Writer) error {
+	o, err := parseKeys("keys list", args, false)
+	if err != nil {
+		return err
+	}
+	var ks *serving.KeyState
+	if o.state != "" {
+		if ks, err = standalone.ReadKeys(o.keyDir(), o.namespace, o.authority); err != nil {
+			return err
+		}
+	} else if ks, err = clusterKeys(o); err != nil {
+		return err
+	}
+	tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "KEY ID\tSTATE\tRETIRES AT")
+	for _, k := range ks.Keys() {
+		state, retire := "active", "-"
+		if !k.Active {
+			state, retire = "verify-only", k.RetireAt.UTC().Format(time.RFC3339)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", k.ID, state, retire)
+	}
+	return tw.Flush()
+}
+
+// keysRevoke will create the Revocation object of a key identity.
+func keysRevoke(args []string, _ io.Writer) error {
+	if _, err := parseFlags(flag.NewFlagSet("keys revoke", flag.ContinueOnError), args); err != nil {
+		return err
+	}
+	return errors.New("keys revoke is not available yet: it creates a Revocation object, which this release does not define; until then rotate the key (toolgate keys rotate) — its artifacts keep verifying until they expire")
+}
+
+// clusterKeys reads the key set of the HostAuthority o names from its
+// Secret in the key namespace (the caller needs read access to Secrets
+// there: a toolgate administrator).
+func clusterKeys(o keysOptions) (*serving.KeyState, error) {
+	c, err := clusterClient(o.kubeconfig)
+	if err != nil {
+		return nil, err
+	}
+	ctx := context.Background()
+	var ha v1alpha1.HostAuthority
+	if err := c.Get(ctx, types.NamespacedName{Namespace: o.namespace, Name: o.authority}, &ha); err != nil {
+		return nil, fmt.Errorf("reading the HostAuthority: %w", err)
+	}
+	var s corev1.Secret
+	if err := c.Get(ctx, types.NamespacedName{Namespace: o.keyNS, Name: controllers.SigningKeySecretName(ha.UID)}, &s); err != nil {
+		return nil, fmt.Errorf("reading the domain's key-set Secret in %s: %w", o.keyNS, err)
+	}
+	return serving.ParseKeyState(s.Data[controllers.SigningKeyField])
+}
+
+// clusterClient is a client from the kubeconfig (path, or the usual
+// places when "").
+func clusterClient(path string) (client.Client, error) {
+	rules := clientcmd.NewDefaultClientConfigLoadingRules()
+	rules.ExplicitPath = path
+	cfg, err := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, &clientcmd.ConfigOverrides{}).ClientConfig()
+	if err != nil {
+		return nil, fmt.Errorf("no cluster to talk to (give --state for standalone): %w", err)
+	}
+	scheme := runtime.NewScheme()
+	if err := clientgoscheme.AddToScheme(scheme); err != nil {
+		return nil, err
+	}
+	if err := v1alpha1.AddToScheme(scheme); err != nil {
+		return nil, err
+	}
+	return client.New(cfg, client.Options{Scheme: scheme})
+}
