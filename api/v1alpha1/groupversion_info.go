@@ -29,6 +29,7 @@ func addKnownTypes(scheme *runtime.Scheme) error {
 		&ToolRegistry{}, &ToolRegistryList{},
 		&PolicySnapshot{}, &PolicySnapshotList{},
 		&Consumption{}, &ConsumptionList{},
+		&IdentityClaim{}, &IdentityClaimList{},
 	)
 	metav1.AddToGroupVersion(scheme, SchemeGroupVersion)
 	return nil

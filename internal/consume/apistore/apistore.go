@@ -43,6 +43,7 @@ import (
 // The service account running the store needs these verbs (the Collector
 // list and delete, Ready gets).
 // +kubebuilder:rbac:groups=stk.toolgate.dev,resources=consumptions,verbs=get;list;create;delete
+// +kubebuilder:rbac:groups=stk.toolgate.dev,resources=identityclaims,verbs=get;list;create;delete
 
 // DefaultTimeout bounds every call whose context has no earlier deadline.
 const DefaultTimeout = 10 * time.Second
@@ -118,6 +119,101 @@ func (s *Store) Consume(ctx context.Context, r consume.Record) error {
 		return consume.ErrConsumed
 	default:
 		return consume.Unavailable("create", sanitize(err))
+	}
+}
+
+// claimIdentities name the identities in IdentityClaim names and
+// spec.identity, indexed like consume.Claim.Identities.
+var claimIdentities = [3]string{"authorization", "replay", "consumption"}
+
+// ClaimName is the IdentityClaim object name of identity i of a claim in
+// domain: "<domain>.<authorization|replay|consumption>.<identity>".
+func ClaimName(domain string, i int, id string) string {
+	return domain + "." + claimIdentities[i] + "." + id
+}
+
+// Claim creates the IdentityClaim objects of c's three identities, one at
+// a time in a fixed order (authorization, replay, consumption). The
+// apiserver has no transaction over three objects, so the rule is made
+// sound per object:
+//
+//   - Each object is created once (name uniqueness) and never changed
+//     (its spec is immutable), so an identity is held by exactly one
+//     claim while its object exists.
+//   - The first object decides: when it exists already and was made by
+//     the same request, the claim it holds is adopted and the other two
+//     are created with (or must already hold) exactly that claim; made by
+//     another request, the Claim is refused.
+//   - A claim is returned only when all three objects hold it; any other
+//     content is a refusal (consume.ErrIdentityReused).
+//
+// So two different requests never both get a claim that shares an
+// identity, and concurrent identical requests all adopt the claim of
+// whichever created the first object: the fixed order is what keeps them
+// from each winning one object and refusing one another. A Claim that
+// fails midway (unavailable, or refused at the second or third identity)
+// leaves the objects it created: they hold the identities for this request
+// until collected, and a retry of the same request completes them.
+func (s *Store) Claim(ctx context.Context, c consume.Claim) (consume.Claim, error) {
+	if err := c.Validate(); err != nil {
+		return consume.Claim{}, err
+	}
+	if s.closed.Load() {
+		return consume.Claim{}, consume.Unavailable("create claim", errClosed)
+	}
+	ctx, cancel := context.WithTimeout(ctx, s.timeout)
+	defer cancel()
+	cur := c
+	for i := range claimIdentities {
+		obj := claimObject(cur, i, s.namespace)
+		err := s.c.Create(ctx, obj)
+		switch {
+		case err == nil:
+			continue
+		case !apierrors.IsAlreadyExists(err):
+			return consume.Claim{}, consume.Unavailable("create claim", sanitize(err))
+		}
+		var got v1alpha1.IdentityClaim
+		if err := s.c.Get(ctx, client.ObjectKeyFromObject(obj), &got); err != nil {
+			// NotFound too: collected between the two calls; a retry decides.
+			return consume.Claim{}, consume.Unavailable("read claim", sanitize(err))
+		}
+		stored := claimOf(&got)
+		switch {
+		case stored.Request != c.Request:
+			return consume.Claim{}, consume.Reused(i)
+		case i == 0:
+			cur = stored // the first object decides
+		case !stored.Same(cur):
+			return consume.Claim{}, consume.Reused(i)
+		}
+	}
+	return cur, nil
+}
+
+func claimObject(c consume.Claim, i int, namespace string) *v1alpha1.IdentityClaim {
+	return &v1alpha1.IdentityClaim{
+		ObjectMeta: metav1.ObjectMeta{Name: ClaimName(c.Domain, i, c.Identities[i]), Namespace: namespace},
+		Spec: v1alpha1.IdentityClaimSpec{
+			Domain:          v1alpha1.LowerToken(c.Domain),
+			Identity:        claimIdentities[i],
+			AuthorizationID: v1alpha1.LowerToken(c.Identities[consume.AuthorizationIdentity]),
+			ReplayID:        v1alpha1.LowerToken(c.Identities[consume.ReplayIdentity]),
+			ConsumptionID:   v1alpha1.LowerToken(c.Identities[consume.ConsumptionIdentity]),
+			RequestDigest:   v1alpha1.SHA256Hex(c.Request),
+			BindingDigest:   v1alpha1.SHA256Hex(c.Binding),
+			IssuedAt:        metav1.NewTime(time.Unix(c.IssuedAt.Unix(), 0)),
+			ExpiresAt:       metav1.NewTime(wholeSecondsUp(c.ExpiresAt)),
+		},
+	}
+}
+
+func claimOf(o *v1alpha1.IdentityClaim) consume.Claim {
+	return consume.Claim{
+		Domain:     string(o.Spec.Domain),
+		Identities: [3]string{string(o.Spec.AuthorizationID), string(o.Spec.ReplayID), string(o.Spec.ConsumptionID)},
+		Request:    string(o.Spec.RequestDigest), Binding: string(o.Spec.BindingDigest),
+		IssuedAt: o.Spec.IssuedAt.Time, ExpiresAt: o.Spec.ExpiresAt.Time,
 	}
 }
 

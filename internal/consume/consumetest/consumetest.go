@@ -256,7 +256,7 @@ func CheckExpired(ctx context.Context, stores []consume.Store) error {
 // CheckUnavailable asserts that s, a store that cannot answer (its server
 // stopped, its file closed), fails closed: Ready and every Consume return
 // an error wrapping ErrUnavailable, never nil, for fresh Keys and for a Key
-// consumed before (consumed, which may be the zero Key to skip that part).
+// consumed before (and so does a Claim) (consumed, which may be the zero Key to skip that part).
 // ctx should carry a deadline: a store that cannot answer must still return.
 func CheckUnavailable(ctx context.Context, s consume.Store, consumed consume.Key) error {
 	if err := s.Ready(ctx); !errors.Is(err, consume.ErrUnavailable) {
@@ -271,6 +271,9 @@ func CheckUnavailable(ctx context.Context, s consume.Store, consumed consume.Key
 			return fmt.Errorf("key %d: Consume: %v, want ErrUnavailable", i, err)
 		}
 	}
+	if got, err := s.Claim(ctx, NewClaim(NewDomain())); !errors.Is(err, consume.ErrUnavailable) {
+		return fmt.Errorf("Claim: %+v, %v; want ErrUnavailable", got, err)
+	}
 	return nil
 }
 
@@ -281,11 +284,16 @@ func CheckUnavailable(ctx context.Context, s consume.Store, consumed consume.Key
 func Run(t *testing.T, newStores func(t *testing.T) []consume.Store) {
 	t.Helper()
 	checks := map[string]func(context.Context, []consume.Store) error{
-		"one key is consumed once, then ErrConsumed on every replica":      CheckOnce,
-		"64 goroutines on one key get one nil and 63 ErrConsumed":          CheckOneKeyConcurrently,
-		"distinct keys from many goroutines are each consumed once":        CheckDistinctKeys,
-		"malformed records reject with a KeyError that does not echo them": func(ctx context.Context, s []consume.Store) error { return CheckInvalidKeys(ctx, s[0]) },
-		"an expired authorization is refused and records nothing":          CheckExpired,
+		"one key is consumed once, then ErrConsumed on every replica":           CheckOnce,
+		"64 goroutines on one key get one nil and 63 ErrConsumed":               CheckOneKeyConcurrently,
+		"distinct keys from many goroutines are each consumed once":             CheckDistinctKeys,
+		"malformed records reject with a KeyError that does not echo them":      func(ctx context.Context, s []consume.Store) error { return CheckInvalidKeys(ctx, s[0]) },
+		"an expired authorization is refused and records nothing":               CheckExpired,
+		"a claim is returned to every retry of its request":                     CheckClaimRetry,
+		"another request naming a claimed identity is refused":                  CheckClaimReuse,
+		"a refused claim records none of its identities":                        CheckClaimAtomic,
+		"64 concurrent claims: one claim per request, one request per identity": CheckClaimConcurrently,
+		"malformed claims reject with a KeyError that does not echo them":       func(ctx context.Context, s []consume.Store) error { return CheckInvalidClaims(ctx, s[0]) },
 		"a ready store says so": func(ctx context.Context, s []consume.Store) error {
 			for i, st := range s {
 				if err := st.Ready(ctx); err != nil {
