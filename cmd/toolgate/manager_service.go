@@ -51,7 +51,7 @@ func addService(mgr ctrlmanager.Manager, s *store.Store, watcher *certwatcher.Ce
 		if o.namespace == "" {
 			return errors.New("--consumption-namespace (or POD_NAMESPACE) names where Consumption objects live")
 		}
-		cstore = apistore.New(mgr.GetClient(), o.namespace, apistore.Options{})
+		cstore = apistore.New(mgr.GetClient(), o.namespace, apistore.Options{Reader: mgr.GetAPIReader()})
 		if err := mgr.Add(apistore.NewCollector(mgr.GetClient(), o.namespace, apistore.CollectorOptions{})); err != nil {
 			return err
 		}

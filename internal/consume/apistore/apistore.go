@@ -60,11 +60,17 @@ type Options struct {
 	// Timeout bounds every call whose context has no earlier deadline; 0
 	// means DefaultTimeout.
 	Timeout time.Duration
+	// Reader reads IdentityClaims (Claim, after AlreadyExists); nil means
+	// the client. Give a manager's client here its API reader
+	// (manager.GetAPIReader): a cached read can miss an object another
+	// replica has just created, and would hold every claim in memory.
+	Reader client.Reader
 }
 
 // Store is the apiserver Consumption store. It is safe for concurrent use.
 type Store struct {
 	c         client.Client
+	reader    client.Reader
 	namespace string
 	clock     func() time.Time
 	timeout   time.Duration
@@ -85,7 +91,10 @@ func New(c client.Client, namespace string, opts Options) *Store {
 	if opts.Clock == nil {
 		opts.Clock = time.Now
 	}
-	return &Store{c: c, namespace: namespace, clock: opts.Clock, timeout: opts.Timeout}
+	if opts.Reader == nil {
+		opts.Reader = c
+	}
+	return &Store{c: c, reader: opts.Reader, namespace: namespace, clock: opts.Clock, timeout: opts.Timeout}
 }
 
 // Consume creates the Consumption object of r, unless r is expired by the
@@ -174,7 +183,7 @@ func (s *Store) Claim(ctx context.Context, c consume.Claim) (consume.Claim, erro
 			return consume.Claim{}, consume.Unavailable("create claim", sanitize(err))
 		}
 		var got v1alpha1.IdentityClaim
-		if err := s.c.Get(ctx, client.ObjectKeyFromObject(obj), &got); err != nil {
+		if err := s.reader.Get(ctx, client.ObjectKeyFromObject(obj), &got); err != nil {
 			// NotFound too: collected between the two calls; a retry decides.
 			return consume.Claim{}, consume.Unavailable("read claim", sanitize(err))
 		}
