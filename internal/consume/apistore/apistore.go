@@ -9,6 +9,11 @@
 // object — is consume.ErrUnavailable: the store never says yes unless the
 // apiserver stored the object.
 //
+// Claims are IdentityClaim objects, one per identity, named
+// "<domain>.<authorization|replay|consumption>.<identity>", created in
+// that fixed order (see Store.Claim for why that is sound without a
+// transaction); the Collector deletes them like Consumptions.
+//
 // The apiserver has no clock a Create can be conditioned on, so a Consume
 // reads its own clock immediately before the Create and refuses an expired
 // Authorization (consume.ErrExpired) without writing. Objects are deleted
@@ -41,7 +46,7 @@ import (
 )
 
 // The service account running the store needs these verbs (the Collector
-// list and delete, Ready gets).
+// lists and deletes, Ready gets, Consume creates, Claim creates and gets).
 // +kubebuilder:rbac:groups=stk.toolgate.dev,resources=consumptions,verbs=get;list;create;delete
 // +kubebuilder:rbac:groups=stk.toolgate.dev,resources=identityclaims,verbs=get;list;create;delete
 

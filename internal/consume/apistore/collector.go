@@ -45,8 +45,8 @@ type CollectorOptions struct {
 	Retention time.Duration
 }
 
-// Collector deletes Consumptions whose spec.expiresAt lies more than the
-// retention in the past: the Authorization they record can no longer
+// Collector deletes Consumptions and IdentityClaims whose spec.expiresAt
+// lies more than the retention in the past: the Authorization they record can no longer
 // validate on any replica, so nothing can ask for them again. It is a controller-runtime Runnable.
 type Collector struct {
 	c         client.Client

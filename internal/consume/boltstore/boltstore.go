@@ -15,7 +15,11 @@
 // (consume.ErrExpired) without writing: sweeps are write transactions too,
 // so no sweep can run between that reading and the step.
 //
-// Records expire: a sweeper goroutine, started by Open and stopped by
+// A Claim is one read-write transaction too: it reads the three
+// identities' entries (bucket "claims", key domain/index/identity) and
+// writes all three or none.
+//
+// Records and claims expire: a sweeper goroutine, started by Open and stopped by
 // Close, deletes every record whose expiresAt lies more than
 // Options.Retention in the past, every Options.SweepInterval. An expiry index (bucket "expiry", keys
 // big-endian expiry seconds + record key) makes a sweep cost only the

@@ -2,9 +2,13 @@
 // passes (internal/consume): exactly one yes per Key among concurrent
 // callers and replicas, distinct Keys each consumed once, malformed Records
 // rejected without echo, an expired Authorization refused whether or not it
-// was recorded, a store that cannot answer never saying yes, and (with a
+// was recorded, a store that cannot answer never saying yes, (with a
 // real service in front, CheckTrickledConsume) no second yes for a request
-// that straddles a sweep.
+// that straddles a sweep, and issuance claims (claim.go): a claim returned
+// to every retry of its request, refused to any other request naming one
+// of its identities, one claim per request and one request per identity
+// among 64 concurrent callers, all or nothing where Claim is one
+// transaction.
 //
 // It is for tests only: only _test.go files may import it (depguard rule
 // no-testutil and TestNoProductionCodeImportsConsumetest). The checks

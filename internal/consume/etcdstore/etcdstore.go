@@ -11,6 +11,11 @@
 // consume.ErrUnavailable: the client retries a transaction only when it was
 // never sent, so a yes is never given twice.
 //
+// A Claim is one transaction over its three identity keys
+// (<Prefix><domain>/claim/<index>/<identity>): all absent, it writes all
+// three (with the lease of the claim's expiry); otherwise it reads them in
+// the same revision and writes nothing.
+//
 // etcd has no clock a transaction can compare with, so a Consume reads its
 // own clock immediately before the transaction and refuses an expired
 // Authorization (consume.ErrExpired) without sending it; records are kept
