@@ -12,6 +12,7 @@ import (
 
 	"github.com/toolgate/toolgate/client"
 	"github.com/toolgate/toolgate/internal/consume/boltstore"
+	"github.com/toolgate/toolgate/internal/host"
 	"github.com/toolgate/toolgate/internal/server"
 )
 
@@ -246,4 +247,55 @@ func relaidOut(t *testing.T, req client.AuthorizeRequest) []byte {
 		t.Fatal("relaidOut changed nothing")
 	}
 	return []byte(b.String())
+}
+
+func TestRequestDigestIsTheRequestAsDecodedAndItsCaller(t *testing.T) {
+	t.Parallel()
+	base := example(t, "payment-allow.yaml")
+	caller := host.Caller{Name: "system:serviceaccount:payments:payments-agent-runtime", Groups: []string{"a", "b"}}
+	want := server.RequestDigest(&base, caller)
+	if len(want) != 64 {
+		t.Fatalf("digest %q: want 64 hex digits", want)
+	}
+	same := map[string]func(*client.AuthorizeRequest, *host.Caller){
+		"the groups in another order": func(_ *client.AuthorizeRequest, c *host.Caller) { c.Groups = []string{"b", "a"} },
+		"a group twice":               func(_ *client.AuthorizeRequest, c *host.Caller) { c.Groups = []string{"a", "b", "a"} },
+	}
+	differ := map[string]func(*client.AuthorizeRequest, *host.Caller){
+		"another caller":            func(_ *client.AuthorizeRequest, c *host.Caller) { c.Name += "-2" },
+		"another group":             func(_ *client.AuthorizeRequest, c *host.Caller) { c.Groups = []string{"a", "c"} },
+		"no groups":                 func(_ *client.AuthorizeRequest, c *host.Caller) { c.Groups = nil },
+		"another decision identity": func(r *client.AuthorizeRequest, _ *host.Caller) { r.DecisionID += "x" },
+		"another lifetime":          func(r *client.AuthorizeRequest, _ *host.Caller) { r.MaxLifetimeSeconds++ },
+		"a requested resource less": func(r *client.AuthorizeRequest, _ *host.Caller) {
+			r.RequestedResources = r.RequestedResources[:len(r.RequestedResources)-1]
+		},
+		"white space in the arguments": func(r *client.AuthorizeRequest, _ *host.Caller) {
+			r.Proposal.Arguments = append(json.RawMessage(" "), r.Proposal.Arguments...)
+		},
+		"white space in the intent binding": func(r *client.AuthorizeRequest, _ *host.Caller) {
+			r.Facts.Intent.Binding = append(json.RawMessage(" "), r.Facts.Intent.Binding...)
+		},
+		// The raw members are length-prefixed: moving octets from one to
+		// the other is another request.
+		"an octet moved between the raw members": func(r *client.AuthorizeRequest, _ *host.Caller) {
+			args := r.Proposal.Arguments
+			r.Facts.Intent.Binding = append(json.RawMessage{args[len(args)-1]}, r.Facts.Intent.Binding...)
+			r.Proposal.Arguments = args[:len(args)-1]
+		},
+	}
+	for name, change := range same {
+		r, c := example(t, "payment-allow.yaml"), caller
+		change(&r, &c)
+		if got := server.RequestDigest(&r, c); got != want {
+			t.Errorf("%s: another digest, want the same", name)
+		}
+	}
+	for name, change := range differ {
+		r, c := example(t, "payment-allow.yaml"), caller
+		change(&r, &c)
+		if got := server.RequestDigest(&r, c); got == want {
+			t.Errorf("%s: the same digest, want another", name)
+		}
+	}
 }

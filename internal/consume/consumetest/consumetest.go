@@ -276,7 +276,7 @@ func CheckUnavailable(ctx context.Context, s consume.Store, consumed consume.Key
 		}
 	}
 	if got, err := s.Claim(ctx, NewClaim(NewDomain())); !errors.Is(err, consume.ErrUnavailable) {
-		return fmt.Errorf("Claim: %+v, %v; want ErrUnavailable", got, err)
+		return fmt.Errorf("claim: %+v, %v; want ErrUnavailable", got, err)
 	}
 	return nil
 }
