@@ -179,6 +179,16 @@ func kindCases() []kindCase {
 			columns:   []string{"Domain", "Authorization", "Expires", "Age"},
 			noStatus:  true,
 		},
+		{
+			file:      "stk.toolgate.dev_identityclaims.yaml",
+			kind:      "IdentityClaim",
+			plural:    "identityclaims",
+			shortName: "idclaim",
+			columns:   []string{"Domain", "Identity", "Authorization", "Expires", "Age"},
+			// Not a protocol vocabulary: which identity the object claims.
+			enums:    map[string][]string{"spec.identity": {"authorization", "replay", "consumption"}},
+			noStatus: true,
+		},
 	}
 }
 
@@ -347,7 +357,7 @@ func TestScheme(t *testing.T) {
 	if err := AddToScheme(s); err != nil {
 		t.Fatal(err)
 	}
-	for _, kind := range []string{"HostAuthority", "HostAuthorityList", "ToolRegistry", "ToolRegistryList", "PolicySnapshot", "PolicySnapshotList", "Consumption", "ConsumptionList"} {
+	for _, kind := range []string{"HostAuthority", "HostAuthorityList", "ToolRegistry", "ToolRegistryList", "PolicySnapshot", "PolicySnapshotList", "Consumption", "ConsumptionList", "IdentityClaim", "IdentityClaimList"} {
 		if !s.Recognizes(SchemeGroupVersion.WithKind(kind)) {
 			t.Errorf("scheme does not recognize %s", kind)
 		}

@@ -30,6 +30,7 @@ func addKnownTypes(scheme *runtime.Scheme) error {
 		&PolicySnapshot{}, &PolicySnapshotList{},
 		&Consumption{}, &ConsumptionList{},
 		&Revocation{}, &RevocationList{},
+		&IdentityClaim{}, &IdentityClaimList{},
 	)
 	metav1.AddToGroupVersion(scheme, SchemeGroupVersion)
 	return nil

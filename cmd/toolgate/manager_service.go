@@ -13,6 +13,7 @@ import (
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"k8s.io/client-go/kubernetes"
 	"sigs.k8s.io/controller-runtime/pkg/certwatcher"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	ctrlmanager "sigs.k8s.io/controller-runtime/pkg/manager"
 
 	"github.com/toolgate/toolgate/internal/audit"
@@ -55,8 +56,16 @@ func addService(mgr ctrlmanager.Manager, s *store.Store, watcher *certwatcher.Ce
 		if o.namespace == "" {
 			return errors.New("--consumption-namespace (or POD_NAMESPACE) names where Consumption objects live")
 		}
-		cstore = apistore.New(mgr.GetClient(), o.namespace, apistore.Options{})
-		if err := mgr.Add(apistore.NewCollector(mgr.GetClient(), o.namespace, apistore.CollectorOptions{})); err != nil {
+		// An uncached client: the manager's would start informers on
+		// Consumptions and IdentityClaims (every record in memory, and a
+		// watch the RBAC role does not grant), and a cached read can miss
+		// a claim another replica has just created.
+		direct, err := client.New(mgr.GetConfig(), client.Options{Scheme: mgr.GetScheme(), Mapper: mgr.GetRESTMapper()})
+		if err != nil {
+			return err
+		}
+		cstore = apistore.New(direct, o.namespace, apistore.Options{})
+		if err := mgr.Add(apistore.NewCollector(direct, o.namespace, apistore.CollectorOptions{})); err != nil {
 			return err
 		}
 	case "etcd":

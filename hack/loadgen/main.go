@@ -333,7 +333,9 @@ func authorizeTemplate() (*template, error) {
 	if err := readJSON("examples/api/authorize-allow.json", &req); err != nil {
 		return nil, err
 	}
-	req.AuthorizationID = idMark
+	// Every identity fresh per request: an identity backs one
+	// Authorization per domain (issue 17, item 5).
+	req.AuthorizationID, req.ReplayID, req.ConsumptionID = idMark, "replay-"+idMark, "consumption-"+idMark
 	return newTemplate(req)
 }
 
@@ -342,7 +344,7 @@ func validateTemplate() (*template, error) {
 	if err := readJSON("examples/api/expectations-allow.json", &exp); err != nil {
 		return nil, err
 	}
-	exp.AuthorizationID = idMark
+	exp.AuthorizationID, exp.ReplayID, exp.ConsumptionID = idMark, "replay-"+idMark, "consumption-"+idMark
 	return newTemplate(client.ValidateRequest{Artifact: artifactMark, Expectations: exp})
 }
 

@@ -33,7 +33,8 @@ var ErrInvalidKey = errors.New("consume: invalid key")
 // field and a constant reason and never the rejected value.
 type KeyError struct {
 	// Field is "domain", "binding", "key" (ParseKey: not <domain>.<binding>),
-	// "authorizationID" or "expiresAt".
+	// "authorizationID" or "expiresAt"; for a Claim also "replayID",
+	// "consumptionID", "request" and "issuedAt".
 	Field string
 	// Reason is one of the Reason constants.
 	Reason string
@@ -47,6 +48,8 @@ const (
 	ReasonGrammar = "character outside the grammar"
 	ReasonEdge    = "must begin and end with a lowercase letter or digit"
 	ReasonFormat  = "not <domain>.<binding>"
+	ReasonOrder   = "not after issuedAt"
+	ReasonSeconds = "not a whole second"
 )
 
 func (e *KeyError) Error() string {

@@ -93,8 +93,8 @@ func OpenAPI() ([]byte, error) {
 		"openapi": "3.1.0",
 		"info":    map[string]any{"title": "toolgate authorization API", "version": "v1"},
 		"paths": map[string]any{
-			"/v1/authorize": post("Decide one tool call and, on an eligible allow, issue a signed single-use Authorization (agent runtimes)",
-				reflect.TypeFor[client.AuthorizeRequest](), reflect.TypeFor[client.AuthorizeResponse]()),
+			"/v1/authorize": post("Decide one tool call and, on an eligible allow, issue a signed single-use Authorization; an identical request gets the same one (agent runtimes)",
+				reflect.TypeFor[client.AuthorizeRequest](), reflect.TypeFor[client.AuthorizeResponse](), "409", "503"),
 			"/v1/validate": post("Validate an artifact against the executor's own expectations; consumes nothing (executors)",
 				reflect.TypeFor[client.ValidateRequest](), reflect.TypeFor[client.ValidateResponse]()),
 			"/v1/consume": post("Validate, recheck the intent binding and atomically consume, immediately before the side effect (executors)",

@@ -185,7 +185,7 @@ func (s *Server) serve(r *http.Request, q *call, h handler) (int, any) {
 	return h(r.Context(), q, r)
 }
 
-func (s *Server) authorize(_ context.Context, q *call, r *http.Request) (int, any) {
+func (s *Server) authorize(ctx context.Context, q *call, r *http.Request) (int, any) {
 	var req client.AuthorizeRequest
 	if status, err := decodeBody(r, s.limit, &s.bodies, decodeAuthorize, &req); err != nil {
 		return status, apiError(err)
@@ -215,6 +215,16 @@ func (s *Server) authorize(_ context.Context, q *call, r *http.Request) (int, an
 	if err != nil {
 		return statusOf(err), apiError(err)
 	}
+	retry := false
+	if res.Authorization != nil {
+		// Claim its identities before handing it out (idempotent.go).
+		got, status, e := s.claim(ctx, q, d, &req, issued{res: res, envelope: envelope})
+		if e != nil {
+			q.entry.DecisionID, q.entry.Outcome = res.Decision.ID().String(), res.Decision.Outcome().String()
+			return status, *e
+		}
+		res, envelope, retry = got.res, got.envelope, got.retry
+	}
 	wire := WireDecision(res.Decision)
 	q.entry.DecisionID, q.entry.Outcome = wire.ID, wire.Outcome
 	q.entry.Reasons, q.entry.MatchedRules = wire.Reasons, wire.MatchedRules
@@ -240,6 +250,9 @@ func (s *Server) authorize(_ context.Context, q *call, r *http.Request) (int, an
 			IssuedAt: a.IssuedAt().Seconds(), ExpiresAt: a.ExpiresAt().Seconds(),
 		}
 		q.entry.AuthorizationID, q.entry.Binding, q.entry.Result = id, a.Binding().Digest().String(), "issued"
+		if retry {
+			q.entry.Result = "reissued"
+		}
 	}
 	return http.StatusOK, out
 }

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -35,10 +36,37 @@ const (
 // memStore is an in-process consume.Store for the service's own tests;
 // the durable backends have their own suites.
 type memStore struct {
-	mu    sync.Mutex
-	seen  map[consume.Key]bool
-	down  bool
-	clock func() time.Time // the service's clock
+	mu     sync.Mutex
+	seen   map[consume.Key]bool
+	claims map[[3]string]*consume.Claim // domain, identity index, identity
+	down   bool
+	clock  func() time.Time // the service's clock
+}
+
+// Claim decides with consume.Resolve under one lock, as the durable
+// stores do in one transaction.
+func (m *memStore) Claim(_ context.Context, c consume.Claim) (consume.Claim, error) {
+	if err := c.Validate(); err != nil {
+		return consume.Claim{}, err
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.down {
+		return consume.Claim{}, consume.ErrUnavailable
+	}
+	var keys [3][3]string
+	var stored [3]*consume.Claim
+	for i, id := range c.Identities {
+		keys[i] = [3]string{c.Domain, strconv.Itoa(i), id}
+		stored[i] = m.claims[keys[i]]
+	}
+	out, record, err := consume.Resolve(c, stored)
+	if record {
+		for _, k := range keys {
+			m.claims[k] = &c
+		}
+	}
+	return out, err
 }
 
 func (m *memStore) Consume(_ context.Context, r consume.Record) error {
@@ -119,7 +147,7 @@ func newServiceWith(t testing.TB, keyDir string, change func(*server.Config)) *s
 	if err != nil {
 		t.Fatal(err)
 	}
-	svc := &service{store: &memStore{seen: map[consume.Key]bool{}}, log: &bytes.Buffer{}, logMu: &sync.Mutex{},
+	svc := &service{store: &memStore{seen: map[consume.Key]bool{}, claims: map[[3]string]*consume.Claim{}}, log: &bytes.Buffer{}, logMu: &sync.Mutex{},
 		set: &set, now: &atomic.Int64{}}
 	svc.now.Store(exampleTime + 1)
 	svc.store.clock = func() time.Time { return time.Unix(svc.now.Load(), 0) }

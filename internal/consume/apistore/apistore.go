@@ -9,6 +9,11 @@
 // object — is consume.ErrUnavailable: the store never says yes unless the
 // apiserver stored the object.
 //
+// Claims are IdentityClaim objects, one per identity, named
+// "<domain>.<authorization|replay|consumption>.<identity>", created in
+// that fixed order (see Store.Claim for why that is sound without a
+// transaction); the Collector deletes them like Consumptions.
+//
 // The apiserver has no clock a Create can be conditioned on, so a Consume
 // reads its own clock immediately before the Create and refuses an expired
 // Authorization (consume.ErrExpired) without writing. Objects are deleted
@@ -41,8 +46,9 @@ import (
 )
 
 // The service account running the store needs these verbs (the Collector
-// list and delete, Ready gets).
+// lists and deletes, Ready gets, Consume creates, Claim creates and gets).
 // +kubebuilder:rbac:groups=stk.toolgate.dev,resources=consumptions,verbs=get;list;create;delete
+// +kubebuilder:rbac:groups=stk.toolgate.dev,resources=identityclaims,verbs=get;list;create;delete
 
 // DefaultTimeout bounds every call whose context has no earlier deadline.
 const DefaultTimeout = 10 * time.Second
@@ -59,11 +65,17 @@ type Options struct {
 	// Timeout bounds every call whose context has no earlier deadline; 0
 	// means DefaultTimeout.
 	Timeout time.Duration
+	// Reader reads IdentityClaims (Claim, after AlreadyExists); nil means
+	// the client. Give a manager's client here its API reader
+	// (manager.GetAPIReader): a cached read can miss an object another
+	// replica has just created, and would hold every claim in memory.
+	Reader client.Reader
 }
 
 // Store is the apiserver Consumption store. It is safe for concurrent use.
 type Store struct {
 	c         client.Client
+	reader    client.Reader
 	namespace string
 	clock     func() time.Time
 	timeout   time.Duration
@@ -84,7 +96,10 @@ func New(c client.Client, namespace string, opts Options) *Store {
 	if opts.Clock == nil {
 		opts.Clock = time.Now
 	}
-	return &Store{c: c, namespace: namespace, clock: opts.Clock, timeout: opts.Timeout}
+	if opts.Reader == nil {
+		opts.Reader = c
+	}
+	return &Store{c: c, reader: opts.Reader, namespace: namespace, clock: opts.Clock, timeout: opts.Timeout}
 }
 
 // Consume creates the Consumption object of r, unless r is expired by the
@@ -118,6 +133,101 @@ func (s *Store) Consume(ctx context.Context, r consume.Record) error {
 		return consume.ErrConsumed
 	default:
 		return consume.Unavailable("create", sanitize(err))
+	}
+}
+
+// claimIdentities name the identities in IdentityClaim names and
+// spec.identity, indexed like consume.Claim.Identities.
+var claimIdentities = [3]string{"authorization", "replay", "consumption"}
+
+// ClaimName is the IdentityClaim object name of identity i of a claim in
+// domain: "<domain>.<authorization|replay|consumption>.<identity>".
+func ClaimName(domain string, i int, id string) string {
+	return domain + "." + claimIdentities[i] + "." + id
+}
+
+// Claim creates the IdentityClaim objects of c's three identities, one at
+// a time in a fixed order (authorization, replay, consumption). The
+// apiserver has no transaction over three objects, so the rule is made
+// sound per object:
+//
+//   - Each object is created once (name uniqueness) and never changed
+//     (its spec is immutable), so an identity is held by exactly one
+//     claim while its object exists.
+//   - The first object decides: when it exists already and was made by
+//     the same request, the claim it holds is adopted and the other two
+//     are created with (or must already hold) exactly that claim; made by
+//     another request, the Claim is refused.
+//   - A claim is returned only when all three objects hold it; any other
+//     content is a refusal (consume.ErrIdentityReused).
+//
+// So two different requests never both get a claim that shares an
+// identity, and concurrent identical requests all adopt the claim of
+// whichever created the first object: the fixed order is what keeps them
+// from each winning one object and refusing one another. A Claim that
+// fails midway (unavailable, or refused at the second or third identity)
+// leaves the objects it created: they hold the identities for this request
+// until collected, and a retry of the same request completes them.
+func (s *Store) Claim(ctx context.Context, c consume.Claim) (consume.Claim, error) {
+	if err := c.Validate(); err != nil {
+		return consume.Claim{}, err
+	}
+	if s.closed.Load() {
+		return consume.Claim{}, consume.Unavailable("create claim", errClosed)
+	}
+	ctx, cancel := context.WithTimeout(ctx, s.timeout)
+	defer cancel()
+	cur := c
+	for i := range claimIdentities {
+		obj := claimObject(cur, i, s.namespace)
+		err := s.c.Create(ctx, obj)
+		switch {
+		case err == nil:
+			continue
+		case !apierrors.IsAlreadyExists(err):
+			return consume.Claim{}, consume.Unavailable("create claim", sanitize(err))
+		}
+		var got v1alpha1.IdentityClaim
+		if err := s.reader.Get(ctx, client.ObjectKeyFromObject(obj), &got); err != nil {
+			// NotFound too: collected between the two calls; a retry decides.
+			return consume.Claim{}, consume.Unavailable("read claim", sanitize(err))
+		}
+		stored := claimOf(&got)
+		switch {
+		case stored.Request != c.Request:
+			return consume.Claim{}, consume.Reused(i)
+		case i == 0:
+			cur = stored // the first object decides
+		case !stored.Same(cur):
+			return consume.Claim{}, consume.Reused(i)
+		}
+	}
+	return cur, nil
+}
+
+func claimObject(c consume.Claim, i int, namespace string) *v1alpha1.IdentityClaim {
+	return &v1alpha1.IdentityClaim{
+		ObjectMeta: metav1.ObjectMeta{Name: ClaimName(c.Domain, i, c.Identities[i]), Namespace: namespace},
+		Spec: v1alpha1.IdentityClaimSpec{
+			Domain:          v1alpha1.LowerToken(c.Domain),
+			Identity:        claimIdentities[i],
+			AuthorizationID: v1alpha1.LowerToken(c.Identities[consume.AuthorizationIdentity]),
+			ReplayID:        v1alpha1.LowerToken(c.Identities[consume.ReplayIdentity]),
+			ConsumptionID:   v1alpha1.LowerToken(c.Identities[consume.ConsumptionIdentity]),
+			RequestDigest:   v1alpha1.SHA256Hex(c.Request),
+			BindingDigest:   v1alpha1.SHA256Hex(c.Binding),
+			IssuedAt:        metav1.NewTime(time.Unix(c.IssuedAt.Unix(), 0)),
+			ExpiresAt:       metav1.NewTime(wholeSecondsUp(c.ExpiresAt)),
+		},
+	}
+}
+
+func claimOf(o *v1alpha1.IdentityClaim) consume.Claim {
+	return consume.Claim{
+		Domain:     string(o.Spec.Domain),
+		Identities: [3]string{string(o.Spec.AuthorizationID), string(o.Spec.ReplayID), string(o.Spec.ConsumptionID)},
+		Request:    string(o.Spec.RequestDigest), Binding: string(o.Spec.BindingDigest),
+		IssuedAt: o.Spec.IssuedAt.Time, ExpiresAt: o.Spec.ExpiresAt.Time,
 	}
 }
 

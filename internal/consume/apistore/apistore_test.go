@@ -11,6 +11,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
@@ -74,7 +75,84 @@ var _ = Describe("Store", func() {
 		Expect(err.Error()).NotTo(ContainSubstring("anary"))
 		Expect(replicas[0].Consume(ctx, consumetest.RecordAt(k, time.Now().Add(time.Hour)))).To(Succeed(), "the rejected call wrote nothing")
 	})
+
+	It("returns a claim to every retry of its request, on every replica", func() {
+		Expect(consumetest.CheckClaimRetry(ctx, replicas)).To(Succeed())
+	})
+	It("refuses another request naming a claimed identity", func() {
+		Expect(consumetest.CheckClaimReuse(ctx, replicas)).To(Succeed())
+	})
+	It("gives 64 concurrent retries one claim, and 64 requests sharing an identity one winner", func() {
+		Expect(consumetest.CheckClaimConcurrently(ctx, replicas)).To(Succeed())
+	})
+	It("rejects malformed claims without echo", func() {
+		Expect(consumetest.CheckInvalidClaims(ctx, replicas[0])).To(Succeed())
+	})
+
+	It("writes one IdentityClaim per identity, named <domain>.<identity>.<value>, each holding the whole claim", func() {
+		c := consumetest.NewClaim(consumetest.NewDomain())
+		Expect(replicas[0].Claim(ctx, c)).To(Satisfy(c.Same))
+		var list v1alpha1.IdentityClaimList
+		Expect(k8s.List(ctx, &list, client.InNamespace(ns))).To(Succeed())
+		var names []string
+		for _, o := range list.Items {
+			names = append(names, o.Name)
+			Expect(o.Spec.RequestDigest).To(BeEquivalentTo(c.Request))
+			Expect(o.Spec.BindingDigest).To(BeEquivalentTo(c.Binding))
+			Expect(o.Spec.IssuedAt.Unix()).To(Equal(c.IssuedAt.Unix()))
+			Expect(o.Spec.ExpiresAt.Unix()).To(Equal(c.ExpiresAt.Unix()))
+			Expect([3]string{string(o.Spec.AuthorizationID), string(o.Spec.ReplayID), string(o.Spec.ConsumptionID)}).To(Equal(c.Identities))
+		}
+		Expect(names).To(ConsistOf(
+			c.Domain+".authorization."+c.Identities[0], c.Domain+".replay."+c.Identities[1], c.Domain+".consumption."+c.Identities[2]))
+	})
+
+	It("completes a claim a failed request left half made, and never lets another request finish it", func() {
+		// The first identity's object alone: what a request that lost the
+		// apiserver after its first Create leaves.
+		c := consumetest.NewClaim(consumetest.NewDomain())
+		half := apistore.New(newClient(), ns, apistore.Options{})
+		Expect(k8s.Create(ctx, claimObject(ns, c, 0))).To(Succeed())
+		// Another request naming the replay and consumption identities
+		// only gets them: the half claim does not hold them.
+		other := consumetest.NewClaim(c.Domain)
+		other.Identities[1] = c.Identities[1]
+		Expect(half.Claim(ctx, other)).To(Satisfy(other.Same))
+		// The half-made request's retry is refused at the replay identity,
+		// and still holds its Authorization identity.
+		_, err := half.Claim(ctx, c)
+		Expect(err).To(MatchError(consume.ErrIdentityReused))
+		Expect(err.Error()).To(HaveSuffix("replayID"))
+		third := consumetest.NewClaim(c.Domain)
+		third.Identities[0] = c.Identities[0]
+		_, err = half.Claim(ctx, third)
+		Expect(err).To(MatchError(consume.ErrIdentityReused))
+
+		// A request whose first object alone exists completes the claim on
+		// retry, at the time that object holds.
+		d := consumetest.NewClaim(c.Domain)
+		Expect(k8s.Create(ctx, claimObject(ns, d, 0))).To(Succeed())
+		retry := d
+		retry.IssuedAt, retry.ExpiresAt = d.IssuedAt.Add(time.Minute), d.ExpiresAt.Add(time.Minute)
+		Expect(replicas[1].Claim(ctx, retry)).To(Satisfy(d.Same))
+		Expect(replicas[0].Claim(ctx, d)).To(Satisfy(d.Same))
+	})
 })
+
+// claimObject is the IdentityClaim apistore writes for identity i of c.
+func claimObject(ns string, c consume.Claim, i int) *v1alpha1.IdentityClaim {
+	kinds := [3]string{"authorization", "replay", "consumption"}
+	return &v1alpha1.IdentityClaim{
+		ObjectMeta: metav1.ObjectMeta{Name: apistore.ClaimName(c.Domain, i, c.Identities[i]), Namespace: ns},
+		Spec: v1alpha1.IdentityClaimSpec{
+			Domain: v1alpha1.LowerToken(c.Domain), Identity: kinds[i],
+			AuthorizationID: v1alpha1.LowerToken(c.Identities[0]), ReplayID: v1alpha1.LowerToken(c.Identities[1]),
+			ConsumptionID: v1alpha1.LowerToken(c.Identities[2]),
+			RequestDigest: v1alpha1.SHA256Hex(c.Request), BindingDigest: v1alpha1.SHA256Hex(c.Binding),
+			IssuedAt: metav1.NewTime(c.IssuedAt), ExpiresAt: metav1.NewTime(c.ExpiresAt),
+		},
+	}
+}
 
 var _ = Describe("A store that cannot answer", func() {
 	It("fails closed when the apiserver is unreachable", func() {
@@ -208,6 +286,31 @@ var _ = Describe("Collector", func() {
 		Eventually(names, 10*time.Second, 20*time.Millisecond).Should(BeEmpty())
 		stop()
 		Eventually(done, 5*time.Second).Should(Receive(BeNil()))
+	})
+
+	It("deletes IdentityClaims past their retention too, freeing the identities", func() {
+		c := consumetest.NewClaim(consumetest.NewDomain())
+		c.IssuedAt, c.ExpiresAt = t0, t0.Add(10*time.Second)
+		Expect(store.Claim(ctx, c)).To(Satisfy(c.Same))
+		claims := func() int {
+			var list v1alpha1.IdentityClaimList
+			Expect(k8s.List(ctx, &list, client.InNamespace(ns))).To(Succeed())
+			return len(list.Items)
+		}
+		gc := apistore.NewCollector(k8s, ns, apistore.CollectorOptions{Clock: clock, PageSize: 2, Retention: 5 * time.Second})
+		now.Store(t0.Add(14 * time.Second).Unix())
+		Expect(gc.Collect(ctx)).To(Equal(0))
+		Expect(claims()).To(Equal(3))
+		other := consumetest.NewClaim(c.Domain)
+		other.Identities = c.Identities
+		other.IssuedAt, other.ExpiresAt = t0.Add(20*time.Second), t0.Add(30*time.Second)
+		_, err := store.Claim(ctx, other)
+		Expect(err).To(MatchError(consume.ErrIdentityReused))
+
+		now.Store(t0.Add(15 * time.Second).Unix())
+		Expect(gc.Collect(ctx)).To(Equal(3))
+		Expect(claims()).To(Equal(0))
+		Expect(store.Claim(ctx, other)).To(Satisfy(other.Same))
 	})
 
 	It("fails closed on a List it may not do", func() {

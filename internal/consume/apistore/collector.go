@@ -45,8 +45,8 @@ type CollectorOptions struct {
 	Retention time.Duration
 }
 
-// Collector deletes Consumptions whose spec.expiresAt lies more than the
-// retention in the past: the Authorization they record can no longer
+// Collector deletes Consumptions and IdentityClaims whose spec.expiresAt
+// lies more than the retention in the past: the Authorization they record can no longer
 // validate on any replica, so nothing can ask for them again. It is a controller-runtime Runnable.
 type Collector struct {
 	c         client.Client
@@ -79,14 +79,46 @@ func NewCollector(c client.Client, namespace string, opts CollectorOptions) *Col
 	return &Collector{c: c, namespace: namespace, opts: opts}
 }
 
-// Collect makes one pass: it lists every Consumption in pages and deletes
-// each whose expiresAt plus the retention is at or before the clock's now (with a UID
-// precondition, so only the listed object is deleted), Workers at a time. It returns how many
-// it deleted; a failure (wrapping consume.ErrUnavailable) leaves the
+// Collect makes one pass: it lists every Consumption and every
+// IdentityClaim in pages and deletes each whose expiresAt plus the
+// retention is at or before the clock's now (with a UID precondition, so
+// only the listed object is deleted), Workers at a time. It returns how
+// many it deleted; a failure (wrapping consume.ErrUnavailable) leaves the
 // remaining records for the next pass, which never permits a second
-// Consumption.
+// Consumption (nor frees an identity early).
 func (g *Collector) Collect(ctx context.Context) (int, error) {
 	cutoff := g.opts.Clock().Add(-g.opts.Retention) // records expired before it go
+	n, err := collect(ctx, g, cutoff, &v1alpha1.ConsumptionList{}, func(l *v1alpha1.ConsumptionList) []expiring {
+		out := make([]expiring, len(l.Items))
+		for i := range l.Items {
+			o := &l.Items[i]
+			out[i] = expiring{o, o.Spec.ExpiresAt.Time}
+		}
+		return out
+	})
+	if err != nil {
+		return n, err
+	}
+	m, err := collect(ctx, g, cutoff, &v1alpha1.IdentityClaimList{}, func(l *v1alpha1.IdentityClaimList) []expiring {
+		out := make([]expiring, len(l.Items))
+		for i := range l.Items {
+			o := &l.Items[i]
+			out[i] = expiring{o, o.Spec.ExpiresAt.Time}
+		}
+		return out
+	})
+	return n + m, err
+}
+
+// expiring is one listed object and its spec.expiresAt.
+type expiring struct {
+	obj client.Object
+	exp time.Time
+}
+
+// collect deletes, page by page, the objects of list's kind that items
+// reports expired before cutoff.
+func collect[L client.ObjectList](ctx context.Context, g *Collector, cutoff time.Time, list L, items func(L) []expiring) (int, error) {
 	var (
 		deleted  atomic.Int64
 		mu       sync.Mutex
@@ -94,16 +126,16 @@ func (g *Collector) Collect(ctx context.Context) (int, error) {
 	)
 	cont := ""
 	for {
-		var list v1alpha1.ConsumptionList
-		if err := g.c.List(ctx, &list, client.InNamespace(g.namespace), client.Limit(g.opts.PageSize), client.Continue(cont)); err != nil {
+		if err := g.c.List(ctx, list, client.InNamespace(g.namespace), client.Limit(g.opts.PageSize), client.Continue(cont)); err != nil {
 			return int(deleted.Load()), consume.Unavailable("list", sanitize(err))
 		}
-		expired := make(chan *v1alpha1.Consumption)
+		expired := make(chan client.Object)
 		var wg sync.WaitGroup
 		for range g.opts.Workers {
 			wg.Go(func() {
 				for obj := range expired {
-					err := g.c.Delete(ctx, obj, client.Preconditions{UID: &obj.UID})
+					uid := obj.GetUID()
+					err := g.c.Delete(ctx, obj, client.Preconditions{UID: &uid})
 					switch {
 					case err == nil:
 						deleted.Add(1)
@@ -119,15 +151,14 @@ func (g *Collector) Collect(ctx context.Context) (int, error) {
 				}
 			})
 		}
-		for i := range list.Items {
-			obj := &list.Items[i]
-			if !cutoff.Before(obj.Spec.ExpiresAt.Time) && obj.DeletionTimestamp == nil {
-				expired <- obj
+		for _, e := range items(list) {
+			if !cutoff.Before(e.exp) && e.obj.GetDeletionTimestamp() == nil {
+				expired <- e.obj
 			}
 		}
 		close(expired)
 		wg.Wait()
-		cont = list.Continue
+		cont = list.GetContinue()
 		if cont == "" {
 			return int(deleted.Load()), firstErr
 		}

@@ -15,7 +15,11 @@
 // (consume.ErrExpired) without writing: sweeps are write transactions too,
 // so no sweep can run between that reading and the step.
 //
-// Records expire: a sweeper goroutine, started by Open and stopped by
+// A Claim is one read-write transaction too: it reads the three
+// identities' entries (bucket "claims", key domain/index/identity) and
+// writes all three or none.
+//
+// Records and claims expire: a sweeper goroutine, started by Open and stopped by
 // Close, deletes every record whose expiresAt lies more than
 // Options.Retention in the past, every Options.SweepInterval. An expiry index (bucket "expiry", keys
 // big-endian expiry seconds + record key) makes a sweep cost only the
@@ -53,8 +57,17 @@ const (
 )
 
 var (
-	bucketRecords = []byte("consumptions") // key domain/binding → 8-byte expiry seconds
-	bucketExpiry  = []byte("expiry")       // key 8-byte expiry seconds + domain/binding → empty
+	bucketRecords     = []byte("consumptions") // key domain/binding → 8-byte expiry seconds
+	bucketExpiry      = []byte("expiry")       // key 8-byte expiry seconds + domain/binding → empty
+	bucketClaims      = []byte("claims")       // key domain/field/identity → encoded claim
+	bucketClaimExpiry = []byte("claim-expiry") // key 8-byte expiry seconds + claim key → empty
+)
+
+// buckets are every bucket of the file; sweeps are the (data, expiry
+// index) pairs a sweep walks.
+var (
+	buckets = [][]byte{bucketRecords, bucketExpiry, bucketClaims, bucketClaimExpiry}
+	sweeps  = [][2][]byte{{bucketRecords, bucketExpiry}, {bucketClaims, bucketClaimExpiry}}
 )
 
 // Options configure Open. The zero value is the production configuration.
@@ -130,7 +143,7 @@ func Open(dir string, opts Options) (*Store, error) {
 		return nil, consume.Unavailable("open", err)
 	}
 	if err := db.Update(func(tx *bolt.Tx) error {
-		for _, b := range [][]byte{bucketRecords, bucketExpiry} {
+		for _, b := range buckets {
 			if _, err := tx.CreateBucketIfNotExists(b); err != nil {
 				return err
 			}
@@ -205,8 +218,10 @@ func (s *Store) Ready(ctx context.Context) error {
 		return consume.Unavailable("ready", err)
 	}
 	err := s.db.View(func(tx *bolt.Tx) error {
-		if tx.Bucket(bucketRecords) == nil || tx.Bucket(bucketExpiry) == nil {
-			return errMissingBucket
+		for _, b := range buckets {
+			if tx.Bucket(b) == nil {
+				return errMissingBucket
+			}
 		}
 		return nil
 	})
@@ -221,11 +236,25 @@ var (
 	errNegativeRetention = errors.New("negative retention")
 )
 
-// Sweep deletes every record whose expiresAt plus the retention is at or
-// before the clock's now, in transactions of at most SweepBatch deletions,
-// and returns how many it deleted.
+// Sweep deletes every record and every claim whose expiresAt plus the
+// retention is at or before the clock's now, in transactions of at most
+// SweepBatch deletions, and returns how many it deleted.
 func (s *Store) Sweep(ctx context.Context) (int, error) {
 	now := s.clock().Unix() - int64(s.retention)
+	total := 0
+	for _, b := range sweeps {
+		n, err := s.sweep(ctx, now, b[0], b[1])
+		total += n
+		if err != nil {
+			return total, err
+		}
+	}
+	return total, nil
+}
+
+// sweep deletes from data every key the expiry index lists at or before
+// now.
+func (s *Store) sweep(ctx context.Context, now int64, data, expiry []byte) (int, error) {
 	total := 0
 	for {
 		if err := ctx.Err(); err != nil {
@@ -234,7 +263,7 @@ func (s *Store) Sweep(ctx context.Context) (int, error) {
 		n := 0
 		err := s.db.Update(func(tx *bolt.Tx) error {
 			n = 0
-			records, index := tx.Bucket(bucketRecords), tx.Bucket(bucketExpiry)
+			records, index := tx.Bucket(data), tx.Bucket(expiry)
 			c := index.Cursor()
 			for ik, _ := c.First(); ik != nil && n < SweepBatch; ik, _ = c.First() {
 				if now < 0 || binary.BigEndian.Uint64(ik[:8]) > uint64(now) {
@@ -260,11 +289,79 @@ func (s *Store) Sweep(ctx context.Context) (int, error) {
 	}
 }
 
+// Claim records c's identities in one read-write transaction, decided by
+// consume.Resolve over what the transaction reads for them: all three are
+// written, or none.
+func (s *Store) Claim(ctx context.Context, c consume.Claim) (consume.Claim, error) {
+	if err := c.Validate(); err != nil {
+		return consume.Claim{}, err
+	}
+	if err := ctx.Err(); err != nil {
+		return consume.Claim{}, consume.Unavailable("claim", err)
+	}
+	var keys [3][]byte
+	for i, id := range c.Identities {
+		keys[i] = claimKey(c.Domain, i, id)
+	}
+	value := encodeClaim(c)
+	exp := expirySeconds(c.ExpiresAt)
+	var (
+		out     consume.Claim
+		refusal error
+	)
+	commit := s.db.Update
+	if s.inflight.Add(1) > 1 && s.batch {
+		commit = s.db.Batch
+	}
+	defer s.inflight.Add(-1)
+	err := commit(func(tx *bolt.Tx) error {
+		out, refusal = consume.Claim{}, nil // Batch may run this function again alone
+		claims := tx.Bucket(bucketClaims)
+		var stored [3]*consume.Claim
+		for i, k := range keys {
+			if v := claims.Get(k); v != nil {
+				got, err := decodeClaim(c.Domain, v)
+				if err != nil {
+					return err
+				}
+				stored[i] = &got
+			}
+		}
+		var record bool
+		out, record, refusal = consume.Resolve(c, stored)
+		if !record || refusal != nil {
+			return nil
+		}
+		index := tx.Bucket(bucketClaimExpiry)
+		for _, k := range keys {
+			if err := claims.Put(k, value); err != nil {
+				return err
+			}
+			if err := index.Put(expiryKey(exp, k), nil); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	switch {
+	case err != nil:
+		return consume.Claim{}, consume.Unavailable("commit claim", err)
+	case refusal != nil:
+		return consume.Claim{}, refusal
+	}
+	return out, nil
+}
+
 // Len returns the number of records held (for metrics and tests).
-func (s *Store) Len() (int, error) {
+func (s *Store) Len() (int, error) { return s.count(bucketRecords) }
+
+// Claims returns the number of claimed identities held (three per claim).
+func (s *Store) Claims() (int, error) { return s.count(bucketClaims) }
+
+func (s *Store) count(bucket []byte) (int, error) {
 	var n int
 	err := s.db.View(func(tx *bolt.Tx) error {
-		n = tx.Bucket(bucketRecords).Stats().KeyN
+		n = tx.Bucket(bucket).Stats().KeyN
 		return nil
 	})
 	if err != nil {
@@ -308,6 +405,61 @@ func recordKey(k consume.Key) []byte {
 	b = append(b, k.Domain...)
 	b = append(b, '/')
 	return append(b, k.Binding...)
+}
+
+// claimKey is "<domain>/<i>/<identity>": no part contains '/', and i (the
+// identity's index) keeps the three identity kinds apart.
+func claimKey(domain string, i int, id string) []byte {
+	b := make([]byte, 0, len(domain)+3+len(id))
+	b = append(b, domain...)
+	b = append(b, '/', byte('0'+i), '/')
+	return append(b, id...)
+}
+
+// encodeClaim is issuedAt and expiresAt (8 octets each, big-endian Unix
+// seconds), the request and binding digests (64 hex digits each) and the
+// three identities, each after one length octet. The domain is the key's.
+func encodeClaim(c consume.Claim) []byte {
+	b := make([]byte, 16, 16+2*consume.DigestLen+3+3*consume.MaxAuthorizationIDLen)
+	binary.BigEndian.PutUint64(b[0:8], uint64(c.IssuedAt.Unix()))
+	binary.BigEndian.PutUint64(b[8:16], uint64(c.ExpiresAt.Unix()))
+	b = append(b, c.Request...)
+	b = append(b, c.Binding...)
+	for _, id := range c.Identities {
+		b = append(b, byte(len(id)))
+		b = append(b, id...)
+	}
+	return b
+}
+
+var errCorruptClaim = errors.New("corrupt claim")
+
+// decodeClaim reads encodeClaim's form; anything else is a corrupt file
+// (which fails closed: unavailable).
+func decodeClaim(domain string, v []byte) (consume.Claim, error) {
+	const fixed = 16 + 2*consume.DigestLen
+	if len(v) < fixed {
+		return consume.Claim{}, errCorruptClaim
+	}
+	c := consume.Claim{
+		Domain:    domain,
+		IssuedAt:  time.Unix(int64(binary.BigEndian.Uint64(v[0:8])), 0),
+		ExpiresAt: time.Unix(int64(binary.BigEndian.Uint64(v[8:16])), 0),
+		Request:   string(v[16 : 16+consume.DigestLen]),
+		Binding:   string(v[16+consume.DigestLen : fixed]),
+	}
+	rest := v[fixed:]
+	for i := range c.Identities {
+		if len(rest) < 1 || len(rest) < 1+int(rest[0]) {
+			return consume.Claim{}, errCorruptClaim
+		}
+		c.Identities[i] = string(rest[1 : 1+int(rest[0])])
+		rest = rest[1+int(rest[0]):]
+	}
+	if len(rest) != 0 {
+		return consume.Claim{}, errCorruptClaim
+	}
+	return c, nil
 }
 
 func expiryKey(exp uint64, rk []byte) []byte {

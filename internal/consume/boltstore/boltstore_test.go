@@ -312,3 +312,75 @@ func TestTrickledConsumeAcrossASweepIsRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+func TestClaimsSurviveRestart(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	ctx := context.Background()
+	s, err := boltstore.Open(dir, boltstore.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := consumetest.NewClaim(consumetest.NewDomain())
+	if got, err := s.Claim(ctx, c); err != nil || !got.Same(c) {
+		t.Fatalf("Claim: %+v, %v", got, err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	s2 := open(t, dir, boltstore.Options{})
+	retry := c
+	retry.IssuedAt, retry.ExpiresAt = c.IssuedAt.Add(time.Minute), c.ExpiresAt.Add(time.Minute)
+	if got, err := s2.Claim(ctx, retry); err != nil || !got.Same(c) {
+		t.Fatalf("the same request after reopen: %+v, %v; want the claim made before", got, err)
+	}
+	other := consumetest.NewClaim(c.Domain)
+	other.Identities[1] = c.Identities[1]
+	if _, err := s2.Claim(ctx, other); !errors.Is(err, consume.ErrIdentityReused) {
+		t.Fatalf("another request after reopen: %v, want ErrIdentityReused", err)
+	}
+}
+
+func TestSweepFreesClaimedIdentitiesOnlyAfterTheRetention(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	t0 := time.Unix(1_800_000_000, 0)
+	clock := consumetest.NewClock(t0)
+	const retention = 5 * time.Second
+	s := open(t, t.TempDir(), boltstore.Options{Clock: clock.Now, SweepInterval: -1, Retention: retention})
+	c := consumetest.NewClaim(consumetest.NewDomain())
+	c.IssuedAt, c.ExpiresAt = t0, t0.Add(10*time.Second)
+	if _, err := s.Claim(ctx, c); err != nil {
+		t.Fatal(err)
+	}
+	other := consumetest.NewClaim(c.Domain)
+	other.Identities = c.Identities
+	other.IssuedAt, other.ExpiresAt = t0.Add(20*time.Second), t0.Add(30*time.Second)
+	for _, tc := range []struct {
+		at        time.Duration
+		wantHeld  int
+		wantReuse bool
+	}{
+		{at: 10 * time.Second, wantHeld: 3, wantReuse: true}, // expired, kept for the retention
+		{at: 14*time.Second + 999*time.Millisecond, wantHeld: 3, wantReuse: true},
+		{at: 15 * time.Second, wantHeld: 0, wantReuse: false},
+	} {
+		clock.Set(t0.Add(tc.at))
+		if _, err := s.Sweep(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if n, err := s.Claims(); err != nil || n != tc.wantHeld {
+			t.Fatalf("at +%v: Claims %d, %v; want %d", tc.at, n, err, tc.wantHeld)
+		}
+		if !tc.wantReuse {
+			break
+		}
+		if _, err := s.Claim(ctx, other); !errors.Is(err, consume.ErrIdentityReused) {
+			t.Fatalf("at +%v: another request: %v, want ErrIdentityReused", tc.at, err)
+		}
+	}
+	if got, err := s.Claim(ctx, other); err != nil || !got.Same(other) {
+		t.Fatalf("after the sweep: %+v, %v; want the identities free", got, err)
+	}
+}

@@ -2,9 +2,13 @@
 // passes (internal/consume): exactly one yes per Key among concurrent
 // callers and replicas, distinct Keys each consumed once, malformed Records
 // rejected without echo, an expired Authorization refused whether or not it
-// was recorded, a store that cannot answer never saying yes, and (with a
+// was recorded, a store that cannot answer never saying yes, (with a
 // real service in front, CheckTrickledConsume) no second yes for a request
-// that straddles a sweep.
+// that straddles a sweep, and issuance claims (claim.go): a claim returned
+// to every retry of its request, refused to any other request naming one
+// of its identities, one claim per request and one request per identity
+// among 64 concurrent callers, all or nothing where Claim is one
+// transaction.
 //
 // It is for tests only: only _test.go files may import it (depguard rule
 // no-testutil and TestNoProductionCodeImportsConsumetest). The checks
@@ -256,7 +260,7 @@ func CheckExpired(ctx context.Context, stores []consume.Store) error {
 // CheckUnavailable asserts that s, a store that cannot answer (its server
 // stopped, its file closed), fails closed: Ready and every Consume return
 // an error wrapping ErrUnavailable, never nil, for fresh Keys and for a Key
-// consumed before (consumed, which may be the zero Key to skip that part).
+// consumed before (and so does a Claim) (consumed, which may be the zero Key to skip that part).
 // ctx should carry a deadline: a store that cannot answer must still return.
 func CheckUnavailable(ctx context.Context, s consume.Store, consumed consume.Key) error {
 	if err := s.Ready(ctx); !errors.Is(err, consume.ErrUnavailable) {
@@ -271,6 +275,9 @@ func CheckUnavailable(ctx context.Context, s consume.Store, consumed consume.Key
 			return fmt.Errorf("key %d: Consume: %v, want ErrUnavailable", i, err)
 		}
 	}
+	if got, err := s.Claim(ctx, NewClaim(NewDomain())); !errors.Is(err, consume.ErrUnavailable) {
+		return fmt.Errorf("claim: %+v, %v; want ErrUnavailable", got, err)
+	}
 	return nil
 }
 
@@ -281,11 +288,16 @@ func CheckUnavailable(ctx context.Context, s consume.Store, consumed consume.Key
 func Run(t *testing.T, newStores func(t *testing.T) []consume.Store) {
 	t.Helper()
 	checks := map[string]func(context.Context, []consume.Store) error{
-		"one key is consumed once, then ErrConsumed on every replica":      CheckOnce,
-		"64 goroutines on one key get one nil and 63 ErrConsumed":          CheckOneKeyConcurrently,
-		"distinct keys from many goroutines are each consumed once":        CheckDistinctKeys,
-		"malformed records reject with a KeyError that does not echo them": func(ctx context.Context, s []consume.Store) error { return CheckInvalidKeys(ctx, s[0]) },
-		"an expired authorization is refused and records nothing":          CheckExpired,
+		"one key is consumed once, then ErrConsumed on every replica":           CheckOnce,
+		"64 goroutines on one key get one nil and 63 ErrConsumed":               CheckOneKeyConcurrently,
+		"distinct keys from many goroutines are each consumed once":             CheckDistinctKeys,
+		"malformed records reject with a KeyError that does not echo them":      func(ctx context.Context, s []consume.Store) error { return CheckInvalidKeys(ctx, s[0]) },
+		"an expired authorization is refused and records nothing":               CheckExpired,
+		"a claim is returned to every retry of its request":                     CheckClaimRetry,
+		"another request naming a claimed identity is refused":                  CheckClaimReuse,
+		"a refused claim records none of its identities":                        CheckClaimAtomic,
+		"64 concurrent claims: one claim per request, one request per identity": CheckClaimConcurrently,
+		"malformed claims reject with a KeyError that does not echo them":       func(ctx context.Context, s []consume.Store) error { return CheckInvalidClaims(ctx, s[0]) },
 		"a ready store says so": func(ctx context.Context, s []consume.Store) error {
 			for i, st := range s {
 				if err := st.Ready(ctx); err != nil {

@@ -11,6 +11,11 @@
 // consume.ErrUnavailable: the client retries a transaction only when it was
 // never sent, so a yes is never given twice.
 //
+// A Claim is one transaction over its three identity keys
+// (<Prefix><domain>/claim/<index>/<identity>): all absent, it writes all
+// three (with the lease of the claim's expiry); otherwise it reads them in
+// the same revision and writes nothing.
+//
 // etcd has no clock a transaction can compare with, so a Consume reads its
 // own clock immediately before the transaction and refuses an expired
 // Authorization (consume.ErrExpired) without sending it; records are kept
@@ -31,6 +36,7 @@ import (
 	"context"
 	"errors"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -155,6 +161,104 @@ func (s *Store) Consume(ctx context.Context, r consume.Record) error {
 			return consume.Unavailable("txn", err)
 		}
 	}
+}
+
+// ClaimKey returns the etcd key of the identity i (consume.
+// AuthorizationIdentity, …) of a claim in domain: "<Prefix><domain>/claim/
+// <i>/<identity>", which no record key (<domain>/<binding>) can equal.
+func (s *Store) ClaimKey(domain string, i int, id string) string {
+	return s.opts.Prefix + domain + "/claim/" + strconv.Itoa(i) + "/" + id
+}
+
+// Claim records c's identities in one transaction,
+//
+//	If(CreateRevision(k0) == 0, CreateRevision(k1) == 0, CreateRevision(k2) == 0).
+//	Then(Put(k0, c), Put(k1, c), Put(k2, c), each WithLease(lease)).
+//	Else(Get(k0), Get(k1), Get(k2))
+//
+// so all three are written or none, and a transaction that writes nothing
+// reads, in the same revision, what consume.Resolve decides on.
+func (s *Store) Claim(ctx context.Context, c consume.Claim) (consume.Claim, error) {
+	if err := c.Validate(); err != nil {
+		return consume.Claim{}, err
+	}
+	ctx, cancel := context.WithTimeout(ctx, s.opts.Timeout)
+	defer cancel()
+	var keys [3]string
+	for i, id := range c.Identities {
+		keys[i] = s.ClaimKey(c.Domain, i, id)
+	}
+	value := encodeClaim(c)
+	for attempt := 0; ; attempt++ {
+		window, lease, err := s.lease(ctx, c.ExpiresAt)
+		if err != nil {
+			return consume.Claim{}, consume.Unavailable("grant lease", err)
+		}
+		cmps := make([]clientv3.Cmp, 0, len(keys))
+		puts := make([]clientv3.Op, 0, len(keys))
+		gets := make([]clientv3.Op, 0, len(keys))
+		for _, k := range keys {
+			cmps = append(cmps, clientv3.Compare(clientv3.CreateRevision(k), "=", 0))
+			puts = append(puts, clientv3.OpPut(k, value, clientv3.WithLease(lease)))
+			gets = append(gets, clientv3.OpGet(k))
+		}
+		resp, err := s.cli.Txn(ctx).If(cmps...).Then(puts...).Else(gets...).Commit()
+		switch {
+		case err == nil && resp.Succeeded:
+			return c, nil
+		case err == nil:
+			var stored [3]*consume.Claim
+			for i, r := range resp.Responses {
+				kvs := r.GetResponseRange().GetKvs()
+				if len(kvs) == 0 {
+					continue
+				}
+				got, ok := decodeClaim(c.Domain, string(kvs[0].Value))
+				if !ok {
+					return consume.Claim{}, consume.Unavailable("read claim", errCorruptClaim)
+				}
+				stored[i] = &got
+			}
+			if stored == [3]*consume.Claim{} {
+				// Claimed when compared, gone when read cannot happen in
+				// one revision; refuse rather than guess.
+				return consume.Claim{}, consume.Unavailable("read claim", errCorruptClaim)
+			}
+			out, _, err := consume.Resolve(c, stored)
+			return out, err
+		case attempt == 0 && isLeaseNotFound(err):
+			s.forget(window, lease)
+			continue
+		default:
+			return consume.Claim{}, consume.Unavailable("txn", err)
+		}
+	}
+}
+
+var errCorruptClaim = errors.New("unreadable claim")
+
+// encodeClaim is "<issuedAt> <expiresAt> <request> <binding> <authorization
+// id> <replay id> <consumption id>", times in Unix seconds; no part
+// contains a space.
+func encodeClaim(c consume.Claim) string {
+	return strconv.FormatInt(c.IssuedAt.Unix(), 10) + " " + strconv.FormatInt(c.ExpiresAt.Unix(), 10) + " " +
+		c.Request + " " + c.Binding + " " + strings.Join(c.Identities[:], " ")
+}
+
+func decodeClaim(domain, v string) (consume.Claim, bool) {
+	f := strings.Split(v, " ")
+	if len(f) != 7 {
+		return consume.Claim{}, false
+	}
+	issued, err1 := strconv.ParseInt(f[0], 10, 64)
+	expires, err2 := strconv.ParseInt(f[1], 10, 64)
+	if err1 != nil || err2 != nil {
+		return consume.Claim{}, false
+	}
+	return consume.Claim{
+		Domain: domain, Identities: [3]string{f[4], f[5], f[6]}, Request: f[2], Binding: f[3],
+		IssuedAt: time.Unix(issued, 0), ExpiresAt: time.Unix(expires, 0),
+	}, true
 }
 
 // Ready performs one linearizable read (it needs a quorum).

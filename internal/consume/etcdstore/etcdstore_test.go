@@ -52,6 +52,10 @@ func TestStoppedServerFailsClosedAndRestartKeepsRecords(t *testing.T) {
 	if err := s.Consume(ctx, consumetest.RecordAt(k, time.Now().Add(time.Hour))); err != nil {
 		t.Fatal(err)
 	}
+	claim := consumetest.NewClaim(consumetest.NewDomain())
+	if _, err := s.Claim(ctx, claim); err != nil {
+		t.Fatal(err)
+	}
 
 	e.Kill() // a crash: no graceful shutdown
 	cctx, cancel := context.WithTimeout(ctx, 20*time.Second)
@@ -79,6 +83,16 @@ func TestStoppedServerFailsClosedAndRestartKeepsRecords(t *testing.T) {
 	}
 	if err := s.Consume(ctx, consumetest.RecordAt(consumetest.NewKey(consumetest.NewDomain()), time.Now().Add(time.Hour))); err != nil {
 		t.Fatalf("fresh key after restart: %v", err)
+	}
+	retry := claim
+	retry.IssuedAt, retry.ExpiresAt = claim.IssuedAt.Add(time.Minute), claim.ExpiresAt.Add(time.Minute)
+	if got, err := s.Claim(ctx, retry); err != nil || !got.Same(claim) {
+		t.Fatalf("the same request after restart: %+v, %v; want the claim made before the crash", got, err)
+	}
+	other := consumetest.NewClaim(claim.Domain)
+	other.Identities[2] = claim.Identities[2]
+	if _, err := s.Claim(ctx, other); !errors.Is(err, consume.ErrIdentityReused) {
+		t.Fatalf("another request after restart: %v, want ErrIdentityReused", err)
 	}
 }
 

@@ -1,0 +1,132 @@
+package server
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"hash"
+	"net/http"
+	"slices"
+	"time"
+
+	"github.com/toolgate/toolgate/client"
+	"github.com/toolgate/toolgate/internal/consume"
+	"github.com/toolgate/toolgate/internal/host"
+	"github.com/toolgate/toolgate/internal/serving"
+)
+
+// Idempotent authorize (issue 17, item 5). An issued Authorization's three
+// identities are claimed in the Consumption store before it is handed out
+// (consume.Store.Claim): an identity backs one consumable Authorization
+// per domain, and an identical request is answered with the same one.
+// Nothing but the claim is stored: issuance is a function of the request
+// and the time, and Ed25519 signatures are deterministic, so re-running
+// the request at the claim's IssuedAt reproduces the artifact byte for
+// byte (TestIssuanceIsDeterministic); the claim's binding digest proves
+// that it did.
+
+// issued is an Authorization ready to be handed out: the Host's result
+// and its sealed envelope, and whether it answers a retry.
+type issued struct {
+	res      *host.Result
+	envelope string
+	retry    bool
+}
+
+// claim records the identities of the Authorization first issued for req
+// at q.now, or finds the claim an identical request made before and
+// re-issues that Authorization at its time. Any other answer hands out
+// nothing: an identity claimed by another request is 409 identityReused at
+// that identity, a store that cannot answer 503 unavailable.
+func (s *Server) claim(ctx context.Context, q *call, d *serving.Domain, req *client.AuthorizeRequest, first issued) (issued, int, *client.Error) {
+	a := first.res.Authorization
+	c := consume.Claim{
+		Domain:     d.Instance(),
+		Identities: [3]string{a.ID().String(), a.ReplayID().String(), a.ConsumptionID().String()},
+		Request:    RequestDigest(req, q.caller),
+		Binding:    bindingHex(first.res),
+		IssuedAt:   time.Unix(int64(a.IssuedAt().Seconds()), 0),
+		ExpiresAt:  time.Unix(int64(a.ExpiresAt().Seconds()), 0),
+	}
+	got, err := s.store.Claim(ctx, c)
+	var reused *consume.IdentityReusedError
+	switch {
+	case err == nil && got.Same(c):
+		return first, 0, nil
+	case err == nil:
+		// The same request claimed these identities at got.IssuedAt.
+		res, envelope, err := d.Authorize(HostRequest(*req, q.caller, uint64(got.IssuedAt.Unix())))
+		if err != nil || res.Authorization == nil || bindingHex(res) != got.Binding {
+			// The domain no longer issues what it issued then (its
+			// configuration changed): the identities stay with the
+			// Authorization they back.
+			return issued{}, http.StatusConflict, &client.Error{Code: codeIdentityReused, Path: consume.IdentityFields[consume.AuthorizationIdentity],
+				Message: "these identities back an earlier Authorization this domain no longer issues the same way; use new identities"}
+		}
+		return issued{res: res, envelope: envelope, retry: true}, 0, nil
+	case errors.As(err, &reused):
+		return issued{}, http.StatusConflict, &client.Error{Code: codeIdentityReused, Path: reused.Field,
+			Message: "this identity backs an Authorization issued for a different request; use a new identity (an identical request is answered with the same Authorization)"}
+	default:
+		return issued{}, http.StatusServiceUnavailable, &client.Error{Code: "unavailable",
+			Message: "the consumption store did not answer, so no authorization was issued; retry the identical request"}
+	}
+}
+
+// codeIdentityReused is the code of an authorize refused because an
+// identity it names backs another request's Authorization.
+const codeIdentityReused = "identityReused"
+
+// bindingHex is the issued Authorization's Consumption Binding digest as
+// 64 hex digits.
+func bindingHex(res *host.Result) string {
+	d := res.Authorization.Binding().Digest().String()
+	return d[len("sha256:"):]
+}
+
+// RequestDigest is the digest of an authorize request as the service
+// decoded it, for caller: two requests are the same request exactly when
+// their digests are equal. It covers the caller's name and groups (as a
+// set), every member of the request as decoded — so the layout of the body
+// (whitespace, member order, escapes) does not count — and the raw bytes
+// of the arguments and of the intent binding, which the Host hashes as
+// sent. A retry must send those two byte for byte.
+func RequestDigest(req *client.AuthorizeRequest, caller host.Caller) string {
+	h := sha256.New()
+	writeField(h, []byte("toolgate.authorize-request/1"))
+	writeField(h, []byte(caller.Name))
+	groups := slices.Clone(caller.Groups)
+	slices.Sort(groups)
+	groups = slices.Compact(groups)
+	var count [8]byte
+	binary.BigEndian.PutUint64(count[:], uint64(len(groups)))
+	h.Write(count[:])
+	for _, g := range groups {
+		writeField(h, []byte(g))
+	}
+	rest := *req
+	rest.Proposal.Arguments, rest.Facts.Intent.Binding = nil, nil
+	body, err := json.Marshal(&rest) // struct order: deterministic
+	if err != nil {
+		// Every member is a string, number, bool or a list or struct of
+		// them: Marshal cannot fail. Were it to, the empty digest fails
+		// Claim.Validate and nothing is issued.
+		return ""
+	}
+	writeField(h, body)
+	writeField(h, req.Proposal.Arguments)
+	writeField(h, req.Facts.Intent.Binding)
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// writeField writes b after its length, so no two sequences of fields
+// write the same octets.
+func writeField(h hash.Hash, b []byte) {
+	var n [8]byte
+	binary.BigEndian.PutUint64(n[:], uint64(len(b)))
+	h.Write(n[:])
+	h.Write(b)
+}

@@ -1,0 +1,301 @@
+package server_test
+
+import (
+	"encoding/json"
+	"net/http"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/toolgate/toolgate/client"
+	"github.com/toolgate/toolgate/internal/consume/boltstore"
+	"github.com/toolgate/toolgate/internal/host"
+	"github.com/toolgate/toolgate/internal/server"
+)
+
+// Issue 17, item 5: an identity backs one consumable Authorization per
+// domain; an identical authorize is answered with the same Authorization.
+
+// authorizeRaw posts req as the agent runtime and decodes the answer.
+func (s *service) authorizeRaw(t testing.TB, req client.AuthorizeRequest) (response, client.AuthorizeResponse) {
+	t.Helper()
+	r := s.post(t, "/v1/authorize", agentToken, req)
+	var res client.AuthorizeResponse
+	if r.status == http.StatusOK {
+		res = decode[client.AuthorizeResponse](t, r)
+	}
+	return r, res
+}
+
+func TestIdenticalAuthorizeRepeated64TimesConcurrentlyYieldsOneArtifact(t *testing.T) {
+	t.Parallel()
+	// Every eighth read of the service clock is a second later, so without
+	// the claim the requests would issue several Authorizations; the
+	// clock stops once they are answered, within the artifact's lifetime.
+	var tick atomic.Int64
+	var stopped atomic.Bool
+	clock := func() time.Time {
+		if stopped.Load() {
+			return time.Unix(exampleTime+1+tick.Load()/8, 0)
+		}
+		return time.Unix(exampleTime+1+tick.Add(1)/8, 0)
+	}
+	store, err := boltstore.Open(t.TempDir(), boltstore.Options{Clock: clock, SweepInterval: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = store.Close() })
+	s := newServiceWith(t, t.TempDir(), func(c *server.Config) { c.Store, c.Clock = store, clock })
+
+	const n = 64
+	req := example(t, "payment-allow.yaml")
+	artifacts := make([]string, n)
+	var wg sync.WaitGroup
+	start := make(chan struct{})
+	for i := range n {
+		wg.Go(func() {
+			<-start
+			r, res := s.authorizeRaw(t, req)
+			if r.status != http.StatusOK || res.Authorization == nil {
+				t.Errorf("authorize %d: %d %s", i, r.status, r.body)
+				return
+			}
+			artifacts[i] = res.Authorization.Artifact
+		})
+	}
+	close(start)
+	wg.Wait()
+	stopped.Store(true)
+	distinct := map[string]bool{}
+	for _, a := range artifacts {
+		distinct[a] = true
+	}
+	if len(distinct) != 1 {
+		t.Fatalf("%d identical authorizes yielded %d distinct artifacts, want 1", n, len(distinct))
+	}
+
+	// Every artifact handed out (here one) is consumed at most once among
+	// n concurrent consumes of each.
+	var consumed atomic.Int64
+	for a := range distinct {
+		for range n {
+			wg.Go(func() {
+				if r := s.post(t, "/v1/consume", executorToken, expectations(t, a)); r.status == http.StatusOK {
+					consumed.Add(1)
+				}
+			})
+		}
+	}
+	wg.Wait()
+	if consumed.Load() != 1 {
+		t.Fatalf("%d consumes succeeded, want 1", consumed.Load())
+	}
+}
+
+func TestAnAuthorizeRetryReturnsTheSameArtifact(t *testing.T) {
+	t.Parallel()
+	s := newService(t, t.TempDir())
+	req := example(t, "payment-allow.yaml")
+	_, first := s.authorizeRaw(t, req)
+	if first.Authorization == nil {
+		t.Fatal("the allow example issued no authorization")
+	}
+	for _, later := range []int64{1, 30, int64(first.Authorization.ExpiresAt-first.Authorization.IssuedAt) + 5} {
+		// The last retry comes after the Authorization expired (its claim
+		// is kept for the retention): the same, now expired, artifact.
+		s.now.Store(int64(first.Authorization.IssuedAt) + later)
+		r, again := s.authorizeRaw(t, req)
+		if r.status != http.StatusOK || again.Authorization == nil || *again.Authorization != *first.Authorization {
+			t.Fatalf("retry %d s later: %d %s; want the first authorization", later, r.status, r.body)
+		}
+		if again.Decision.ID != first.Decision.ID || len(again.Decision.Reasons) != len(first.Decision.Reasons) {
+			t.Fatalf("retry %d s later: decision %+v, want %+v", later, again.Decision, first.Decision)
+		}
+	}
+	if got := s.logText(); !strings.Contains(got, `"result":"reissued"`) {
+		t.Errorf("the decision log does not tell a retry from an issuance:\n%s", got)
+	}
+	// A retry whose body differs only in layout (member order, white
+	// space; the arguments and intent binding byte for byte) is the same
+	// request.
+	r := s.post(t, "/v1/authorize", agentToken, relaidOut(t, req))
+	if again := decode[client.AuthorizeResponse](t, r); r.status != http.StatusOK || again.Authorization == nil || *again.Authorization != *first.Authorization {
+		t.Fatalf("the same request laid out differently: %d %s", r.status, r.body)
+	}
+}
+
+func TestReusingAnIdentityForAnotherRequestIsRefused(t *testing.T) {
+	t.Parallel()
+	s := newService(t, t.TempDir())
+	req := example(t, "payment-allow.yaml")
+	if _, first := s.authorizeRaw(t, req); first.Authorization == nil {
+		t.Fatal("the allow example issued no authorization")
+	}
+	s.now.Add(2)
+	fresh := func(r *client.AuthorizeRequest, keep string) {
+		if keep != "authorizationID" {
+			r.AuthorizationID += "-other"
+		}
+		if keep != "replayID" {
+			r.ReplayID += "-other"
+		}
+		if keep != "consumptionID" {
+			r.ConsumptionID += "-other"
+		}
+	}
+	tests := map[string]struct {
+		change   func(*client.AuthorizeRequest)
+		wantPath string
+	}{
+		"every identity, another decision identity": {func(r *client.AuthorizeRequest) { r.DecisionID += "-other" }, "authorizationID"},
+		"every identity, a shorter lifetime":        {func(r *client.AuthorizeRequest) { r.MaxLifetimeSeconds-- }, "authorizationID"},
+		"every identity, other arguments": {func(r *client.AuthorizeRequest) {
+			r.Proposal.Arguments = json.RawMessage(`{"currency":"eur","amount":12501,"debtor-account":"acct-1001","creditor-account":"acct-2002"}`)
+		}, "authorizationID"},
+		"the Authorization identity only": {func(r *client.AuthorizeRequest) { fresh(r, "authorizationID"); r.DecisionID += "-o" }, "authorizationID"},
+		"the replay identity only":        {func(r *client.AuthorizeRequest) { fresh(r, "replayID"); r.DecisionID += "-o" }, "replayID"},
+		"the Consumption identity only":   {func(r *client.AuthorizeRequest) { fresh(r, "consumptionID"); r.DecisionID += "-o" }, "consumptionID"},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			other := example(t, "payment-allow.yaml")
+			tc.change(&other)
+			r := s.post(t, "/v1/authorize", agentToken, other)
+			e := decode[client.ErrorResponse](t, r).Error
+			if r.status != http.StatusConflict || e.Code != "identityReused" || e.Path != tc.wantPath {
+				t.Fatalf("%d %s; want 409 identityReused at %s", r.status, r.body, tc.wantPath)
+			}
+			if strings.Contains(string(r.body), "artifact") {
+				t.Fatalf("a refused request carries an artifact: %s", r.body)
+			}
+		})
+	}
+}
+
+func TestAuthorizeFailsClosedWhenTheClaimCannotBeRecorded(t *testing.T) {
+	t.Parallel()
+	s := newService(t, t.TempDir())
+	s.store.setDown(true)
+	r := s.post(t, "/v1/authorize", agentToken, example(t, "payment-allow.yaml"))
+	if e := decode[client.ErrorResponse](t, r).Error; r.status != http.StatusServiceUnavailable || e.Code != "unavailable" {
+		t.Fatalf("%d %s; want 503 unavailable", r.status, r.body)
+	}
+	// A deny issues nothing and needs no claim: still answered.
+	r = s.post(t, "/v1/authorize", agentToken, example(t, "payment-deny.yaml"))
+	if res := decode[client.AuthorizeResponse](t, r); r.status != http.StatusOK || res.Decision.Outcome != "deny" {
+		t.Fatalf("deny while the store is down: %d %s", r.status, r.body)
+	}
+	s.store.setDown(false)
+	if _, res := s.authorizeRaw(t, example(t, "payment-allow.yaml")); res.Authorization == nil {
+		t.Fatal("no authorization once the store answers again")
+	}
+}
+
+// The idempotent retry rests on this: issuance is a function of the
+// request and the time, and Ed25519 signatures are deterministic, so two
+// services holding the same key issue the same bytes for one request at
+// one time.
+func TestIssuanceIsDeterministic(t *testing.T) {
+	t.Parallel()
+	keys := t.TempDir()
+	a, b := newService(t, keys), newService(t, keys)
+	_, x := a.authorizeRaw(t, example(t, "payment-allow.yaml"))
+	_, y := b.authorizeRaw(t, example(t, "payment-allow.yaml"))
+	if x.Authorization == nil || y.Authorization == nil || x.Authorization.Artifact != y.Authorization.Artifact {
+		t.Fatalf("one request at one time with one key: artifacts differ:\n%+v\n%+v", x.Authorization, y.Authorization)
+	}
+	// And the time matters: a second later is another Authorization.
+	b2 := newService(t, keys)
+	b2.now.Add(1)
+	_, z := b2.authorizeRaw(t, example(t, "payment-allow.yaml"))
+	if z.Authorization == nil || z.Authorization.Artifact == x.Authorization.Artifact {
+		t.Fatal("issuance a second later gave the same artifact: the test would prove nothing")
+	}
+}
+
+// relaidOut is req's body with its top-level members in reverse order and
+// white space between them; every member's value is encoded as before.
+func relaidOut(t *testing.T, req client.AuthorizeRequest) []byte {
+	t.Helper()
+	compact, err := json.Marshal(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var members map[string]json.RawMessage
+	if err := json.Unmarshal(compact, &members); err != nil {
+		t.Fatal(err)
+	}
+	keys := make([]string, 0, len(members))
+	for k := range members {
+		keys = append(keys, k)
+	}
+	sort.Sort(sort.Reverse(sort.StringSlice(keys)))
+	var b strings.Builder
+	b.WriteString("{\n")
+	for i, k := range keys {
+		if i > 0 {
+			b.WriteString(" ,\n")
+		}
+		b.WriteString("  \"" + k + "\" :  ")
+		b.Write(members[k])
+	}
+	b.WriteString("\n}\n")
+	if b.String() == string(compact) {
+		t.Fatal("relaidOut changed nothing")
+	}
+	return []byte(b.String())
+}
+
+func TestRequestDigestIsTheRequestAsDecodedAndItsCaller(t *testing.T) {
+	t.Parallel()
+	base := example(t, "payment-allow.yaml")
+	caller := host.Caller{Name: "system:serviceaccount:payments:payments-agent-runtime", Groups: []string{"a", "b"}}
+	want := server.RequestDigest(&base, caller)
+	if len(want) != 64 {
+		t.Fatalf("digest %q: want 64 hex digits", want)
+	}
+	same := map[string]func(*client.AuthorizeRequest, *host.Caller){
+		"the groups in another order": func(_ *client.AuthorizeRequest, c *host.Caller) { c.Groups = []string{"b", "a"} },
+		"a group twice":               func(_ *client.AuthorizeRequest, c *host.Caller) { c.Groups = []string{"a", "b", "a"} },
+	}
+	differ := map[string]func(*client.AuthorizeRequest, *host.Caller){
+		"another caller":            func(_ *client.AuthorizeRequest, c *host.Caller) { c.Name += "-2" },
+		"another group":             func(_ *client.AuthorizeRequest, c *host.Caller) { c.Groups = []string{"a", "c"} },
+		"no groups":                 func(_ *client.AuthorizeRequest, c *host.Caller) { c.Groups = nil },
+		"another decision identity": func(r *client.AuthorizeRequest, _ *host.Caller) { r.DecisionID += "x" },
+		"another lifetime":          func(r *client.AuthorizeRequest, _ *host.Caller) { r.MaxLifetimeSeconds++ },
+		"a requested resource less": func(r *client.AuthorizeRequest, _ *host.Caller) {
+			r.RequestedResources = r.RequestedResources[:len(r.RequestedResources)-1]
+		},
+		"white space in the arguments": func(r *client.AuthorizeRequest, _ *host.Caller) {
+			r.Proposal.Arguments = append(json.RawMessage(" "), r.Proposal.Arguments...)
+		},
+		"white space in the intent binding": func(r *client.AuthorizeRequest, _ *host.Caller) {
+			r.Facts.Intent.Binding = append(json.RawMessage(" "), r.Facts.Intent.Binding...)
+		},
+		// The raw members are length-prefixed: moving octets from one to
+		// the other is another request.
+		"an octet moved between the raw members": func(r *client.AuthorizeRequest, _ *host.Caller) {
+			args := r.Proposal.Arguments
+			r.Facts.Intent.Binding = append(json.RawMessage{args[len(args)-1]}, r.Facts.Intent.Binding...)
+			r.Proposal.Arguments = args[:len(args)-1]
+		},
+	}
+	for name, change := range same {
+		r, c := example(t, "payment-allow.yaml"), caller
+		change(&r, &c)
+		if got := server.RequestDigest(&r, c); got != want {
+			t.Errorf("%s: another digest, want the same", name)
+		}
+	}
+	for name, change := range differ {
+		r, c := example(t, "payment-allow.yaml"), caller
+		change(&r, &c)
+		if got := server.RequestDigest(&r, c); got == want {
+			t.Errorf("%s: the same digest, want another", name)
+		}
+	}
+}
