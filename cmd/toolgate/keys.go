@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -24,7 +23,7 @@ import (
 	"github.com/toolgate/toolgate/internal/standalone"
 )
 
-// The `toolgate keys` verbs (issue 17, item 3): rotate and list a domain's
+// The `toolgate keys` verbs (issue 17, item 3): rotate, list and revoke a domain's
 // signing keys, standalone (--state: the key-set file) or in a cluster
 // (through the kubeconfig: the rotation annotation on the HostAuthority and
 // the key-set Secret in toolgate's namespace). Nothing prints a seed.
@@ -66,7 +65,8 @@ func parseKeys(verb string, args []string, wantManifests bool) (keysOptions, err
 func (o keysOptions) keyDir() string { return filepath.Join(o.state, "keys") }
 
 // keysRotate makes a fresh key the domain's active key. Standalone it
-// rewrites the key-set file (serve uses the new key from its next start);
+// rewrites the key-set file (serve uses the new key from its next start
+// or SIGHUP);
 // in a cluster it sets the rotation annotation, on which the leader
 // rotates once, and every replica serves the new set.
 func keysRotate(args []string, out io.Writer) error {
@@ -80,7 +80,7 @@ func keysRotate(args []string, out io.Writer) error {
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(out, "rotated %s/%s: active key %s; restart serve to sign with it\n", o.namespace, o.authority, ks.ActiveID())
+		fmt.Fprintf(out, "rotated %s/%s: active key %s; serve signs with it from its next start or SIGHUP\n", o.namespace, o.authority, ks.ActiveID())
 		return nil
 	}
 	c, err := clusterClient(o.kubeconfig)
@@ -131,12 +131,52 @@ func keysList(args []string, out io.Writer) error {
 	return tw.Flush()
 }
 
-// keysRevoke will create the Revocation object of a key identity.
-func keysRevoke(args []string, _ io.Writer) error {
-	if _, err := parseFlags(flag.NewFlagSet("keys revoke", flag.ContinueOnError), args); err != nil {
+// keysRevoke revokes a key identity for good: everything it signed is
+// refused at once, and a revoked active key never signs again. In a
+// cluster it creates a Revocation object (the leader then rotates a
+// revoked active key out); standalone it appends the revocation to the
+// state directory's ledger, which serve reads at start and on SIGHUP.
+func keysRevoke(args []string, out io.Writer) error {
+	var state, kubeconfig, reason string
+	fs := flag.NewFlagSet("keys revoke", flag.ContinueOnError)
+	fs.StringVar(&state, "state", "", "standalone: the state directory serve uses (the revocation goes to its ledger)")
+	fs.StringVar(&kubeconfig, "kubeconfig", "", "cluster: the kubeconfig (default: KUBECONFIG, then ~/.kube/config)")
+	fs.StringVar(&reason, "reason", "", "why, for reviewers (required; never interpreted)")
+	rest, err := parseFlags(fs, args)
+	if err != nil {
 		return err
 	}
-	return errors.New("keys revoke is not available yet: it creates a Revocation object, which this release does not define; until then rotate the key (toolgate keys rotate) — its artifacts keep verifying until they expire")
+	if len(rest) != 2 {
+		return usageError{"keys revoke takes NAMESPACE/NAME of a HostAuthority and a KEY-ID"}
+	}
+	ns, name, ok := strings.Cut(rest[0], "/")
+	if !ok || ns == "" || name == "" || strings.Contains(name, "/") {
+		return usageError{"name the HostAuthority as NAMESPACE/NAME"}
+	}
+	spec := v1alpha1.RevocationSpec{HostAuthorityRef: v1alpha1.HostAuthorityReference{Name: v1alpha1.LowerToken(name)},
+		SigningKey: &v1alpha1.SigningKeyRef{KeyID: rest[1]}, Reason: reason}
+	rev, err := serving.RevocationOf(spec)
+	if err != nil {
+		return usageError{"keys revoke: " + err.Error()}
+	}
+	if state != "" {
+		if err := standalone.AppendRevocation(filepath.Join(state, standalone.LedgerFile), ns, name, rev); err != nil {
+			return err
+		}
+		fmt.Fprintf(out, "revoked key %s of %s/%s in %s; serve refuses it from its next start or SIGHUP\n", rev.ID, ns, name, standalone.LedgerFile)
+		return nil
+	}
+	c, err := clusterClient(kubeconfig)
+	if err != nil {
+		return err
+	}
+	o := &v1alpha1.Revocation{Spec: spec}
+	o.Namespace, o.Name = ns, "signing-key-"+rev.ID
+	if err := c.Create(context.Background(), o); err != nil {
+		return fmt.Errorf("creating the Revocation: %w", err)
+	}
+	fmt.Fprintf(out, "created Revocation %s/%s: every replica refuses key %s once it serves it\n", ns, o.Name, rev.ID)
+	return nil
 }
 
 // clusterKeys reads the key set of the HostAuthority o names from its

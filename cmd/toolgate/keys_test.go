@@ -14,8 +14,8 @@ import (
 
 // TestKeysRotateAndListStandalone: `keys rotate --state` makes a new active
 // key and keeps the old one verify-only with its retire time; `keys list`
-// shows both and no seed; `keys revoke` says it is not available yet
-// instead of pretending.
+// shows both and no seed; `keys revoke --state` appends the revocation to
+// the ledger once, and refuses a malformed key id without echoing it.
 func TestKeysRotateAndListStandalone(t *testing.T) {
 	t.Parallel()
 	state := t.TempDir()
@@ -68,10 +68,27 @@ func TestKeysRotateAndListStandalone(t *testing.T) {
 		"rotation needs --manifests with --state": {[]string{"keys", "rotate", "--state", state, "payments/payments-host"}, 2, "both --state and --manifests"},
 		"a HostAuthority is NAMESPACE/NAME":       {[]string{"keys", "list", "--state", state, "payments-host"}, 2, "NAMESPACE/NAME"},
 		"an unknown domain":                       {[]string{"keys", "list", "--state", state, "payments/other"}, 1, "no key set"},
-		"revoke is not there yet":                 {[]string{"keys", "revoke", "0123456789abcdef"}, 1, "not available yet"},
+		"revoke needs a domain and a key":         {[]string{"keys", "revoke", "--state", state, "0123456789abcdef"}, 2, "NAMESPACE/NAME of a HostAuthority and a KEY-ID"},
+		"revoke needs a reason":                   {[]string{"keys", "revoke", "--state", state, "payments/payments-host", "0123456789abcdef"}, 2, "spec.reason"},
+		"revoke refuses a malformed key id":       {[]string{"keys", "revoke", "--state", state, "--reason", "r", "payments/payments-host", "NOT-A-KEY-ID"}, 2, "spec.signingKey.keyID: malformed"},
 	} {
 		if code, _, stderr := cli(tc.args...); code != tc.code || !strings.Contains(stderr, tc.stderr) {
 			t.Errorf("%s: %d %q", name, code, stderr)
 		}
+	}
+	for range 2 {
+		if code, out, stderr := cli("keys", "revoke", "--state", state, "--reason", "leaked", "payments/payments-host", oldID); code != 0 || !strings.Contains(out, "revoked key "+oldID) {
+			t.Fatalf("revoke: %d %q %q", code, out, stderr)
+		}
+	}
+	ledger, err := os.ReadFile(filepath.Join(state, standalone.LedgerFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `{"namespace":"payments","hostAuthority":"payments-host","kind":"signingKey","id":"` + oldID + `"}` + "\n"; string(ledger) != want {
+		t.Errorf("ledger = %q, want the revocation once: %q", ledger, want)
+	}
+	if code, _, stderr := cli("keys", "revoke", "--state", state, "--reason", "r", "payments/payments-host", "NOT-A-KEY-ID"); code != 2 || strings.Contains(stderr, "NOT-A-KEY-ID") {
+		t.Errorf("a malformed key id: %d, echoed in %q", code, stderr)
 	}
 }

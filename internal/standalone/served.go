@@ -83,6 +83,21 @@ func revocations(path string, set *manifest.Set) (map[[2]string]*serving.Revocat
 	return out, nil
 }
 
+// AppendRevocation adds r, in the domain of the HostAuthority
+// namespace/name, to the ledger at path (created 0600), unless the ledger
+// holds it already; serve puts it in force at its next load.
+func AppendRevocation(path, namespace, name string, r serving.Revocation) error {
+	existing, err := revocations(path, &manifest.Set{})
+	if err != nil {
+		return err
+	}
+	if existing[[2]string{namespace, name}].Has(r) {
+		return nil
+	}
+	line, _ := json.Marshal(ledgerEntry{Namespace: namespace, HostAuthority: name, Kind: r.Kind.String(), ID: r.ID, Version: r.Version})
+	return appendSync(path, append(line, '\n'))
+}
+
 // appendSync appends data to the file at path (created 0600) and syncs it.
 func appendSync(path string, data []byte) error {
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)

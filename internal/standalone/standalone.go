@@ -99,7 +99,7 @@ func LoadAt(keyDir string, clock func() time.Time, paths ...string) ([]*serving.
 // HostAuthority namespace/name in manifests: the old active key verifies
 // until every artifact it signed has expired (the domain's
 // maxAuthorizationLifetimeSeconds plus the allowed clock skew from now). A
-// running serve uses the new key from its next start.
+// running serve uses the new key from its next start or SIGHUP.
 func Rotate(keyDir, namespace, name string, now time.Time, paths ...string) (*serving.KeyState, error) {
 	set, err := manifest.LoadPaths(paths...)
 	if err != nil {
