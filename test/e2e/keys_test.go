@@ -47,6 +47,8 @@ func toolgateCLI(args ...string) string {
 // issued before the rotation validates on both and consumes on the
 // replica that did not issue it. A user who may read every Secret of the
 // tenant namespace finds no key there and may read none in toolgate's.
+// `toolgate keys revoke` of the old key then refuses its other artifact on
+// both replicas.
 func rotateAcrossReplicas(agent, executor func() string) {
 	req, exp := renamed("rot-" + nonce())
 	res, err := as(0, agent()).Authorize(ctx, req)
@@ -54,6 +56,11 @@ func rotateAcrossReplicas(agent, executor func() string) {
 	Expect(res.Authorization).NotTo(BeNil())
 	before := res.Authorization.Artifact
 	old := envelopeKey(before)
+	req2, exp2 := renamed("rot2-" + nonce())
+	res2, err := as(0, agent()).Authorize(ctx, req2)
+	Expect(err).NotTo(HaveOccurred())
+	Expect(res2.Authorization).NotTo(BeNil())
+	Expect(envelopeKey(res2.Authorization.Artifact)).To(Equal(old))
 
 	Expect(toolgateCLI("keys", "rotate", ns+"/payments-host")).To(ContainSubstring("requested a rotation"))
 	for i := range procs {
@@ -78,6 +85,18 @@ func rotateAcrossReplicas(agent, executor func() string) {
 	done, err := as(1, executor()).Consume(ctx, v)
 	Expect(err).NotTo(HaveOccurred())
 	Expect(done.Consumed).To(BeTrue())
+
+	By("toolgate keys revoke: the old key's other artifact is refused by both replicas, at validate and consume")
+	Expect(toolgateCLI("keys", "revoke", ns+"/payments-host", old, "--reason", "e2e")).To(ContainSubstring("created Revocation"))
+	v2 := tgclient.ValidateRequest{Artifact: res2.Authorization.Artifact, Expectations: exp2}
+	for i := range procs {
+		Eventually(func(g Gomega) {
+			_, err := as(i, executor()).Validate(ctx, v2)
+			g.Expect(hasCode(err, 409, "revoked")).To(BeTrue(), "%v", err)
+		}).WithTimeout(20*time.Second).WithPolling(20*time.Millisecond).Should(Succeed(), procs[i].name)
+		_, err := as(i, executor()).Consume(ctx, v2)
+		expectCode(err, 409, "revoked")
+	}
 
 	By("a tenant-namespace Secret reader reads no key")
 	u, err := testEnv.AddUser(envtest.User{Name: "payments-secret-reader"}, &rest.Config{})
