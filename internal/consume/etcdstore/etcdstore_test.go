@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
 	clientv3 "go.etcd.io/etcd/client/v3"
 
 	"github.com/toolgate/toolgate/internal/consume"
@@ -201,12 +202,23 @@ func TestTrickledConsumeAcrossASweepIsRefused(t *testing.T) {
 	defer cancel()
 	sweep := func(ctx context.Context) error {
 		for {
-			resp, err := cli.Get(ctx, prefix, clientv3.WithPrefix(), clientv3.WithCountOnly())
+			// The record's lease ends now, as its expiry would: the lease
+			// was granted at issuance for the Authorization's expiry window
+			// (the identity claim of issue 17, item 5, took it first) and
+			// its TTL runs in real time, which this check's clock skips.
+			resp, err := cli.Get(ctx, prefix, clientv3.WithPrefix())
 			if err != nil {
 				return err
 			}
-			if resp.Count == 0 {
+			if len(resp.Kvs) == 0 {
 				return nil
+			}
+			for _, kv := range resp.Kvs {
+				if kv.Lease != 0 {
+					if _, err := cli.Revoke(ctx, clientv3.LeaseID(kv.Lease)); err != nil && !errors.Is(err, rpctypes.ErrLeaseNotFound) {
+						return err
+					}
+				}
 			}
 			select {
 			case <-ctx.Done():
