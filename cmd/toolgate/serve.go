@@ -156,22 +156,21 @@ func buildServe(o serveOptions) (svc *standaloneService, err error) {
 // loopback), plain HTTP on loopback otherwise.
 func (s *standaloneService) run(ctx context.Context, o serveOptions, logger *slog.Logger) error {
 	var tlsConfig *tls.Config
-	if !o.loopback {
-		tlsConfig = &tls.Config{MinVersion: tls.VersionTLS12}
+	if !o.loopback || o.certFile != "" {
+		cert, err := tls.LoadX509KeyPair(o.certFile, o.keyFile)
+		if err != nil {
+			return err
+		}
+		tlsConfig = &tls.Config{MinVersion: tls.VersionTLS12, Certificates: []tls.Certificate{cert}}
 	}
 	hs := newHTTPServer(s.srv.Handler(), tlsConfig, slog.NewLogLogger(logger.Handler(), slog.LevelWarn))
-	hs.Addr = o.listen
 	ln, err := net.Listen("tcp", o.listen)
 	if err != nil {
 		return err
 	}
-	logger.Info("serving", "address", ln.Addr().String(), "domains", s.domains, "tls", !o.loopback)
+	logger.Info("serving", "address", ln.Addr().String(), "domains", s.domains, "tls", tlsConfig != nil)
 	context.AfterFunc(ctx, func() { logger.Info("shutting down") })
-	serveFn := hs.Serve
-	if !o.loopback || o.certFile != "" {
-		serveFn = func(ln net.Listener) error { return hs.ServeTLS(ln, o.certFile, o.keyFile) }
-	}
-	return serveUntilDone(ctx, hs, ln, serveFn)
+	return serveUntilDone(ctx, hs, ln)
 }
 
 // isLoopback reports whether host names only loopback addresses.

@@ -384,6 +384,10 @@ func apiError(err error) client.Error {
 	if errors.As(err, &fe) {
 		return client.Error{Code: fe.Code.String(), Path: fe.Path, Message: fe.Rule}
 	}
+	var r *refusal
+	if errors.As(err, &r) {
+		return r.e
+	}
 	return client.Error{Code: "internal", Message: "the request could not be processed"}
 }
 
