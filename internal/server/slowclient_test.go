@@ -291,6 +291,14 @@ func TestHeaderRefusalsAreJSON(t *testing.T) {
 			request: "GET /healthz HTTP/1.1\r\nHost: toolgate\r\nX-Big: " + strings.Repeat("a", server.MaxHeaderBytes+8<<10) + "\r\n\r\n",
 			status:  http.StatusRequestHeaderFieldsTooLarge, want: client.Error{Code: "limitExceeded", Path: "header"},
 		},
+		"an unknown expectation is 417 unsupported at header": {
+			request: "POST /v1/authorize HTTP/1.1\r\nHost: toolgate\r\nExpect: <script>\r\nContent-Length: 2\r\n\r\n{}",
+			status:  http.StatusExpectationFailed, want: client.Error{Code: "unsupported", Path: "header"},
+		},
+		"an HTTP version other than 1.x is 505 unsupported at header": {
+			request: "GET /healthz HTTP/2.0\r\nHost: toolgate\r\n\r\n",
+			status:  http.StatusHTTPVersionNotSupported, want: client.Error{Code: "unsupported", Path: "header"},
+		},
 		"an unknown transfer coding is 501 unsupported at header": {
 			request: "POST /v1/authorize HTTP/1.1\r\nHost: toolgate\r\nTransfer-Encoding: <script>\r\n\r\n",
 			status:  http.StatusNotImplemented, want: client.Error{Code: "unsupported", Path: "header"},
