@@ -45,10 +45,14 @@ func manager(args []string) error {
 	etcdEndpoints := fs.String("etcd-endpoints", "", "comma-separated etcd endpoints (etcd store)")
 	fs.DurationVar(&so.tokenTTL, "token-cache-ttl", 10*time.Second, "how long a TokenReview answer is cached")
 	fs.BoolVar(&so.decisionLog, "decision-log", true, "write one decision-log line per request to stdout")
+	pprofAddr := fs.String("pprof-listen", "", pprofListenUsage)
 	if rest, err := parseFlags(fs, args); err != nil {
 		return err
 	} else if len(rest) != 0 {
 		return usageError{"manager takes no positional arguments"}
+	}
+	if err := checkPprofListen(*pprofAddr); err != nil {
+		return err
 	}
 	ctrl.SetLogger(zap.New())
 
@@ -83,6 +87,13 @@ func manager(args []string) error {
 		return err
 	}
 	ctx := ctrl.SetupSignalHandler()
+	pprofListening, err := startPprof(ctx, *pprofAddr)
+	if err != nil {
+		return err
+	}
+	if pprofListening != nil {
+		ctrl.Log.Info("serving pprof", "address", pprofListening.String())
+	}
 	s := store.New()
 	if err := controllers.Setup(ctx, mgr, s); err != nil {
 		return err

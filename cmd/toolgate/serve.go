@@ -54,6 +54,7 @@ type serveOptions struct {
 	certFile, keyFile string
 	logFile           string // "-" for stdout
 	syncLog           bool
+	pprof             string // --pprof-listen; "" is off
 }
 
 // parseServe reads serve's flags. --standalone is accepted and changes
@@ -71,6 +72,7 @@ func parseServe(args []string) (serveOptions, error) {
 	fs.StringVar(&o.keyFile, "tls-key", "", "TLS private key (PEM)")
 	fs.StringVar(&o.logFile, "decision-log", "-", "decision log: a file, or - for stdout")
 	fs.BoolVar(&o.syncLog, "decision-log-sync", false, "write each decision-log line before responding (no loss, more latency)")
+	fs.StringVar(&o.pprof, "pprof-listen", "", pprofListenUsage)
 	rest, err := parseFlags(fs, args)
 	if err != nil {
 		return o, err
@@ -84,6 +86,9 @@ func parseServe(args []string) (serveOptions, error) {
 	host, _, err := net.SplitHostPort(o.listen)
 	if err != nil {
 		return o, usageError{"--listen is host:port"}
+	}
+	if err := checkPprofListen(o.pprof); err != nil {
+		return o, err
 	}
 	o.loopback = isLoopback(host)
 	if !o.loopback && (o.certFile == "" || o.keyFile == "") {
@@ -167,6 +172,14 @@ func (s *standaloneService) run(ctx context.Context, o serveOptions, logger *slo
 	ln, err := net.Listen("tcp", o.listen)
 	if err != nil {
 		return err
+	}
+	pprofAddr, err := startPprof(ctx, o.pprof)
+	if err != nil {
+		_ = ln.Close()
+		return err
+	}
+	if pprofAddr != nil {
+		logger.Info("serving pprof", "address", pprofAddr.String())
 	}
 	logger.Info("serving", "address", ln.Addr().String(), "domains", s.domains, "tls", tlsConfig != nil)
 	context.AfterFunc(ctx, func() { logger.Info("shutting down") })
