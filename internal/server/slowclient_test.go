@@ -30,7 +30,7 @@ import (
 // Short timeouts for the slow-client tests; a trickle writes one octet per
 // trickleEvery, so a header or body never completes within them, and
 // nothing is asserted about how long anything took.
-var slowTimeouts = server.Timeouts{Header: time.Second, Body: time.Second, Response: 10 * time.Second, Idle: 10 * time.Second}
+var slowTimeouts = server.Timeouts{Header: time.Second, Body: time.Second, Response: 10 * time.Second, Idle: 2 * time.Second}
 
 const (
 	trickleEvery = 100 * time.Millisecond
@@ -244,6 +244,22 @@ func TestSlowClientsGetTheAPIsJSONError(t *testing.T) {
 			},
 			want: header,
 		},
+		"a header stalled behind a pipelined request is 408 timeout at header": {
+			send: func(t *testing.T, _ endpoint, c net.Conn) {
+				// One write: net/http buffers the start of the second
+				// request while it reads the first.
+				if _, err := io.WriteString(c, "GET /healthz HTTP/1.1\r\nHost: toolgate\r\n\r\nPOST /v1/auth"); err != nil {
+					t.Fatal(err)
+				}
+				br := bufio.NewReader(c)
+				resp, err := http.ReadResponse(br, nil)
+				if err != nil || resp.StatusCode != http.StatusOK || br.Buffered() != 0 {
+					t.Fatalf("first request: %v %v", resp, err)
+				}
+				_ = resp.Body.Close()
+			},
+			want: header,
+		},
 		"a body trickled after its header is 408 timeout at body": {
 			send: func(t *testing.T, _ endpoint, c net.Conn) {
 				body := `{"hostAuthority": {"namespace": "payments", "name": "payments-host"}}`
@@ -331,20 +347,34 @@ func TestPlainHTTPOnTheTLSAddressIsToldInJSON(t *testing.T) {
 	readAnswer(t, c, http.StatusBadRequest, client.Error{Code: "unsupported"})
 }
 
-// TestAnIdleNewConnectionClosesSilently: a connection on which no request
-// begins is closed after the header timeout without an answer (there is
-// no request to answer), rather than held.
-func TestAnIdleNewConnectionClosesSilently(t *testing.T) {
+// TestAnIdleConnectionClosesSilently: a connection on which no request
+// begins is closed without an answer (there is no request to answer)
+// rather than held: a new one after the header timeout, a kept-alive one
+// after the idle timeout.
+func TestAnIdleConnectionClosesSilently(t *testing.T) {
 	t.Parallel()
-	for _, secure := range []bool{false, true} {
-		t.Run(fmt.Sprintf("TLS %v", secure), func(t *testing.T) {
-			t.Parallel()
-			c := serveHTTP(t, apiService(t), secure).dial(t)
-			n, err := c.Read(make([]byte, 1))
-			if n != 0 || (err != io.EOF && !isReset(err)) {
-				t.Errorf("got %d octets, %v; want the connection closed", n, err)
-			}
-		})
+	for _, keptAlive := range []bool{false, true} {
+		for _, secure := range []bool{false, true} {
+			t.Run(fmt.Sprintf("kept alive %v, TLS %v", keptAlive, secure), func(t *testing.T) {
+				t.Parallel()
+				c := serveHTTP(t, apiService(t), secure).dial(t)
+				br := bufio.NewReader(c)
+				if keptAlive {
+					if _, err := io.WriteString(c, "GET /healthz HTTP/1.1\r\nHost: toolgate\r\n\r\n"); err != nil {
+						t.Fatal(err)
+					}
+					resp, err := http.ReadResponse(br, nil)
+					if err != nil || resp.StatusCode != http.StatusOK || resp.Close {
+						t.Fatalf("first request: %v %v", resp, err)
+					}
+					_ = resp.Body.Close()
+				}
+				n, err := br.Read(make([]byte, 1))
+				if n != 0 || (err != io.EOF && !isReset(err)) {
+					t.Errorf("got %d octets, %v; want the connection closed", n, err)
+				}
+			})
+		}
 	}
 }
 

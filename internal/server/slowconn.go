@@ -233,6 +233,11 @@ func (c *slowConn) Read(p []byte) (int, error) {
 		}
 		c.mu.Lock()
 	}
+	if c.start.IsZero() && c.deadline.IsZero() {
+		// Never wait for a header without a deadline, whatever
+		// net/http does between requests.
+		c.start = time.Now()
+	}
 	c.setApplied(c.headerDeadline())
 	c.mu.Unlock()
 
@@ -338,6 +343,14 @@ func (c *slowConn) SetReadDeadline(t time.Time) error {
 	c.deadline = t
 	c.abort = !t.IsZero() && !t.After(time.Now())
 	if c.header {
+		if t.IsZero() && c.start.IsZero() {
+			// Between requests net/http waits under its idle deadline
+			// and clears it once it has peeked at the next request's
+			// first octets, which it may have buffered with the last
+			// request: that request has begun, and its header clock
+			// starts now.
+			c.start, c.got = time.Now(), true
+		}
 		c.setApplied(c.headerDeadline())
 		return nil
 	}
