@@ -360,7 +360,7 @@ func (c *slowConn) SetReadDeadline(t time.Time) error {
 
 // SetDeadline sets both deadlines, the read one as SetReadDeadline does.
 func (c *slowConn) SetDeadline(t time.Time) error {
-	return errors.Join(c.SetReadDeadline(t), c.Conn.SetWriteDeadline(t))
+	return errors.Join(c.SetReadDeadline(t), c.SetWriteDeadline(t))
 }
 
 // CloseWrite ends the sending side (net/http's own reset avoidance).
