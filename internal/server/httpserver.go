@@ -114,7 +114,13 @@ func bodyDeadline(h http.Handler, d time.Duration) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		beginServing(r)
 		if r.Body != nil && r.Body != http.NoBody {
-			_ = http.NewResponseController(w).SetReadDeadline(time.Now().Add(d))
+			// net/http's own writer sets it directly (no allocation); a
+			// wrapped one through a ResponseController.
+			if rd, ok := w.(interface{ SetReadDeadline(time.Time) error }); ok {
+				_ = rd.SetReadDeadline(time.Now().Add(d))
+			} else {
+				_ = http.NewResponseController(w).SetReadDeadline(time.Now().Add(d))
+			}
 		}
 		h.ServeHTTP(w, r)
 	})
