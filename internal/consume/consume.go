@@ -28,9 +28,8 @@ const MaxClockSkew = 30 * time.Second
 
 // MaxRequestTime bounds one API request from its first header octet to its
 // response: the service's header, body and response timeouts (5 s from the
-// first octet, 30 s and 30 s from the end of the header:
-// server.DefaultTimeouts) plus the longest store call (10 s), a sum that
-// overstates the bound since the body and response timeouts overlap.
+// first octet, 30 s after the header, 30 s after the body:
+// server.DefaultTimeouts) plus the longest store call (10 s).
 // cmd/toolgate's tests keep the service's timeouts within it.
 const MaxRequestTime = 75 * time.Second
 

@@ -20,8 +20,10 @@ type Timeouts struct {
 	// Body bounds a request body from the end of its header; a body not
 	// complete by then is answered 408 timeout at body.
 	Body time.Duration
-	// Response bounds the writing of the response, from the end of the
-	// request header (net/http's WriteTimeout).
+	// Response bounds handling and writing the response after the body:
+	// the response must be written within Body + Response of the end of
+	// the header (net/http's WriteTimeout), so a body that timed out is
+	// still answered.
 	Response time.Duration
 	// Idle bounds the wait for the next request on a kept-alive
 	// connection; it then closes silently.
@@ -29,7 +31,8 @@ type Timeouts struct {
 }
 
 // DefaultTimeouts are the service's timeouts: header 5 s, body 30 s,
-// response 30 s, idle 2 min. consume.MaxRequestTime documents them.
+// response 30 s after the body, idle 2 min. consume.MaxRequestTime
+// documents them.
 func DefaultTimeouts() Timeouts {
 	return Timeouts{Header: 5 * time.Second, Body: 30 * time.Second, Response: 30 * time.Second, Idle: 2 * time.Minute}
 }
@@ -74,8 +77,10 @@ func NewHTTPServer(h http.Handler, tlsConfig *tls.Config, t Timeouts, errorLog *
 		Handler: bodyDeadline(h, t.Body),
 		// No ReadHeaderTimeout or ReadTimeout: the connection enforces
 		// the header timeout itself, and each request's handler its body
-		// deadline, so that both are answered in JSON.
-		WriteTimeout:   t.Response,
+		// deadline, so that both are answered in JSON. The write
+		// deadline runs from the end of the header: it covers the body's
+		// time, then the response's.
+		WriteTimeout:   t.Body + t.Response,
 		IdleTimeout:    t.Idle,
 		MaxHeaderBytes: MaxHeaderBytes,
 		ConnState:      trackConnState,
