@@ -16,14 +16,14 @@ import (
 // timeouts must stay within it.
 func TestRequestTimeFitsTheConsumptionRetention(t *testing.T) {
 	t.Parallel()
-	hs := newHTTPServer(http.NotFoundHandler(), nil, nil)
-	if hs.ReadHeaderTimeout <= 0 || hs.ReadTimeout <= 0 || hs.WriteTimeout <= 0 {
-		t.Fatalf("every request timeout must be set: header %v, body %v, response %v", hs.ReadHeaderTimeout, hs.ReadTimeout, hs.WriteTimeout)
+	to := newHTTPServer(http.NotFoundHandler(), nil, nil).Timeouts()
+	if to.Header <= 0 || to.Body <= 0 || to.Response <= 0 {
+		t.Fatalf("every request timeout must be set: header %v, body %v, response %v", to.Header, to.Body, to.Response)
 	}
 	store := max(apistore.DefaultTimeout, etcdstore.DefaultTimeout)
-	if got := hs.ReadHeaderTimeout + hs.ReadTimeout + hs.WriteTimeout + store; got > consume.MaxRequestTime {
+	if got := to.Header + to.Body + to.Response + store; got > consume.MaxRequestTime {
 		t.Errorf("header %v + body %v + response %v + store %v = %v > consume.MaxRequestTime %v",
-			hs.ReadHeaderTimeout, hs.ReadTimeout, hs.WriteTimeout, store, got, consume.MaxRequestTime)
+			to.Header, to.Body, to.Response, store, got, consume.MaxRequestTime)
 	}
 	if consume.DefaultRetention < consume.MaxClockSkew+consume.MaxRequestTime {
 		t.Errorf("consume.DefaultRetention %v < MaxClockSkew %v + MaxRequestTime %v", consume.DefaultRetention, consume.MaxClockSkew, consume.MaxRequestTime)

@@ -49,10 +49,14 @@ func manager(args []string) error {
 	fs.BoolVar(&so.decisionLog, "decision-log", true, "write one decision-log line per request to stdout")
 	fs.StringVar(&so.auditLog, "audit-log", "", "tamper-evident decision log directory (default: none)")
 	fs.StringVar(&so.auditKey, "audit-key", "", "the audit log's checkpoint signing key, created when absent (default AUDIT-LOG.key)")
+	pprofAddr := fs.String("pprof-listen", "", pprofListenUsage)
 	if rest, err := parseFlags(fs, args); err != nil {
 		return err
 	} else if len(rest) != 0 {
 		return usageError{"manager takes no positional arguments"}
+	}
+	if err := checkPprofListen(*pprofAddr); err != nil {
+		return err
 	}
 	ctrl.SetLogger(zap.New())
 
@@ -87,6 +91,13 @@ func manager(args []string) error {
 		return err
 	}
 	ctx := ctrl.SetupSignalHandler()
+	pprofListening, err := startPprof(ctx, *pprofAddr)
+	if err != nil {
+		return err
+	}
+	if pprofListening != nil {
+		ctrl.Log.Info("serving pprof", "address", pprofListening.String())
+	}
 	s := store.New()
 	if err := controllers.Setup(ctx, mgr, s, controllers.Options{KeyNamespace: *keyNS}); err != nil {
 		return err

@@ -135,7 +135,7 @@ func (r serviceRunnable) Start(ctx context.Context) error {
 		return err
 	}
 	hs := newHTTPServer(r.srv.Handler(), &tls.Config{MinVersion: tls.VersionTLS12, GetCertificate: r.watcher.GetCertificate}, nil)
-	err = serveUntilDone(ctx, hs, ln, func(ln net.Listener) error { return hs.ServeTLS(ln, "", "") })
+	err = serveUntilDone(ctx, hs, ln)
 	r.log.Close()
 	return errors.Join(err, closeAudit(r.audit), r.store.Close())
 }

@@ -61,6 +61,7 @@ type serveOptions struct {
 	syncLog           bool
 	auditLog          string // "off" for none
 	auditKey          string
+	pprof             string // --pprof-listen; "" is off
 }
 
 // parseServe reads serve's flags. --standalone is accepted and changes
@@ -80,6 +81,7 @@ func parseServe(args []string) (serveOptions, error) {
 	fs.BoolVar(&o.syncLog, "decision-log-sync", false, "write each decision-log line before responding (no loss, more latency)")
 	fs.StringVar(&o.auditLog, "audit-log", "", "tamper-evident decision log directory, or off (default STATE/audit)")
 	fs.StringVar(&o.auditKey, "audit-key", "", "the audit log's checkpoint signing key, created when absent (default AUDIT-LOG.key)")
+	fs.StringVar(&o.pprof, "pprof-listen", "", pprofListenUsage)
 	rest, err := parseFlags(fs, args)
 	if err != nil {
 		return o, err
@@ -93,6 +95,9 @@ func parseServe(args []string) (serveOptions, error) {
 	host, _, err := net.SplitHostPort(o.listen)
 	if err != nil {
 		return o, usageError{"--listen is host:port"}
+	}
+	if err := checkPprofListen(o.pprof); err != nil {
+		return o, err
 	}
 	o.loopback = isLoopback(host)
 	if !o.loopback && (o.certFile == "" || o.keyFile == "") {
@@ -217,25 +222,32 @@ func buildServe(o serveOptions) (svc *standaloneService, err error) {
 // loopback), plain HTTP on loopback otherwise.
 func (s *standaloneService) run(ctx context.Context, o serveOptions, logger *slog.Logger) error {
 	var tlsConfig *tls.Config
-	if !o.loopback {
-		tlsConfig = &tls.Config{MinVersion: tls.VersionTLS12}
+	if !o.loopback || o.certFile != "" {
+		cert, err := tls.LoadX509KeyPair(o.certFile, o.keyFile)
+		if err != nil {
+			return err
+		}
+		tlsConfig = &tls.Config{MinVersion: tls.VersionTLS12, Certificates: []tls.Certificate{cert}}
 	}
 	hs := newHTTPServer(s.srv.Handler(), tlsConfig, slog.NewLogLogger(logger.Handler(), slog.LevelWarn))
-	hs.Addr = o.listen
 	ln, err := net.Listen("tcp", o.listen)
 	if err != nil {
 		return err
 	}
-	logger.Info("serving", "address", ln.Addr().String(), "domains", s.domains, "tls", !o.loopback)
+	pprofAddr, err := startPprof(ctx, o.pprof)
+	if err != nil {
+		_ = ln.Close()
+		return err
+	}
+	if pprofAddr != nil {
+		logger.Info("serving pprof", "address", pprofAddr.String())
+	}
+	logger.Info("serving", "address", ln.Addr().String(), "domains", s.domains, "tls", tlsConfig != nil)
 	if s.auditVerifier != "" {
 		logger.Info("audit log", "directory", o.auditLog, "verifierKey", s.auditVerifier)
 	}
 	context.AfterFunc(ctx, func() { logger.Info("shutting down") })
-	serveFn := hs.Serve
-	if !o.loopback || o.certFile != "" {
-		serveFn = func(ln net.Listener) error { return hs.ServeTLS(ln, o.certFile, o.keyFile) }
-	}
-	return serveUntilDone(ctx, hs, ln, serveFn)
+	return serveUntilDone(ctx, hs, ln)
 }
 
 // openAudit opens the tamper-evident decision log in dir with the key at

@@ -267,10 +267,7 @@ func serveInProcess(addr string) (string, func(), error) {
 	if err != nil {
 		return fail(err)
 	}
-	hs := &http.Server{
-		Handler: srv.Handler(), ReadHeaderTimeout: 5 * time.Second, ReadTimeout: 30 * time.Second,
-		WriteTimeout: 30 * time.Second, IdleTimeout: 2 * time.Minute, MaxHeaderBytes: 64 << 10,
-	}
+	hs := server.NewHTTPServer(srv.Handler(), nil, server.DefaultTimeouts(), nil)
 	go func() { _ = hs.Serve(ln) }()
 	closers = append(closers, func() { _ = hs.Shutdown(context.Background()) })
 	return ln.Addr().String(), stop, nil

@@ -27,9 +27,10 @@ var ErrExpired = errors.New("consume: authorization expired")
 const MaxClockSkew = 30 * time.Second
 
 // MaxRequestTime bounds one API request from its first header octet to its
-// response: the service's header, body and response timeouts (5 s, 30 s
-// and 30 s) plus the longest store call (10 s). cmd/toolgate's tests keep
-// the service's timeouts within it.
+// response: the service's header, body and response timeouts (5 s from the
+// first octet, 30 s after the header, 30 s after the body:
+// server.DefaultTimeouts) plus the longest store call (10 s).
+// cmd/toolgate's tests keep the service's timeouts within it.
 const MaxRequestTime = 75 * time.Second
 
 // DefaultRetention is how long past its ExpiresAt every store keeps a

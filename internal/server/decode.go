@@ -5,11 +5,25 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"os"
 	"sync"
 	"unicode/utf8"
 
+	"github.com/toolgate/toolgate/client"
 	"github.com/toolgate/toolgate/internal/engine/fault"
 )
+
+// refusal is a rejection of the service's own, not a protocol fault: its
+// API error as it stands.
+type refusal struct{ e client.Error }
+
+func (r *refusal) Error() string { return r.e.Message }
+
+// errBodyTimeout: the body did not arrive before the read deadline every
+// request gets (bodyDeadline). It is answered 408 and the connection
+// closes (net/http does not read on after a failed body).
+var errBodyTimeout error = &refusal{client.Error{Code: codeTimeout, Path: "body",
+	Message: "the request body did not arrive within the service's body timeout"}}
 
 // readBody reads one JSON request body: the content type is
 // application/json; the body is at most limit octets of valid UTF-8. It is
@@ -51,6 +65,9 @@ func readBody(r *http.Request, limit int64, pool *sync.Pool) (string, int, error
 			var tooLarge *http.MaxBytesError
 			if errors.As(err, &tooLarge) {
 				return "", http.StatusRequestEntityTooLarge, fault.At("body", fault.LimitExceeded, "the request body is larger than the service accepts")
+			}
+			if errors.Is(err, os.ErrDeadlineExceeded) {
+				return "", http.StatusRequestTimeout, errBodyTimeout
 			}
 			return "", http.StatusBadRequest, fault.At("body", fault.Malformed, "the request body could not be read")
 		}

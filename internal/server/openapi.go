@@ -79,7 +79,7 @@ func OpenAPI() ([]byte, error) {
 		return m
 	}
 	post := func(summary string, in, out reflect.Type, extra ...string) map[string]any {
-		responses := errs(append([]string{"400", "401", "403", "404", "405", "413", "415", "422"}, extra...)...)
+		responses := errs(append([]string{"400", "401", "403", "404", "405", "408", "413", "415", "417", "422", "431", "501", "505"}, extra...)...)
 		responses["200"] = reply("success", out)
 		return map[string]any{"post": map[string]any{
 			"summary": summary, "security": []any{map[string]any{"bearer": []any{}}},

@@ -209,7 +209,7 @@ func (s *Server) authorize(ctx context.Context, q *call, r *http.Request) (int, 
 	sel := serving.Selection{RegistryID: req.Registry.SnapshotID, RegistryGeneration: req.Registry.Generation,
 		PolicyID: req.Policy.SnapshotID, PolicyGeneration: req.Policy.SnapshotGeneration}
 	if err := d.Selectable(sel, q.now); err != nil {
-		return refusal(err)
+		return stateRefusal(err)
 	}
 	res, envelope, err := d.Authorize(HostRequest(req, q.caller, uint64(q.now.Unix())))
 	if err != nil {
@@ -242,7 +242,7 @@ func (s *Server) authorize(ctx context.Context, q *call, r *http.Request) (int, 
 		// A revoked tool version or Authorization identity issues nothing:
 		// the artifact is dropped unsent.
 		if err := d.Standing(a, d.KeyID()); err != nil {
-			return refusal(err)
+			return stateRefusal(err)
 		}
 		id := a.ID().String()
 		out.Authorization = &client.Authorization{
@@ -282,7 +282,7 @@ func (s *Server) check(q *call, r *http.Request) (*serving.Domain, *host.Authori
 		return nil, nil, nil, status, e
 	}
 	if err := d.Standing(a, keyID); err != nil {
-		status, e := refusal(err)
+		status, e := stateRefusal(err)
 		return nil, nil, nil, status, &e
 	}
 	q.entry.AuthorizationID, q.entry.Binding = a.ID().String(), a.Binding().Digest().String()
@@ -327,7 +327,7 @@ func (s *Server) rebuild(q *call, envelope string) (*serving.Domain, *host.Autho
 	if err != nil {
 		if errors.Is(err, artifact.ErrRevokedKey) {
 			// The same answer as any other revocation (serving.Refusal).
-			status, e := refusal(&serving.Refusal{Reason: serving.Revoked, Path: "artifact"})
+			status, e := stateRefusal(&serving.Refusal{Reason: serving.Revoked, Path: "artifact"})
 			return nil, nil, "", status, &e
 		}
 		return nil, nil, "", http.StatusUnprocessableEntity, &client.Error{Code: "artifact", Path: "artifact", Message: err.Error()}
@@ -399,11 +399,11 @@ func (s *Server) consume(ctx context.Context, q *call, r *http.Request) (int, an
 	}
 }
 
-// refusal is the API form of a domain's refusal on its served state
+// stateRefusal is the API form of a domain's refusal on its served state
 // (serving.Refusal): 404 notFound for a generation it does not serve, 409
 // superseded for a selection a later generation has superseded, 409
 // revoked for anything a Revocation in force names.
-func refusal(err error) (int, client.Error) {
+func stateRefusal(err error) (int, client.Error) {
 	var r *serving.Refusal
 	if !errors.As(err, &r) {
 		return http.StatusInternalServerError, apiError(err)
@@ -429,6 +429,10 @@ func apiError(err error) client.Error {
 	var fe *fault.Error
 	if errors.As(err, &fe) {
 		return client.Error{Code: fe.Code.String(), Path: fe.Path, Message: fe.Rule}
+	}
+	var r *refusal
+	if errors.As(err, &r) {
+		return r.e
 	}
 	return client.Error{Code: "internal", Message: "the request could not be processed"}
 }
