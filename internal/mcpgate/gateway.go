@@ -157,7 +157,26 @@ func New(cfg *Config, opts Options) (*Gateway, error) {
 	// so the upstream cannot ask the agent for anything.
 	g.server = mcp.NewServer(&mcp.Implementation{Name: "toolgate-mcp-gateway", Version: "v1alpha1"},
 		&mcp.ServerOptions{Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: true}}})
+	g.server.AddReceivingMiddleware(onlyTools)
 	return g, nil
+}
+
+// servedMethods are the only methods an agent may send: the session's
+// lifecycle and tools. Resources, prompts, completions, logging and
+// subscriptions are refused as method not found (docs/mcp.md).
+var servedMethods = map[string]bool{
+	"initialize": true, "notifications/initialized": true, "ping": true,
+	"notifications/cancelled": true, "notifications/progress": true,
+	"tools/list": true, "tools/call": true,
+}
+
+func onlyTools(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		if !servedMethods[method] {
+			return nil, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: "the toolgate MCP gateway serves tools only"}
+		}
+		return next(ctx, method, req)
+	}
 }
 
 // Handler serves MCP (Streamable HTTP) at /mcp, metrics at /metrics and
@@ -410,9 +429,8 @@ func (g *Gateway) forward(ctx context.Context, mt *mappedTool, p *mcp.CallToolPa
 	defer cancel()
 	res, err := cs.CallTool(cctx, &mcp.CallToolParams{Meta: meta, Name: mt.Name, Arguments: json.RawMessage(args)})
 	if err != nil {
-		var we *jsonrpc.Error
-		if errors.As(err, &we) {
-			return g.refuse(mt.Name, Refusal{Code: "upstreamError", Message: "the upstream server answered with a protocol error"}), OutcomeFailed, "upstreamError"
+		if rejectedBeforeExecution(err) {
+			return g.refuse(mt.Name, Refusal{Code: "upstreamError", Message: "the upstream server rejected the request"}), OutcomeFailed, "upstreamError"
 		}
 		g.drop(cs)
 		reason := "transport"
@@ -429,6 +447,23 @@ func (g *Gateway) forward(ctx context.Context, mt *mappedTool, p *mcp.CallToolPa
 			Message: "the upstream's result does not match the reviewed output Schema; it is withheld"}), OutcomeCompleted, "outputSchema"
 	}
 	return res, OutcomeCompleted, ""
+}
+
+// rejectedBeforeExecution is true only for the JSON-RPC errors that say
+// the upstream refused the request itself (it could not parse it, has no
+// such method, or its parameters are invalid). Every other error — an
+// internal error, a lost connection, which the SDK also reports as a
+// JSON-RPC error — leaves the call uncertain.
+func rejectedBeforeExecution(err error) bool {
+	var we *jsonrpc.Error
+	if !errors.As(err, &we) {
+		return false
+	}
+	switch we.Code {
+	case jsonrpc.CodeParseError, jsonrpc.CodeInvalidRequest, jsonrpc.CodeMethodNotFound, jsonrpc.CodeInvalidParams:
+		return true
+	}
+	return false
 }
 
 func matches(s *jsonschema.Resolved, v any) bool {
