@@ -44,9 +44,9 @@ func run(url, gateway, upstream string, n, c int) error {
 		return err
 	}
 	agent := client.New(url, "dev-agent-runtime-token-4f8b2c1e9d7a", nil)
-	params := make([]*mcp.CallToolParams, n)
+	params := make([]*mcp.CallToolParams, 2*n)
 	stamp := time.Now().UnixNano()
-	if err := parallel(n, c, func(i int) error {
+	if err := parallel(2*n, c, func(i int) error {
 		var req client.AuthorizeRequest
 		if err := json.Unmarshal(raw, &req); err != nil {
 			return err
@@ -72,9 +72,33 @@ func run(url, gateway, upstream string, n, c int) error {
 	if err != nil {
 		return err
 	}
+	// What bounds the gateway: the same Consumption, sent by the executor
+	// directly (the gateway's expectations, without MCP).
+	executor := client.New(url, "dev-payments-executor-token-7c3e5a9b1f2d", nil)
+	cl := make([]time.Duration, n)
+	cstart := time.Now()
+	if err := parallel(n, c, func(i int) error {
+		p := params[n+i]
+		var a mcpclient.Authorization
+		raw, _ := json.Marshal(p.Meta[mcpclient.MetaKey])
+		if err := json.Unmarshal(raw, &a); err != nil {
+			return err
+		}
+		t := time.Now()
+		_, err := executor.Consume(ctx, client.ValidateRequest{Artifact: a.Artifact, Expectations: client.Expectations{
+			AuthorizationID: a.AuthorizationID, ReplayID: a.ReplayID, ConsumptionID: a.ConsumptionID, ProposalID: a.ProposalID,
+			ToolID: "payments.submit", Version: "1", Arguments: p.Arguments.(json.RawMessage), Identity: a.Identity,
+			Capabilities: a.Capabilities, Resources: a.Resources, IntentBinding: a.IntentBinding}})
+		cl[i] = time.Since(t)
+		return err
+	}); err != nil {
+		return err
+	}
+	cd := time.Since(cstart)
 	fmt.Printf("calls per mode: %d, concurrent clients: %d\n", n, c)
 	report("direct ", dl, dd)
 	report("gateway", gl, gd)
+	report("consume", cl, cd)
 	fmt.Printf("added: p50 %.2f ms, p99 %.2f ms\n", ms(pct(gl, 50)-pct(dl, 50)), ms(pct(gl, 99)-pct(dl, 99)))
 	return nil
 }
