@@ -72,8 +72,11 @@ func mcpGateway(ctx context.Context, args []string, stderr io.Writer) error {
 		}
 	} else {
 		u := *upURL
+		t := http.DefaultTransport.(*http.Transport).Clone()
+		t.MaxIdleConnsPerHost = 64 // concurrent calls reuse their connections
+		hc := &http.Client{Transport: t}
 		connect = func() mcp.Transport {
-			return &mcp.StreamableClientTransport{Endpoint: u, MaxRetries: -1}
+			return &mcp.StreamableClientTransport{Endpoint: u, MaxRetries: -1, HTTPClient: hc}
 		}
 	}
 	logger := slog.New(slog.NewJSONHandler(stderr, nil))

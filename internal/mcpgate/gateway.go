@@ -115,6 +115,13 @@ func New(cfg *Config, opts Options) (*Gateway, error) {
 	if opts.CallTimeout <= 0 {
 		opts.CallTimeout = 60 * time.Second
 	}
+	if opts.HTTPClient == nil {
+		// The default transport keeps 2 idle connections per host: with
+		// more concurrent calls most Consumptions would open a new one.
+		t := http.DefaultTransport.(*http.Transport).Clone()
+		t.MaxIdleConnsPerHost = 64
+		opts.HTTPClient = &http.Client{Transport: t, Timeout: 30 * time.Second}
+	}
 	out, err := OpenOutcomeLog(cfg.OutcomeLog)
 	if err != nil {
 		return nil, err
