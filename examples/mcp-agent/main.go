@@ -55,7 +55,7 @@ func run(url, gateway, token string) error {
 	if err != nil {
 		return err
 	}
-	defer session.Close()
+	defer func() { _ = session.Close() }()
 
 	params, err := mcpclient.Authorize(ctx, client.New(url, token, nil), req, "submit_payment")
 	if err != nil {
@@ -67,11 +67,11 @@ func run(url, gateway, token string) error {
 			return err
 		}
 		if code, path, refused := mcpclient.Refusal(res); refused {
-			fmt.Printf("attempt %d: refused by the gateway: %s at %s\n", attempt, code, path)
+			fmt.Fprintf(os.Stdout, "attempt %d: refused by the gateway: %s at %s\n", attempt, code, path)
 			continue
 		}
 		out, _ := json.Marshal(res.StructuredContent)
-		fmt.Printf("attempt %d: %s\n", attempt, out)
+		fmt.Fprintf(os.Stdout, "attempt %d: %s\n", attempt, out)
 	}
 	return nil
 }

@@ -124,7 +124,7 @@ func measure(ctx context.Context, endpoint string, n, c int, params func(int) *m
 		if err != nil {
 			return nil, 0, err
 		}
-		defer cs.Close()
+		defer func() { _ = cs.Close() }()
 		sessions[i] = cs
 		if _, err := cs.ListTools(ctx, nil); err != nil {
 			return nil, 0, err

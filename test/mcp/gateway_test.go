@@ -321,7 +321,7 @@ func metrics(p *proc) string {
 	GinkgoHelper()
 	resp, err := http.Get("http://" + p.addr + "/metrics")
 	Expect(err).NotTo(HaveOccurred())
-	defer resp.Body.Close()
+	defer func() { _ = resp.Body.Close() }()
 	b, _ := io.ReadAll(resp.Body)
 	return string(b)
 }
@@ -336,7 +336,7 @@ func rawInitialize(addr string) string {
 	resp, err := http.DefaultClient.Do(req)
 	Expect(err).NotTo(HaveOccurred())
 	_, _ = io.Copy(io.Discard, resp.Body)
-	resp.Body.Close()
+	_ = resp.Body.Close()
 	sid := resp.Header.Get("Mcp-Session-Id")
 	Expect(sid).NotTo(BeEmpty())
 	rawPost(addr, sid, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
@@ -352,7 +352,7 @@ func rawPost(addr, sid, body string) (int, string) {
 	req.Header.Set("Mcp-Protocol-Version", "2025-06-18")
 	resp, err := http.DefaultClient.Do(req)
 	Expect(err).NotTo(HaveOccurred())
-	defer resp.Body.Close()
+	defer func() { _ = resp.Body.Close() }()
 	var b strings.Builder
 	sc := bufio.NewScanner(resp.Body)
 	for sc.Scan() {

@@ -80,7 +80,7 @@ func freeAddr() string {
 	GinkgoHelper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	Expect(err).NotTo(HaveOccurred())
-	defer l.Close()
+	defer func() { _ = l.Close() }()
 	return l.Addr().String()
 }
 
@@ -96,7 +96,7 @@ func waitHTTP(url string, p *proc) {
 		if err != nil {
 			return 0
 		}
-		resp.Body.Close()
+		_ = resp.Body.Close()
 		return resp.StatusCode
 	}, 60*time.Second, 100*time.Millisecond).Should(Equal(http.StatusOK))
 }
@@ -216,7 +216,7 @@ func toolNames(p *proc) []string {
 	if err != nil {
 		return nil
 	}
-	defer cs.Close()
+	defer func() { _ = cs.Close() }()
 	res, err := cs.ListTools(ctx, nil)
 	if err != nil {
 		return nil
@@ -261,6 +261,6 @@ func control(what string) {
 	GinkgoHelper()
 	resp, err := http.Post("http://"+upstreamAddr+"/control/"+what, "text/plain", nil)
 	Expect(err).NotTo(HaveOccurred())
-	resp.Body.Close()
+	_ = resp.Body.Close()
 	Expect(resp.StatusCode).To(Equal(http.StatusOK))
 }
