@@ -133,6 +133,18 @@ var _ = Describe("the MCP gateway", Ordered, func() {
 		}, "limitExceeded"),
 	)
 
+	It("refuses an expired artifact", func() {
+		before := effectCount()
+		req := allowRequest()
+		req.MaxLifetimeSeconds = 1
+		p, err := mcpclient.Authorize(ctx, agent, req, "submit_payment")
+		Expect(err).NotTo(HaveOccurred())
+		// Let it expire: the service's clock decides, so wait past it.
+		time.Sleep(2100 * time.Millisecond)
+		refusedWith(cs, p, "expired")
+		Expect(effectCount()).To(Equal(before))
+	})
+
 	It("issues nothing for a denied call, and the call without it is refused", func() {
 		before := effectCount()
 		req := request("authorize-deny.json")
