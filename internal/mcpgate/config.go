@@ -48,8 +48,14 @@ type Config struct {
 
 // Endpoint is the toolgate service and the gateway's bearer token file.
 type Endpoint struct {
-	URL       string `json:"url"`
+	URL string `json:"url"`
+	// TokenFile holds the gateway's bearer token; it is read again at
+	// every recheck, so a projected ServiceAccount token the kubelet
+	// rotates keeps working.
 	TokenFile string `json:"tokenFile"`
+	// CAFile, when set, is the only CA the service's certificate may
+	// chain to (PEM).
+	CAFile string `json:"caFile,omitempty"`
 }
 
 // ObjectRef names a namespaced object.

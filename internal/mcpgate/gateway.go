@@ -3,6 +3,8 @@ package mcpgate
 import (
 	"bytes"
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -75,7 +77,8 @@ type mappedTool struct {
 type Gateway struct {
 	cfg    *Config
 	opts   Options
-	api    *client.Client
+	api    atomic.Pointer[client.Client]
+	token  string // the token api was made with; only Refresh reads it
 	log    *slog.Logger
 	out    *OutcomeLog
 	server *mcp.Server
@@ -98,13 +101,9 @@ type Gateway struct {
 
 // New builds a gateway; Run connects it to the upstream.
 func New(cfg *Config, opts Options) (*Gateway, error) {
-	tok, err := os.ReadFile(cfg.Toolgate.TokenFile)
+	token, err := readToken(cfg.Toolgate.TokenFile)
 	if err != nil {
-		return nil, fmt.Errorf("toolgate.tokenFile: %w", err)
-	}
-	token := strings.TrimSpace(string(tok))
-	if token == "" {
-		return nil, &ConfigError{Path: "toolgate.tokenFile", Reason: "the file is empty"}
+		return nil, err
 	}
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.NewJSONHandler(os.Stderr, nil))
@@ -120,6 +119,17 @@ func New(cfg *Config, opts Options) (*Gateway, error) {
 		// more concurrent calls most Consumptions would open a new one.
 		t := http.DefaultTransport.(*http.Transport).Clone()
 		t.MaxIdleConnsPerHost = 64
+		if cfg.Toolgate.CAFile != "" {
+			pem, err := os.ReadFile(cfg.Toolgate.CAFile)
+			if err != nil {
+				return nil, fmt.Errorf("toolgate.caFile: %w", err)
+			}
+			pool := x509.NewCertPool()
+			if !pool.AppendCertsFromPEM(pem) {
+				return nil, &ConfigError{Path: "toolgate.caFile", Reason: "holds no PEM certificate"}
+			}
+			t.TLSClientConfig = &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}
+		}
 		opts.HTTPClient = &http.Client{Transport: t, Timeout: 30 * time.Second}
 	}
 	out, err := OpenOutcomeLog(cfg.OutcomeLog)
@@ -128,7 +138,7 @@ func New(cfg *Config, opts Options) (*Gateway, error) {
 	}
 	g := &Gateway{
 		cfg: cfg, opts: opts, log: opts.Logger, out: out,
-		api:       client.New(cfg.Toolgate.URL, token, opts.HTTPClient),
+		token:     token,
 		tools:     map[string]*mappedTool{},
 		reg:       prometheus.NewRegistry(),
 		refreshCh: make(chan struct{}, 1),
@@ -147,6 +157,7 @@ func New(cfg *Config, opts Options) (*Gateway, error) {
 		g.tools[t.Name] = mt
 		g.order = append(g.order, t.Name)
 	}
+	g.api.Store(client.New(cfg.Toolgate.URL, token, opts.HTTPClient))
 	empty := map[string]bool{}
 	g.live.Store(&empty)
 	g.calls = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "toolgate_mcp_calls_total",
@@ -259,6 +270,12 @@ func (g *Gateway) drop(cs *mcp.ClientSession) {
 // whose live definition has the reviewed digest. A tool that differs or is
 // missing is withheld (removed from tools/list, its calls refused).
 func (g *Gateway) Refresh(ctx context.Context) {
+	if token, err := readToken(g.cfg.Toolgate.TokenFile); err != nil {
+		g.log.Warn("mcp gateway: token file unreadable; keeping the token read before", "error", "tokenFile")
+	} else if token != g.token {
+		g.token = token
+		g.api.Store(client.New(g.cfg.Toolgate.URL, token, g.opts.HTTPClient))
+	}
 	live := map[string]string{}
 	cs, err := g.upstream(ctx)
 	if err == nil {
@@ -382,7 +399,7 @@ func (g *Gateway) call(ctx context.Context, mt *mappedTool, p *mcp.CallToolParam
 		exp.Resources = []string{}
 	}
 	// Consume validates first: one round trip is the whole check.
-	res, err := g.api.Consume(ctx, client.ValidateRequest{Artifact: am.Artifact, Expectations: exp})
+	res, err := g.api.Load().Consume(ctx, client.ValidateRequest{Artifact: am.Artifact, Expectations: exp})
 	if err != nil {
 		var ae *client.APIError
 		switch {
@@ -525,4 +542,16 @@ func errorClass(err error) string {
 	default:
 		return "transport"
 	}
+}
+
+func readToken(path string) (string, error) {
+	tok, err := os.ReadFile(path)
+	if err != nil {
+		return "", &ConfigError{Path: "toolgate.tokenFile", Reason: "cannot be read"}
+	}
+	token := strings.TrimSpace(string(tok))
+	if token == "" {
+		return "", &ConfigError{Path: "toolgate.tokenFile", Reason: "the file is empty"}
+	}
+	return token, nil
 }
