@@ -81,7 +81,7 @@ func TestTheDigestIgnoresLayoutAndKeyOrderButNotContent(t *testing.T) {
 		t.Fatal(err)
 	}
 	same := map[string]Definition{
-		"reordered and spaced": {Description: "d", InputSchema: []byte(` { "properties" : {"a":{"maximum":1000000,"type":"integer"}}, "type":"object" }`)},
+		"reordered and spaced":              {Description: "d", InputSchema: []byte(` { "properties" : {"a":{"maximum":1000000,"type":"integer"}}, "type":"object" }`)},
 		"a number as the SDK re-encodes it": {Description: "d", InputSchema: []byte(`{"type":"object","properties":{"a":{"type":"integer","maximum":1e+06}}}`)},
 	}
 	for name, d := range same {
