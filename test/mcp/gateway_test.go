@@ -105,6 +105,12 @@ var _ = Describe("the MCP gateway", Ordered, func() {
 			p.Arguments = json.RawMessage(bytes.Replace(p.Arguments.(json.RawMessage), []byte(`"amount"`), []byte(`"instant": true, "amount"`), 1))
 			return p
 		}, "mismatch"),
+		Entry("an argument sent twice (the second value is what a lenient server would use) is refused", func() *mcp.CallToolParams {
+			p, _ := authorized()
+			p.Arguments = json.RawMessage(bytes.Replace(p.Arguments.(json.RawMessage), []byte(`"amount": 12500`), []byte(`"amount": 12500, "amount": 99999`), 1))
+			Expect(string(p.Arguments.(json.RawMessage))).To(ContainSubstring("99999"))
+			return p
+		}, "duplicate"),
 		Entry("an edited artifact is refused", func() *mcp.CallToolParams {
 			p, _ := authorized()
 			m := p.Meta[mcpclient.MetaKey].(map[string]any)
