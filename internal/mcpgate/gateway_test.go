@@ -24,6 +24,8 @@ type fixture struct {
 	upstream *mcp.Server
 	calls    atomic.Int64
 	consumes atomic.Int64
+	bearer   atomic.Value // the last Authorization header the service saw
+	token    string       // the token file
 }
 
 func newFixture(t *testing.T) *fixture {
@@ -34,13 +36,15 @@ func newFixture(t *testing.T) *fixture {
 	}
 	f := &fixture{upstream: mcp.NewServer(&mcp.Implementation{Name: "up", Version: "v1"}, nil)}
 	f.addTool(cfg.Tools[0].Definition.Description)
-	svc := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+	svc := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		f.consumes.Add(1)
+		f.bearer.Store(r.Header.Get("Authorization"))
 		_, _ = w.Write([]byte(`{"binding":"sha256:00","expiresAt":1,"consumed":true}`))
 	}))
 	t.Cleanup(svc.Close)
 	dir := t.TempDir()
 	cfg.Toolgate.URL, cfg.Toolgate.TokenFile, cfg.OutcomeLog = svc.URL, filepath.Join(dir, "token"), filepath.Join(dir, "outcomes")
+	f.token = cfg.Toolgate.TokenFile
 	if err := os.WriteFile(cfg.Toolgate.TokenFile, []byte("t"), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -119,4 +123,21 @@ func TestTheGatewayForwardsOnlyWhatItMayAndFailsClosed(t *testing.T) {
 			t.Fatal("the upstream was called without a recorded Consumption")
 		}
 	})
+}
+
+func TestARotatedTokenIsUsedAfterTheNextRecheck(t *testing.T) {
+	f := newFixture(t)
+	f.g.Refresh(context.Background())
+	f.call()
+	if got := f.bearer.Load(); got != "Bearer t" {
+		t.Fatalf("first call: %v", got)
+	}
+	if err := os.WriteFile(f.token, []byte("rotated\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	f.g.Refresh(context.Background())
+	f.call()
+	if got := f.bearer.Load(); got != "Bearer rotated" {
+		t.Fatalf("after the recheck the service saw %v, want the rotated token", got)
+	}
 }
