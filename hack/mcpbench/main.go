@@ -1,0 +1,191 @@
+// Command mcpbench measures the latency toolgate's MCP gateway adds to one
+// tools/call (issue 19, bar): the same call through the gateway (which
+// consumes a fresh Authorization with the toolgate service before
+// forwarding) and directly to the upstream, each from -c concurrent SDK
+// clients, p50/p99 and throughput. Authorizations are obtained before the
+// timed run. Results go to docs/performance.md.
+//
+//	go run ./hack/mcpbench -url http://127.0.0.1:18080 -gateway http://127.0.0.1:18090/mcp -upstream http://127.0.0.1:18091/mcp
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/toolgate/toolgate/client"
+	"github.com/toolgate/toolgate/client/mcpclient"
+)
+
+func main() {
+	url := flag.String("url", "http://127.0.0.1:18080", "the toolgate service")
+	gateway := flag.String("gateway", "http://127.0.0.1:18090/mcp", "the gateway's endpoint")
+	upstream := flag.String("upstream", "http://127.0.0.1:18091/mcp", "the upstream's endpoint (direct)")
+	n := flag.Int("n", 2000, "calls per mode")
+	c := flag.Int("c", 8, "concurrent clients")
+	flag.Parse()
+	if err := run(*url, *gateway, *upstream, *n, *c); err != nil {
+		fmt.Fprintln(os.Stderr, "mcpbench:", err)
+		os.Exit(1)
+	}
+}
+
+func run(url, gateway, upstream string, n, c int) error {
+	ctx := context.Background()
+	raw, err := os.ReadFile("examples/api/authorize-allow.json")
+	if err != nil {
+		return err
+	}
+	agent := client.New(url, "dev-agent-runtime-token-4f8b2c1e9d7a", nil)
+	params := make([]*mcp.CallToolParams, 2*n)
+	stamp := time.Now().UnixNano()
+	if err := parallel(2*n, c, func(i int) error {
+		var req client.AuthorizeRequest
+		if err := json.Unmarshal(raw, &req); err != nil {
+			return err
+		}
+		id := fmt.Sprintf("bench-%d-%d", stamp, i)
+		req.DecisionID, req.AuthorizationID, req.ReplayID, req.ConsumptionID = "decision-"+id, "authz-"+id, "replay-"+id, "consumption-"+id
+		req.Proposal.ProposalID = "proposal-" + id
+		req.MaxLifetimeSeconds = 300
+		p, err := mcpclient.Authorize(ctx, agent, req, "submit_payment")
+		params[i] = p
+		return err
+	}); err != nil {
+		return err
+	}
+	args := params[0].Arguments
+	direct := func(int) *mcp.CallToolParams { return &mcp.CallToolParams{Name: "submit_payment", Arguments: args} }
+	// Warm both paths (connections, sessions) before timing.
+	dl, dd, err := measure(ctx, upstream, n, c, direct)
+	if err != nil {
+		return err
+	}
+	gl, gd, err := measure(ctx, gateway, n, c, func(i int) *mcp.CallToolParams { return params[i] })
+	if err != nil {
+		return err
+	}
+	// What bounds the gateway: the same Consumption, sent by the executor
+	// directly (the gateway's expectations, without MCP).
+	executor := client.New(url, "dev-payments-executor-token-7c3e5a9b1f2d", nil)
+	cl := make([]time.Duration, n)
+	cstart := time.Now()
+	if err := parallel(n, c, func(i int) error {
+		p := params[n+i]
+		var a mcpclient.Authorization
+		raw, _ := json.Marshal(p.Meta[mcpclient.MetaKey])
+		if err := json.Unmarshal(raw, &a); err != nil {
+			return err
+		}
+		t := time.Now()
+		_, err := executor.Consume(ctx, client.ValidateRequest{Artifact: a.Artifact, Expectations: client.Expectations{
+			AuthorizationID: a.AuthorizationID, ReplayID: a.ReplayID, ConsumptionID: a.ConsumptionID, ProposalID: a.ProposalID,
+			ToolID: "payments.submit", Version: "1", Arguments: p.Arguments.(json.RawMessage), Identity: a.Identity,
+			Capabilities: a.Capabilities, Resources: a.Resources, IntentBinding: a.IntentBinding}})
+		cl[i] = time.Since(t)
+		return err
+	}); err != nil {
+		return err
+	}
+	cd := time.Since(cstart)
+	fmt.Printf("calls per mode: %d, concurrent clients: %d\n", n, c)
+	report("direct ", dl, dd)
+	report("gateway", gl, gd)
+	report("consume", cl, cd)
+	fmt.Printf("added: p50 %.2f ms, p99 %.2f ms\n", ms(pct(gl, 50)-pct(dl, 50)), ms(pct(gl, 99)-pct(dl, 99)))
+	return nil
+}
+
+func report(name string, l []time.Duration, total time.Duration) {
+	fmt.Printf("%s p50 %.2f ms  p99 %.2f ms  throughput %.0f calls/s\n", name, ms(pct(l, 50)), ms(pct(l, 99)), float64(len(l))/total.Seconds())
+}
+
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+func pct(l []time.Duration, p int) time.Duration {
+	s := slices.Clone(l)
+	slices.Sort(s)
+	return s[(len(s)-1)*p/100]
+}
+
+// measure times n calls from c sessions; every call must succeed.
+func measure(ctx context.Context, endpoint string, n, c int, params func(int) *mcp.CallToolParams) ([]time.Duration, time.Duration, error) {
+	sessions := make([]*mcp.ClientSession, c)
+	for i := range sessions {
+		cs, err := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "v1"}, nil).
+			Connect(ctx, &mcp.StreamableClientTransport{Endpoint: endpoint, DisableStandaloneSSE: true}, nil)
+		if err != nil {
+			return nil, 0, err
+		}
+		defer func() { _ = cs.Close() }()
+		sessions[i] = cs
+		if _, err := cs.ListTools(ctx, nil); err != nil {
+			return nil, 0, err
+		}
+	}
+	lat := make([]time.Duration, n)
+	start := time.Now()
+	var mu sync.Mutex
+	next := 0
+	err := parallelWorkers(c, func(w int) error {
+		for {
+			mu.Lock()
+			i := next
+			next++
+			mu.Unlock()
+			if i >= n {
+				return nil
+			}
+			t := time.Now()
+			res, err := sessions[w].CallTool(ctx, params(i))
+			lat[i] = time.Since(t)
+			if err != nil {
+				return err
+			}
+			if code, _, refused := mcpclient.Refusal(res); refused {
+				return fmt.Errorf("call %d refused: %s", i, code)
+			}
+		}
+	})
+	return lat, time.Since(start), err
+}
+
+func parallel(n, c int, f func(int) error) error {
+	var mu sync.Mutex
+	next := 0
+	return parallelWorkers(c, func(int) error {
+		for {
+			mu.Lock()
+			i := next
+			next++
+			mu.Unlock()
+			if i >= n {
+				return nil
+			}
+			if err := f(i); err != nil {
+				return err
+			}
+		}
+	})
+}
+
+func parallelWorkers(c int, f func(int) error) error {
+	errs := make(chan error, c)
+	for w := range c {
+		go func() { errs <- f(w) }()
+	}
+	var first error
+	for range c {
+		if err := <-errs; err != nil && first == nil {
+			first = err
+		}
+	}
+	return first
+}
