@@ -186,7 +186,7 @@ ENVTEST_ASSETS = $(shell hack/envtest/build.sh | tail -n 1)
 
 .PHONY: envtest-bins
 envtest-bins: ## Build (once per machine) and cache kube-apiserver and etcd for envtest.
-	@hack/envtest/build.sh
+	@hack/envtest/build.sh || { echo "envtest: could not build kube-apiserver and etcd (needs the Go module proxy; see hack/envtest/README.md): make test runs the envtest suites and does not skip them" >&2; exit 1; }
 
 .PHONY: test-envtest
 test-envtest: envtest-bins ## Only the suites on a real kube-apiserver and etcd (make test runs them too): CRDs and samples, controllers and webhooks, TokenReview, the etcd and apiserver Consumption stores.
