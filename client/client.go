@@ -36,7 +36,7 @@ type Client struct {
 }
 
 // New returns a client of the service at baseURL (for example
-// https://toolgate.toolgate-system.svc:8443) authenticating with token. A
+// https://toolgate-authz.toolgate-system.svc) authenticating with token. A
 // nil httpClient means http.DefaultClient.
 func New(baseURL, token string, httpClient *http.Client) *Client {
 	if httpClient == nil {

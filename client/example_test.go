@@ -11,7 +11,7 @@ import (
 // An agent runtime authorizes the model's proposal and hands the artifact
 // to the executor with the call.
 func ExampleClient_Authorize() {
-	agent := client.New("https://toolgate.toolgate-system.svc:8443", "AGENT-TOKEN", nil)
+	agent := client.New("https://toolgate-authz.toolgate-system.svc", "AGENT-TOKEN", nil)
 	res, err := agent.Authorize(context.Background(), client.AuthorizeRequest{ /* proposal, facts, selections */ })
 	if err != nil {
 		fmt.Println("rejected:", err)
@@ -27,7 +27,7 @@ func ExampleClient_Authorize() {
 // An executor consumes the artifact with its own expectations of the call
 // immediately before the side effect; only success permits it.
 func ExampleClient_Consume() {
-	executor := client.New("https://toolgate.toolgate-system.svc:8443", "EXECUTOR-TOKEN", nil)
+	executor := client.New("https://toolgate-authz.toolgate-system.svc", "EXECUTOR-TOKEN", nil)
 	_, err := executor.Consume(context.Background(), client.ValidateRequest{
 		Artifact:     "…from the agent…",
 		Expectations: client.Expectations{ /* the call this executor is about to make */ },

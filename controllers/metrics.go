@@ -6,6 +6,8 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"sigs.k8s.io/controller-runtime/pkg/metrics"
+
+	"github.com/toolgate/toolgate/internal/buildinfo"
 )
 
 // Reconcile results, the "result" label of toolgate_reconcile_total.
@@ -38,7 +40,7 @@ var (
 // registry (served on the manager's metrics endpoint), once per process.
 func registerMetrics() {
 	registerOnce.Do(func() {
-		metrics.Registry.MustRegister(reconcileTotal, reconcileDuration, snapshotsServed)
+		metrics.Registry.MustRegister(reconcileTotal, reconcileDuration, snapshotsServed, buildinfo.Read().Collector())
 	})
 }
 

@@ -1,6 +1,8 @@
-// Command toolgate is the single toolgate binary. This build offers the CLI
-// verbs that run the protocol core offline; the manager and the standalone
-// service arrive with later work. `toolgate --help` lists the verbs.
+// Command toolgate is the single toolgate binary: the authorization service
+// (`serve`, standalone on a manifest directory or in a cluster), the manager
+// (`manager`: controllers and admission webhooks), and the offline verbs a
+// policy author and a CI pipeline use (`validate`, `diff`, `test`, `decide`,
+// `audit`, `keys`, `version`). `toolgate --help` lists the verbs.
 package main
 
 import (
@@ -9,8 +11,9 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"runtime/debug"
 	"strings"
+
+	"github.com/toolgate/toolgate/internal/buildinfo"
 )
 
 func main() {
@@ -75,7 +78,7 @@ func verbs() []verb {
 		{"manager", "[--leader-elect] [--webhook-cert-dir DIR] [--metrics-bind-address ADDR] [--metrics-secure] [--pprof-listen ADDR]",
 			"run the controllers and admission webhooks (in a cluster)",
 			func(a []string, _ io.Reader, _ io.Writer) error { return manager(a) }},
-		{"version", "", "print the build version",
+		{"version", "", "print the build: version, commit and Go version",
 			writes(version)},
 	}
 }
@@ -91,6 +94,7 @@ func usage() string {
 	for _, v := range verbs() {
 		fmt.Fprintf(&b, "  %-22s %s\n", v.name, v.summary)
 	}
+	fmt.Fprintf(&b, "\n%s\n", buildinfo.Read())
 	return b.String()
 }
 
@@ -237,40 +241,6 @@ func plural(n int, one, many string) string {
 		return "1 " + one
 	}
 	return fmt.Sprintf("%d %s", n, many)
-}
-
-// version prints the main module's version and VCS revision from the build
-// information the Go toolchain embeds.
-func version(args []string, out io.Writer) error {
-	if len(args) != 0 {
-		return usageError{"version takes no arguments"}
-	}
-	v, rev, dirty := "(devel)", "", false
-	if bi, ok := debug.ReadBuildInfo(); ok {
-		if bi.Main.Version != "" {
-			v = bi.Main.Version
-		}
-		for _, s := range bi.Settings {
-			switch s.Key {
-			case "vcs.revision":
-				rev = s.Value
-			case "vcs.modified":
-				dirty = s.Value == "true"
-			}
-		}
-		fmt.Fprintf(out, "toolgate %s", v)
-		if rev != "" {
-			fmt.Fprintf(out, " (%s", rev[:min(len(rev), 12)])
-			if dirty {
-				fmt.Fprint(out, ", modified")
-			}
-			fmt.Fprint(out, ")")
-		}
-		fmt.Fprintf(out, " %s\n", bi.GoVersion)
-		return nil
-	}
-	fmt.Fprintf(out, "toolgate %s\n", v)
-	return nil
 }
 
 type usageError struct{ msg string }

@@ -191,7 +191,7 @@ func buildServe(o serveOptions) (svc *standaloneService, err error) {
 	}
 	store, err := boltstore.Open(filepath.Join(o.state, "consumptions"), boltstore.Options{})
 	if err != nil {
-		return svc, err
+		return svc, stateStoreError(err)
 	}
 	svc.closers = append(svc.closers, func() { _ = store.Close() })
 	logOut := io.Writer(os.Stdout)

@@ -7,6 +7,8 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
+
+	"github.com/toolgate/toolgate/internal/buildinfo"
 )
 
 // metrics are the service's Prometheus metrics, on a registry of its own.
@@ -50,6 +52,7 @@ func newMetrics(s *Server) *metrics {
 	m.cacheHit, m.cacheMiss = cache.WithLabelValues("hit"), cache.WithLabelValues("miss")
 	m.registry.MustRegister(decisions, reasons, duration, consumption, cache,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
+		buildinfo.Read().Collector(),
 		prometheus.NewCounterFunc(prometheus.CounterOpts{
 			Name: "toolgate_decision_log_dropped_total", Help: "Decision-log lines lost: how blind the log is.",
 		}, func() float64 { return float64(s.log.Dropped()) }),

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -526,7 +527,7 @@ func TestHealthReadinessMetrics(t *testing.T) {
 	defer func() { _ = resp.Body.Close() }()
 	b, _ := io.ReadAll(resp.Body)
 	for _, m := range []string{`toolgate_decisions_total{outcome="allow"} 1`, "toolgate_decision_log_dropped_total 0", "toolgate_domains_served 1", "toolgate_request_duration_seconds_bucket",
-		"toolgate_rebuild_cache_entries 0"} {
+		"toolgate_rebuild_cache_entries 0", `toolgate_build_info{goversion="` + runtime.Version() + `"`} {
 		if !strings.Contains(string(b), m) {
 			t.Errorf("metrics lack %q", m)
 		}

@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"time"
 
@@ -572,6 +573,7 @@ var _ = Describe("publication through the webhooks and controllers", Ordered, fu
 		Expect(values["toolgate_reconcile_total,kind=PolicySnapshot,result=accepted"]).To(BeNumerically(">", 0))
 		Expect(values["toolgate_reconcile_total,kind=PolicySnapshot,result=rejected"]).To(BeNumerically(">", 0))
 		Expect(values["toolgate_reconcile_duration_seconds,kind=HostAuthority"]).To(BeNumerically(">", 0))
+		Expect(values).To(HaveKeyWithValue(HavePrefix("toolgate_build_info,goversion="+runtime.Version()+","), 1.0))
 	})
 
 	It("fill a follower replica's store the same way, with no write by the follower", func() {
