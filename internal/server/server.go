@@ -326,8 +326,8 @@ func (s *Server) rebuild(q *call, envelope string) (*serving.Domain, *host.Autho
 	d, v, err := serving.Open(s.domains, envelope)
 	if err != nil {
 		if errors.Is(err, artifact.ErrRevokedKey) {
-			// The same answer as any other revocation (serving.Refusal).
-			status, e := stateRefusal(&serving.Refusal{Reason: serving.Revoked, Path: "artifact"})
+			// The same answer as any other revocation (serving.RefusalError).
+			status, e := stateRefusal(&serving.RefusalError{Reason: serving.Revoked, Path: "artifact"})
 			return nil, nil, "", status, &e
 		}
 		return nil, nil, "", http.StatusUnprocessableEntity, &client.Error{Code: "artifact", Path: "artifact", Message: err.Error()}
@@ -400,11 +400,11 @@ func (s *Server) consume(ctx context.Context, q *call, r *http.Request) (int, an
 }
 
 // stateRefusal is the API form of a domain's refusal on its served state
-// (serving.Refusal): 404 notFound for a generation it does not serve, 409
+// (serving.RefusalError): 404 notFound for a generation it does not serve, 409
 // superseded for a selection a later generation has superseded, 409
 // revoked for anything a Revocation in force names.
 func stateRefusal(err error) (int, client.Error) {
-	var r *serving.Refusal
+	var r *serving.RefusalError
 	if !errors.As(err, &r) {
 		return http.StatusInternalServerError, apiError(err)
 	}

@@ -89,14 +89,14 @@ func (d *Domain) served() *Served {
 	return NewServed(Grace{}, nil, nil, nil)
 }
 
-// Selectable reports, as a *Refusal, whether a new Authorization may select
+// Selectable reports, as a *RefusalError, whether a new Authorization may select
 // sel at now: both generations served, not revoked, and current or within
 // the domain's grace (see Served.Selectable).
 func (d *Domain) Selectable(sel Selection, now time.Time) error {
 	return d.served().Selectable(sel, now)
 }
 
-// Standing reports, as a *Refusal, whether the Authorization a, signed by
+// Standing reports, as a *RefusalError, whether the Authorization a, signed by
 // the domain's key keyID, may still validate and consume (see
 // Served.Standing).
 func (d *Domain) Standing(a *host.Authorization, keyID string) error {

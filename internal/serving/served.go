@@ -18,7 +18,7 @@ import (
 // they are what a production Host adds on top of exact selection.
 type Reason uint8
 
-// Reasons of a Refusal.
+// Reasons of a RefusalError.
 const (
 	// NotServed: the selected snapshot generation is not served in the
 	// domain (never published, rejected, or its object deleted).
@@ -41,16 +41,16 @@ func (r Reason) String() string {
 	return reasonNames[r]
 }
 
-// Refusal is a domain's refusal on its served state: a closed reason and
+// RefusalError is a domain's refusal on its served state: a closed reason and
 // the request path it concerns. It never carries a requested value.
-type Refusal struct {
+type RefusalError struct {
 	Reason Reason
 	// Path is the request member refused ("registry", "policy",
 	// "proposal", "authorizationID", "artifact").
 	Path string
 }
 
-func (e *Refusal) Error() string {
+func (e *RefusalError) Error() string {
 	switch e.Reason {
 	case Superseded:
 		return "a later generation of this snapshot is current: select the current generation"
@@ -61,16 +61,16 @@ func (e *Refusal) Error() string {
 	}
 }
 
-// Is matches a *Refusal with the same Reason (any path), so callers can
-// write errors.Is(err, &serving.Refusal{Reason: serving.Revoked}).
-func (e *Refusal) Is(target error) bool {
-	t, ok := target.(*Refusal)
+// Is matches a *RefusalError with the same Reason (any path), so callers can
+// write errors.Is(err, &serving.RefusalError{Reason: serving.Revoked}).
+func (e *RefusalError) Is(target error) bool {
+	t, ok := target.(*RefusalError)
 	return ok && t.Reason == e.Reason
 }
 
-// ReasonOf returns the Reason of a *Refusal in err's chain, or 0.
+// ReasonOf returns the Reason of a *RefusalError in err's chain, or 0.
 func ReasonOf(err error) Reason {
-	var r *Refusal
+	var r *RefusalError
 	if errors.As(err, &r) {
 		return r.Reason
 	}
@@ -168,14 +168,14 @@ func (s *Served) selectable(kind RevocationKind, served map[string][]Generation,
 	gs := served[id]
 	i := slices.IndexFunc(gs, func(g Generation) bool { return g.Generation == n })
 	if !ok || i < 0 {
-		return &Refusal{Reason: NotServed, Path: path}
+		return &RefusalError{Reason: NotServed, Path: path}
 	}
 	if s.revoked.Has(Revocation{Kind: kind, ID: id, Version: gen}) {
-		return &Refusal{Reason: Revoked, Path: path}
+		return &RefusalError{Reason: Revoked, Path: path}
 	}
 	if current := gs[len(gs)-1]; current.Generation != n &&
 		!s.grace.covers(current.Generation-n, gs[i+1].Created, now) {
-		return &Refusal{Reason: Superseded, Path: path}
+		return &RefusalError{Reason: Superseded, Path: path}
 	}
 	return nil
 }
@@ -207,10 +207,10 @@ func (s *Served) Standing(a *host.Authorization, keyID string) error {
 	} {
 		n, _ := parseGeneration(c.gen)
 		if !slices.ContainsFunc(c.served[c.id], func(g Generation) bool { return g.Generation == n }) {
-			return &Refusal{Reason: NotServed, Path: "artifact"}
+			return &RefusalError{Reason: NotServed, Path: "artifact"}
 		}
 		if s.revoked.Has(Revocation{Kind: c.kind, ID: c.id, Version: c.gen}) {
-			return &Refusal{Reason: Revoked, Path: "artifact"}
+			return &RefusalError{Reason: Revoked, Path: "artifact"}
 		}
 	}
 	in := a.Input()
@@ -218,7 +218,7 @@ func (s *Served) Standing(a *host.Authorization, keyID string) error {
 	case s.revoked.Has(Revocation{Kind: RevokeTool, ID: in.ToolID().String(), Version: in.ToolVersion().String()}),
 		s.revoked.Has(Revocation{Kind: RevokeAuthorization, ID: a.ID().String()}),
 		s.revoked.Has(Revocation{Kind: RevokeSigningKey, ID: keyID}):
-		return &Refusal{Reason: Revoked, Path: "artifact"}
+		return &RefusalError{Reason: Revoked, Path: "artifact"}
 	}
 	return nil
 }

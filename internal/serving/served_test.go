@@ -60,7 +60,7 @@ func TestSelectableEnforcesTheCurrentGenerationAndTheGrace(t *testing.T) {
 				t.Fatalf("Selectable = %v, want reason %v", err, tc.want)
 			}
 			if tc.want != 0 {
-				var r *serving.Refusal
+				var r *serving.RefusalError
 				if !errors.As(err, &r) || r.Path != "policy" {
 					t.Errorf("refusal at %v, want at policy", err)
 				}
@@ -73,12 +73,12 @@ func TestSelectableRefusesARevokedGenerationEvenWhenCurrent(t *testing.T) {
 	t.Parallel()
 	revoked := (&serving.Revocations{}).With(serving.Revocation{Kind: serving.RevokePolicy, ID: "p", Version: "2"})
 	err := state(serving.Grace{}, 2, revoked).Selectable(sel("2"), s0.Add(time.Hour))
-	if !errors.Is(err, &serving.Refusal{Reason: serving.Revoked}) {
+	if !errors.Is(err, &serving.RefusalError{Reason: serving.Revoked}) {
 		t.Fatalf("Selectable = %v, want revoked", err)
 	}
 	// A revocation of the registry's generation refuses at registry.
 	revoked = revoked.With(serving.Revocation{Kind: serving.RevokeRegistry, ID: "r", Version: "1"})
-	var r *serving.Refusal
+	var r *serving.RefusalError
 	if err := state(serving.Grace{}, 2, revoked).Selectable(sel("2"), s0); !errors.As(err, &r) || r.Reason != serving.Revoked || r.Path != "registry" {
 		t.Fatalf("Selectable = %v, want revoked at registry", err)
 	}

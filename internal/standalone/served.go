@@ -64,7 +64,8 @@ func revocations(path string, set *manifest.Set) (map[[2]string]*serving.Revocat
 		o := &set.Revocations[i]
 		r, err := serving.RevocationOf(o.Spec)
 		if err != nil {
-			return nil, fmt.Errorf("Revocation %s/%s: %w", o.Namespace, o.Name, err)
+			where := fmt.Sprintf("Revocation %s/%s", o.Namespace, o.Name)
+			return nil, fmt.Errorf("%s: %w", where, err)
 		}
 		e := ledgerEntry{Namespace: o.Namespace, HostAuthority: string(o.Spec.HostAuthorityRef.Name), Kind: r.Kind.String(), ID: r.ID, Version: r.Version}
 		ref := [2]string{e.Namespace, e.HostAuthority}

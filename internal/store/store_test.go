@@ -269,7 +269,7 @@ func TestAuthorizeDecidesOnlyOnServedSnapshots(t *testing.T) {
 				tc.mod(&sel)
 			}
 			err := d.Selectable(sel, time.Unix(1_800_000_000, 0))
-			var r *serving.Refusal
+			var r *serving.RefusalError
 			if !errors.As(err, &r) || r.Reason != serving.NotServed || r.Path != tc.wantPath {
 				t.Errorf("error = %v, want notServed at %s", err, tc.wantPath)
 			}
