@@ -38,6 +38,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"sync"
 	"time"
@@ -110,6 +111,7 @@ type Store struct {
 	mu      sync.Mutex
 	pending []*write
 	leading bool
+	shared  bool // the last batch held more than one write
 	closed  bool
 
 	stop      chan struct{}
@@ -280,8 +282,17 @@ func (s *Store) commit(fn func(*bolt.Tx) error) error {
 	} else {
 		s.leading = true
 	}
+	if s.shared {
+		// The last commit was shared: its callers are likely about to
+		// write again. Let them run first, so that the commit after a
+		// shared one is not one write alone while they queue behind it.
+		s.mu.Unlock()
+		runtime.Gosched()
+		s.mu.Lock()
+	}
 	// w is the oldest pending write, so it is in this batch.
 	n := min(len(s.pending), s.maxBatch)
+	s.shared = n > 1
 	batch := slices.Clone(s.pending[:n])
 	s.pending = slices.Delete(s.pending, 0, n)
 	s.mu.Unlock()
