@@ -8,11 +8,12 @@
 // fsync returned; writes that arrive during an fsync share the next one.
 // A lone write therefore commits at once, in its caller's goroutine, and
 // there is no timer — bbolt's Batch has one, which split concurrent writes
-// into many small commits. A batch in which one write fails is
-// re-run one write at a time, so each still commits or fails alone. The file is locked
-// by one process at a time, so every replica sharing the store is a
-// goroutine of that process: use etcdstore or apistore for several
-// processes.
+// into many small commits. A batch in which one write fails is re-run one
+// write at a time, so each still commits or fails alone.
+//
+// The file is locked by one process at a time, so every replica sharing
+// the store is a goroutine of that process: use etcdstore or apistore for
+// several processes.
 //
 // A Consume reads the clock inside its write transaction, immediately
 // before the atomic step, and refuses an expired Authorization
