@@ -82,6 +82,9 @@ func crashChild(dir string) {
 		os.Exit(2)
 	}
 	exp := time.Now().Add(time.Hour)
+	// A parent that died before its kill leaves no writer behind for
+	// long (a write to its closed pipe ends the child sooner).
+	time.AfterFunc(2*time.Minute, func() { os.Exit(3) })
 	var mu sync.Mutex
 	w := bufio.NewWriter(os.Stdout)
 	var wg sync.WaitGroup
