@@ -136,6 +136,18 @@ bench-peers: ## Same decision in toolgate, OPA, cedar-go and cel-go (module benc
 	cd bench && $(GO) test -count=1 -run '^TestAgreement$$' .
 	cd bench && $(GO) test -count=1 -run '^TestPeerTable$$' -v . -args -peers.rounds=$(PEER_ROUNDS) -test.benchtime=$(BENCHTIME_PEERS)
 
+# Interleaved rounds and the duration of each attack of bench-http-peers.
+HTTP_PEER_ROUNDS ?= 3
+HTTP_PEER_DURATION ?= 5s
+HTTP_PEER_CLIENTS ?= 4,16
+
+.PHONY: bench-http-peers
+bench-http-peers: | $(BIN) ## toolgate serve and OPA's server (the bench module's pinned version) on loopback, driven by vegeta in interleaved rounds: req/s, p50, p99, ratios.
+	$(GO) build -o $(BIN)/toolgate ./cmd/toolgate
+	GOBIN=$(abspath $(BIN))/peers $(GO) install github.com/open-policy-agent/opa@$$(cd bench && $(GO) list -m -f '{{.Version}}' github.com/open-policy-agent/opa)
+	cd bench && $(GO) run ./cmd/httppeers -opa $(abspath $(BIN))/peers/opa -toolgate $(abspath $(BIN))/toolgate -root .. \
+		-rounds $(HTTP_PEER_ROUNDS) -d $(HTTP_PEER_DURATION) -clients $(HTTP_PEER_CLIENTS)
+
 ##@ Build and run
 
 # The version and commit stamped into binaries (internal/buildinfo); a build

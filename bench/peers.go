@@ -80,7 +80,8 @@ func RegoModule(rules []Rule) string {
 	return b.String()
 }
 
-func inputDoc(in Input) map[string]any {
+// InputDoc is one input as OPA's input document.
+func InputDoc(in Input) map[string]any {
 	list := func(xs []string) []any {
 		out := make([]any, len(xs))
 		for i, x := range xs {
@@ -108,7 +109,7 @@ func NewOPA(rules []Rule, inputs []Input) (*OPA, error) {
 	}
 	o := &OPA{query: q}
 	for _, in := range inputs {
-		v, err := ast.InterfaceToValue(inputDoc(in))
+		v, err := ast.InterfaceToValue(InputDoc(in))
 		if err != nil {
 			return nil, err
 		}
@@ -280,7 +281,7 @@ func NewCEL(rules []Rule, inputs []Input) (*CEL, error) {
 		c.allow = append(c.allow, r.Allow)
 	}
 	for _, in := range inputs {
-		doc := inputDoc(in)
+		doc := InputDoc(in)
 		for _, k := range []string{"caps", "res", "trusts"} {
 			xs := doc[k].([]any)
 			ss := make([]string, len(xs))

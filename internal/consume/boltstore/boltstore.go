@@ -2,13 +2,18 @@
 // a state directory, written with an fsync on every commit.
 //
 // A Consume is one read-write transaction that creates the record only when
-// it is absent. A Consume that finds no other in progress commits at once;
-// concurrent ones go through bbolt's Batch, which coalesces them into one
-// transaction and one fsync (a batch that fails is re-run one Consume at a
-// time, so each still commits alone). The file is locked
-// by one process at a time, so every replica sharing the store is a
-// goroutine of that process: use etcdstore or apistore for several
-// processes.
+// it is absent. Consumes and Claims are group-committed (issue 18, item 2):
+// the write that finds no commit running takes every write waiting, runs
+// them in one transaction and answers each only after that transaction's
+// fsync returned; writes that arrive during an fsync share the next one.
+// A lone write therefore commits at once, in its caller's goroutine, and
+// there is no timer — bbolt's Batch has one, which split concurrent writes
+// into many small commits. A batch in which one write fails is re-run one
+// write at a time, so each still commits or fails alone.
+//
+// The file is locked by one process at a time, so every replica sharing
+// the store is a goroutine of that process: use etcdstore or apistore for
+// several processes.
 //
 // A Consume reads the clock inside its write transaction, immediately
 // before the atomic step, and refuses an expired Authorization
@@ -34,8 +39,9 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"runtime"
+	"slices"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
@@ -50,7 +56,9 @@ const FileName = "consumptions.db"
 const (
 	DefaultSweepInterval = time.Minute
 	DefaultOpenTimeout   = 5 * time.Second
-	DefaultBatchDelay    = time.Millisecond
+	// DefaultMaxBatch bounds the writes of one group commit, so that one
+	// transaction never grows without bound under a flood.
+	DefaultMaxBatch = 512
 	// SweepBatch bounds the deletions per sweep transaction, so a large
 	// sweep never holds the write lock for long.
 	SweepBatch = 1024
@@ -86,11 +94,10 @@ type Options struct {
 	// One process owns the file, so only that process's clock and its
 	// request times matter: keep it at least consume.MaxRequestTime.
 	Retention time.Duration
-	// BatchDelay is how long a Consume waits for concurrent ones to share
-	// its transaction and fsync (bbolt's MaxBatchDelay); 0 means
-	// DefaultBatchDelay and a negative value commits every Consume in its
-	// own transaction.
-	BatchDelay time.Duration
+	// MaxBatch is the most Consumes and Claims one transaction (and one
+	// fsync) commits together; 0 means DefaultMaxBatch and 1 commits every
+	// write alone. Negative values are rejected by Open.
+	MaxBatch int
 }
 
 // Store is the bbolt Consumption store. It is safe for concurrent use.
@@ -98,9 +105,15 @@ type Store struct {
 	db        *bolt.DB
 	clock     func() time.Time
 	retention uint64 // whole seconds, rounded up
-	batch     bool   // submit concurrent Consumes through db.Batch
+	maxBatch  int
 
-	inflight atomic.Int64 // Consumes in progress
+	// Group commit (see commit): the writes waiting, whether one of them
+	// is committing, and whether Close was called.
+	mu      sync.Mutex
+	pending []*write
+	leading bool
+	shared  bool // the last batch held more than one write
+	closed  bool
 
 	stop      chan struct{}
 	done      chan struct{}
@@ -122,8 +135,11 @@ func Open(dir string, opts Options) (*Store, error) {
 	if opts.OpenTimeout <= 0 {
 		opts.OpenTimeout = DefaultOpenTimeout
 	}
-	if opts.BatchDelay == 0 {
-		opts.BatchDelay = DefaultBatchDelay
+	switch {
+	case opts.MaxBatch == 0:
+		opts.MaxBatch = DefaultMaxBatch
+	case opts.MaxBatch < 0:
+		return nil, consume.Unavailable("open", errNegativeMaxBatch)
 	}
 	switch {
 	case opts.Retention == 0:
@@ -154,8 +170,7 @@ func Open(dir string, opts Options) (*Store, error) {
 		return nil, consume.Unavailable("create buckets", err)
 	}
 	s := &Store{db: db, clock: opts.Clock, retention: uint64((opts.Retention + time.Second - 1) / time.Second),
-		batch: opts.BatchDelay > 0, stop: make(chan struct{}), done: make(chan struct{})}
-	db.MaxBatchDelay = max(opts.BatchDelay, 0)
+		maxBatch: opts.MaxBatch, stop: make(chan struct{}), done: make(chan struct{})}
 	if opts.SweepInterval > 0 {
 		go s.sweepLoop(opts.SweepInterval)
 	} else {
@@ -176,15 +191,8 @@ func (s *Store) Consume(ctx context.Context, r consume.Record) error {
 	rk := recordKey(r.Key)
 	exp := expirySeconds(r.ExpiresAt)
 	var consumed, expired bool
-	// A lone Consume commits at once; concurrent ones share a batch
-	// (waiting at most BatchDelay for each other).
-	commit := s.db.Update
-	if s.inflight.Add(1) > 1 && s.batch {
-		commit = s.db.Batch
-	}
-	defer s.inflight.Add(-1)
-	err := commit(func(tx *bolt.Tx) error {
-		consumed, expired = false, false // Batch may run this function again alone
+	err := s.commit(func(tx *bolt.Tx) error {
+		consumed, expired = false, false // a failed batch runs this function again alone
 		if r.Expired(s.clock()) {
 			expired = true
 			return nil
@@ -234,7 +242,99 @@ func (s *Store) Ready(ctx context.Context) error {
 var (
 	errMissingBucket     = errors.New("bucket missing")
 	errNegativeRetention = errors.New("negative retention")
+	errNegativeMaxBatch  = errors.New("negative maximum batch")
 )
+
+// write is one Consume's or Claim's work in a transaction; done receives
+// errLead (this write's goroutine now commits the next batch) or the
+// outcome of the transaction that ran fn, after its commit and fsync
+// returned.
+type write struct {
+	fn   func(*bolt.Tx) error
+	done chan error
+}
+
+// errLead hands the committing to a waiting write; it never leaves the
+// package.
+var errLead = errors.New("lead the next commit")
+
+// commit runs fn in a read-write transaction shared with the writes that
+// wait beside it, and returns once that transaction committed or failed.
+//
+// Group commit without a goroutine of its own: the first write to find no
+// commit running leads — it takes every waiting write (itself included, up
+// to maxBatch), commits them in one transaction, answers them, and hands
+// the lead to the oldest write that arrived meanwhile. A lone write thus
+// commits in its caller's goroutine, with no handoff and no delay.
+func (s *Store) commit(fn func(*bolt.Tx) error) error {
+	w := &write{fn: fn, done: make(chan error, 1)}
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return bolt.ErrDatabaseNotOpen
+	}
+	s.pending = append(s.pending, w)
+	if s.leading {
+		s.mu.Unlock()
+		if err := <-w.done; err != errLead {
+			return err
+		}
+		s.mu.Lock()
+	} else {
+		s.leading = true
+	}
+	if s.shared {
+		// The last commit was shared: its callers are likely about to
+		// write again. Let them run first, so that the commit after a
+		// shared one is not one write alone while they queue behind it.
+		s.mu.Unlock()
+		runtime.Gosched()
+		s.mu.Lock()
+	}
+	// w is the oldest pending write, so it is in this batch.
+	n := min(len(s.pending), s.maxBatch)
+	s.shared = n > 1
+	batch := slices.Clone(s.pending[:n])
+	s.pending = slices.Delete(s.pending, 0, n)
+	s.mu.Unlock()
+
+	s.run(batch)
+
+	s.mu.Lock()
+	if len(s.pending) == 0 {
+		s.leading = false
+	} else {
+		s.pending[0].done <- errLead
+	}
+	s.mu.Unlock()
+	return <-w.done
+}
+
+// run commits batch in one transaction and answers every write with its
+// outcome. When one write's function fails, the transaction is rolled back
+// and every write is re-run in a transaction of its own, so that only the
+// failing one fails (each function resets its results on entry).
+func (s *Store) run(batch []*write) {
+	failed := false
+	err := s.db.Update(func(tx *bolt.Tx) error {
+		for _, w := range batch {
+			if err := w.fn(tx); err != nil {
+				failed = true
+				return err
+			}
+		}
+		return nil
+	})
+	if !failed || len(batch) == 1 {
+		for _, w := range batch {
+			w.done <- err
+		}
+		return
+	}
+	for _, w := range batch {
+		w.done <- s.db.Update(w.fn)
+	}
+}
 
 // Sweep deletes every record and every claim whose expiresAt plus the
 // retention is at or before the clock's now, in transactions of at most
@@ -309,13 +409,8 @@ func (s *Store) Claim(ctx context.Context, c consume.Claim) (consume.Claim, erro
 		out     consume.Claim
 		refusal error
 	)
-	commit := s.db.Update
-	if s.inflight.Add(1) > 1 && s.batch {
-		commit = s.db.Batch
-	}
-	defer s.inflight.Add(-1)
-	err := commit(func(tx *bolt.Tx) error {
-		out, refusal = consume.Claim{}, nil // Batch may run this function again alone
+	err := s.commit(func(tx *bolt.Tx) error {
+		out, refusal = consume.Claim{}, nil // a failed batch runs this function again alone
 		claims := tx.Bucket(bucketClaims)
 		var stored [3]*consume.Claim
 		for i, k := range keys {
@@ -390,6 +485,9 @@ func (s *Store) sweepLoop(every time.Duration) {
 // closed with ErrUnavailable. Close is idempotent.
 func (s *Store) Close() error {
 	s.closeOnce.Do(func() {
+		s.mu.Lock()
+		s.closed = true
+		s.mu.Unlock()
 		close(s.stop)
 		<-s.done
 		if err := s.db.Close(); err != nil {

@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	bolt "go.etcd.io/bbolt"
+
 	"github.com/toolgate/toolgate/internal/consume"
 	"github.com/toolgate/toolgate/internal/consume/boltstore"
 	"github.com/toolgate/toolgate/internal/consume/consumetest"
@@ -383,4 +385,58 @@ func TestSweepFreesClaimedIdentitiesOnlyAfterTheRetention(t *testing.T) {
 	if got, err := s.Claim(ctx, other); err != nil || !got.Same(other) {
 		t.Fatalf("after the sweep: %+v, %v; want the identities free", got, err)
 	}
+}
+
+// TestAWriteThatFailsInASharedCommitFailsAlone stores a corrupt claim
+// entry, then runs Claims of it beside many concurrent Consumes and Claims
+// of fresh identities: the group commit rolls back a batch in which one
+// write fails and re-runs each write alone, so every other write still
+// succeeds and only the corrupt one fails closed.
+func TestAWriteThatFailsInASharedCommitFailsAlone(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	domain := consumetest.NewDomain()
+	corrupt := consumetest.NewClaim(domain)
+	s := open(t, dir, boltstore.Options{})
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	db, err := bolt.Open(filepath.Join(dir, boltstore.FileName), 0o600, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Update(func(tx *bolt.Tx) error {
+		return tx.Bucket([]byte("claims")).Put([]byte(domain+"/0/"+corrupt.Identities[0]), []byte("not a claim"))
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	s = open(t, dir, boltstore.Options{})
+	ctx := context.Background()
+	exp := time.Now().Add(time.Hour)
+	var wg sync.WaitGroup
+	for g := range 32 {
+		wg.Go(func() {
+			for i := range 20 {
+				switch {
+				case g%8 == 0:
+					if _, err := s.Claim(ctx, corrupt); !errors.Is(err, consume.ErrUnavailable) {
+						t.Errorf("Claim of the corrupt entry: %v, want ErrUnavailable", err)
+					}
+				case g%2 == 0:
+					if _, err := s.Claim(ctx, consumetest.NewClaim(domain)); err != nil {
+						t.Errorf("goroutine %d, Claim %d of fresh identities: %v", g, i, err)
+					}
+				default:
+					if err := s.Consume(ctx, consumetest.RecordAt(consumetest.NewKey(domain), exp)); err != nil {
+						t.Errorf("goroutine %d, Consume %d of a fresh key: %v", g, i, err)
+					}
+				}
+			}
+		})
+	}
+	wg.Wait()
 }

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"sync"
 	"testing"
 	"time"
@@ -29,7 +30,7 @@ import (
 
 // callers are the concurrency levels measured: one caller, and many
 // callers (an authorization service under load).
-var callers = []int{1, 32}
+var callers = []int{1, 16, 32, 64}
 
 // benchConsume runs b.N Consumes of fresh keys from c goroutines and
 // reports throughput and p50/p99 latency.
@@ -228,8 +229,5 @@ func dbSize(b *testing.B, cli *clientv3.Client, endpoint string) int64 {
 }
 
 func name(c int) string {
-	if c == 1 {
-		return "callers=1"
-	}
-	return "callers=32"
+	return "callers=" + strconv.Itoa(c)
 }
