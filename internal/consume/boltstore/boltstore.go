@@ -45,6 +45,7 @@ import (
 	"time"
 
 	bolt "go.etcd.io/bbolt"
+	bberrors "go.etcd.io/bbolt/errors"
 
 	"github.com/toolgate/toolgate/internal/consume"
 )
@@ -271,7 +272,7 @@ func (s *Store) commit(fn func(*bolt.Tx) error) error {
 	s.mu.Lock()
 	if s.closed {
 		s.mu.Unlock()
-		return bolt.ErrDatabaseNotOpen
+		return bberrors.ErrDatabaseNotOpen
 	}
 	s.pending = append(s.pending, w)
 	if s.leading {
