@@ -7,6 +7,7 @@ import (
 	"github.com/toolgate/toolgate/internal/engine/fault"
 	"github.com/toolgate/toolgate/internal/host"
 	"github.com/toolgate/toolgate/internal/manifest"
+	"github.com/toolgate/toolgate/internal/mcpgate/mcpimport"
 	"github.com/toolgate/toolgate/internal/publication"
 	"github.com/toolgate/toolgate/internal/serving"
 )
@@ -69,6 +70,11 @@ func check(set *manifest.Set) *checked {
 	for i := range set.ToolRegistries {
 		o := &set.ToolRegistries[i]
 		c.objects++
+		if _, ok := o.Annotations[mcpimport.UnconfirmedAnnotation]; ok {
+			report("ToolRegistry", o, fault.At("metadata.annotations", fault.Malformed,
+				"an unconfirmed import draft: confirm every line marked '"+mcpimport.ConfirmMarker+"' (capabilities, risk, sideEffect, reversibility, resource-identifier fields), then remove the annotation "+mcpimport.UnconfirmedAnnotation))
+			continue
+		}
 		d, err := manifest.RegistryDraft(o.Spec)
 		var s *host.RegistrySnapshot
 		if err == nil {
