@@ -404,7 +404,7 @@ func number(v any) *big.Float {
 	return f
 }
 
-func isZero(v any) bool   { f := number(v); return f != nil && f.Sign() == 0 }
+func isZero(v any) bool { f := number(v); return f != nil && f.Sign() == 0 }
 func atLeast(v any, bound *big.Float) bool {
 	f := number(v)
 	return f != nil && f.Cmp(bound) >= 0

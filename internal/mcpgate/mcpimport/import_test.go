@@ -198,7 +198,7 @@ func TestReimportOfAChangedToolIsANewVersionReportedAsAChangeOfThePublishedOne(t
 
 	tools := fixture(t)
 	tools[1].Description = "Moves money between any two accounts." // transfer changed
-	tools = append(tools[:2], tools[3:]...)                            // list_dir removed
+	tools = append(tools[:2], tools[3:]...)                        // list_dir removed
 	tools = append(tools, Tool{Name: "stat", Description: "Stats a file.", InputSchema: json.RawMessage(`{"type":"object","additionalProperties":false,"properties":{}}`)})
 	r, err := Import(tools, o)
 	if err != nil {
