@@ -1,20 +1,24 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/toolgate/toolgate/internal/manifest"
 	"github.com/toolgate/toolgate/internal/mcpgate"
 	"github.com/toolgate/toolgate/internal/mcpgate/mcpimport"
 )
 
-const registryImportArgs = "--from-file TOOLS_LIST.json --tool-prefix SEG --out DIR [--previous DIR] [--namespace NS] [--snapshot-id ID]" +
+const registryImportArgs = "(--from-file TOOLS_LIST.json | --command 'CMD ARG...' | --url URL) --tool-prefix SEG --out DIR [--previous DIR] [--namespace NS] [--snapshot-id ID]" +
 	" [--host-authority NS/NAME] [--toolgate-url URL] [--token-file F] [--outcome-log F]"
 
 // Files an import writes into --out and reads from --previous.
@@ -30,6 +34,8 @@ const (
 func registryImport(args []string, out io.Writer) error {
 	fs := flag.NewFlagSet("registry import", flag.ContinueOnError)
 	from := fs.String("from-file", "", "a saved tools/list answer (the JSON-RPC response or its result)")
+	command := fs.String("command", "", "a live MCP server as a command line, split at white space (no shell), spoken to over stdio")
+	serverURL := fs.String("url", "", "a live MCP server's Streamable HTTP endpoint")
 	outDir := fs.String("out", "", "the directory to write "+importRegistryFile+" and "+importGatewayFile+" into")
 	previous := fs.String("previous", "", "the directory of the last import (reviewed): the draft becomes its next generation, with a diff")
 	prefix := fs.String("tool-prefix", "", "the toolID's first segment(s): PREFIX.tool-name")
@@ -43,18 +49,20 @@ func registryImport(args []string, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if len(rest) > 0 || *from == "" || *outDir == "" || *prefix == "" {
-		return usageError{"registry import needs --from-file, --tool-prefix and --out (and no other arguments)"}
+	sources := 0
+	for _, v := range []string{*from, *command, *serverURL} {
+		if v != "" {
+			sources++
+		}
+	}
+	if len(rest) > 0 || sources != 1 || *outDir == "" || *prefix == "" {
+		return usageError{"registry import needs one of --from-file, --command and --url, and --tool-prefix and --out (and no other arguments)"}
 	}
 	haNS, haName, ok := strings.Cut(*ha, "/")
 	if !ok || haNS == "" || haName == "" {
 		return usageError{"--host-authority must be NAMESPACE/NAME"}
 	}
-	raw, err := os.ReadFile(*from)
-	if err != nil {
-		return err
-	}
-	tools, err := mcpimport.ParseToolsList(raw)
+	tools, err := readTools(*from, *command, *serverURL)
 	if err != nil {
 		return err
 	}
@@ -107,6 +115,25 @@ func registryImport(args []string, out io.Writer) error {
 		return fmt.Errorf("%s refused: map them by hand or leave them out", plural(countTools(r.Refusals), "tool", "tools"))
 	}
 	return nil
+}
+
+// readTools reads the tools/list of a saved answer or a live server.
+func readTools(from, command, serverURL string) ([]mcpimport.Tool, error) {
+	switch {
+	case from != "":
+		raw, err := os.ReadFile(from)
+		if err != nil {
+			return nil, err
+		}
+		return mcpimport.ParseToolsList(raw)
+	case command != "":
+		argv := strings.Fields(command)
+		cmd := exec.Command(argv[0], argv[1:]...) //nolint:gosec // the operator's own server command
+		cmd.Stderr = os.Stderr
+		return mcpimport.List(context.Background(), &mcp.CommandTransport{Command: cmd})
+	default:
+		return mcpimport.List(context.Background(), &mcp.StreamableClientTransport{Endpoint: serverURL, MaxRetries: -1})
+	}
 }
 
 func countTools(fs []mcpimport.Finding) int {
