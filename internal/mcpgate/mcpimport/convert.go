@@ -6,7 +6,6 @@ import (
 	"errors"
 	"math"
 	"math/big"
-	"reflect"
 	"regexp"
 	"slices"
 	"strings"
@@ -186,9 +185,8 @@ func (c *converter) object(m map[string]any, ptr string) schema.Draft {
 	default:
 		c.narrowed(ptr+"/additionalProperties", NarrowClosed)
 	}
-	props, _ := m["properties"].(map[string]any)
-	if p, ok := m["properties"]; ok && props == nil {
-		_ = p
+	props, isObj := m["properties"].(map[string]any)
+	if _, ok := m["properties"]; ok && !isObj {
 		c.refused(ptr+"/properties", "properties is not an object")
 	}
 	required := map[string]bool{}
@@ -369,7 +367,7 @@ func (c *converter) alternatives(m map[string]any, k string, alts any, ptr strin
 		c.refuse = append(c.refuse, sub.refuse...)
 		if i == 0 {
 			first = d
-		} else if !reflect.DeepEqual(first, d) {
+		} else if !sameNode(first, d) {
 			c.refused(ptr+"/"+k, k+" alternatives have differing shapes; the closed Schema has one kind per node")
 			return schema.Draft{}
 		}
@@ -412,4 +410,11 @@ func atLeast(v any, bound *big.Float) bool {
 func atMost(v any, bound *big.Float) bool {
 	f := number(v)
 	return f != nil && f.Cmp(bound) <= 0
+}
+
+// sameNode compares two converted nodes by their JSON form.
+func sameNode(a, b schema.Draft) bool {
+	x, errA := json.Marshal(nodeOf(a))
+	y, errB := json.Marshal(nodeOf(b))
+	return errA == nil && errB == nil && bytes.Equal(x, y)
 }

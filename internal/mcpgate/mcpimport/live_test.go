@@ -17,7 +17,9 @@ func TestALiveServersToolsImportWithTheDigestTheGatewayWillSee(t *testing.T) {
 	server := mcp.NewServer(&mcp.Implementation{Name: "upstream", Version: "1"}, nil)
 	schema := json.RawMessage(`{"type":"object","properties":{"count":{"type":"number"}},"required":["count"]}`)
 	server.AddTool(&mcp.Tool{Name: "add_items", Description: "Adds items.", InputSchema: schema},
-		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) { return &mcp.CallToolResult{}, nil })
+		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return &mcp.CallToolResult{}, nil
+		})
 	st, ct := mcp.NewInMemoryTransports()
 	ss, err := server.Connect(ctx, st, nil)
 	if err != nil {
