@@ -7,7 +7,6 @@ import (
 	"github.com/toolgate/toolgate/internal/engine/fault"
 	"github.com/toolgate/toolgate/internal/host"
 	"github.com/toolgate/toolgate/internal/manifest"
-	"github.com/toolgate/toolgate/internal/mcpgate/mcpimport"
 	"github.com/toolgate/toolgate/internal/publication"
 	"github.com/toolgate/toolgate/internal/serving"
 )
@@ -70,9 +69,8 @@ func check(set *manifest.Set) *checked {
 	for i := range set.ToolRegistries {
 		o := &set.ToolRegistries[i]
 		c.objects++
-		if _, ok := o.Annotations[mcpimport.UnconfirmedAnnotation]; ok {
-			report("ToolRegistry", o, fault.At("metadata.annotations", fault.Malformed,
-				"an unconfirmed import draft: confirm every line marked '"+mcpimport.ConfirmMarker+"' (capabilities, risk, sideEffect, reversibility, resource-identifier fields), then remove the annotation "+mcpimport.UnconfirmedAnnotation))
+		if err := manifest.CheckConfirmed(o); err != nil {
+			report("ToolRegistry", o, err)
 			continue
 		}
 		d, err := manifest.RegistryDraft(o.Spec)

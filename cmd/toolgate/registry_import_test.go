@@ -62,6 +62,9 @@ func TestAnImportedDraftIsRefusedUntilConfirmedThenPublishesAndTheMappingLoads(t
 	if r := runCLI("", "validate", "-f", reg); r.code != 1 || !strings.Contains(r.stdout, "an unconfirmed import draft") {
 		t.Errorf("validate -f of an unconfirmed draft: exit %d, stdout %q", r.code, r.stdout)
 	}
+	if r := runCLI("", "registry", "validate", reg); r.code != 1 || !strings.Contains(r.stderr, "an unconfirmed import draft") {
+		t.Errorf("registry validate of an unconfirmed draft: exit %d, stderr %q", r.code, r.stderr)
+	}
 	confirm(t, reg)
 	if r := runCLI("", "validate", "-f", reg); r.code != 0 || r.stdout != "1 object valid\n" {
 		t.Errorf("validate -f of the confirmed draft: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)

@@ -25,10 +25,10 @@ import (
 // (capabilities, risk, side effect, reversibility, resource-identifier
 // fields) are still suggestions; `toolgate validate -f` refuses it until the
 // reviewer removes it.
-const UnconfirmedAnnotation = "import.toolgate.dev/unconfirmed"
+const UnconfirmedAnnotation = manifest.UnconfirmedImportAnnotation
 
 // ConfirmMarker ends every suggested line of a draft.
-const ConfirmMarker = "# toolgate: confirm"
+const ConfirmMarker = manifest.ImportConfirmMarker
 
 // Suggestions for what needs human judgment: the most restrictive values,
 // never read from the server's annotations (untrusted hints).
