@@ -92,7 +92,7 @@ type Previous struct {
 // Change is one line of a re-import's diff.
 type Change struct {
 	Tool, ToolID        string
-	Kind                string // added, changed, removed, unchanged
+	Kind                string // added, changed, refused, removed, unchanged
 	OldVersion, Version string
 	OldDigest, Digest   string
 }
@@ -103,6 +103,8 @@ func (c Change) String() string {
 		return fmt.Sprintf("added      %s: %s version %s", c.Tool, c.ToolID, c.Version)
 	case "removed":
 		return fmt.Sprintf("removed    %s: %s version %s is not served any more", c.Tool, c.ToolID, c.OldVersion)
+	case "refused":
+		return fmt.Sprintf("refused    %s: the new definition of published version %s of %s is refused (see the refusals); it leaves this generation", c.Tool, c.OldVersion, c.ToolID)
 	case "changed":
 		return fmt.Sprintf("changed    %s: the definition of published version %s of %s changed (%s -> %s); imported as version %s",
 			c.Tool, c.OldVersion, c.ToolID, c.OldDigest, c.Digest, c.Version)
@@ -146,6 +148,11 @@ func Import(tools []Tool, o Options) (*Result, error) {
 			prevDefs[string(d.ToolID)+"@"+string(d.Version)] = d
 		}
 	}
+	for seg := range strings.SplitSeq(o.ToolPrefix, ".") {
+		if !toolSegment.MatchString(seg) || strings.Count(o.ToolPrefix, ".") > 6 {
+			return nil, errors.New("the tool prefix must be 1–7 dot-separated segments of 1–32 of a–z, 0–9 and interior '-'")
+		}
+	}
 	r := &Result{unconfirmed: map[string]bool{}, notes: map[string][]string{}}
 	r.Registry = v1alpha1.ToolRegistry{
 		TypeMeta:   metav1.TypeMeta{APIVersion: v1alpha1.GroupVersion, Kind: "ToolRegistry"},
@@ -160,60 +167,18 @@ func Import(tools []Tool, o Options) (*Result, error) {
 	r.Gateway.Tools = nil
 	seen := map[string]bool{}
 	for _, t := range tools {
+		if seen[t.Name] {
+			r.Refusals = append(r.Refusals, Finding{t.Name, "", "the server lists this tool name twice"})
+			continue
+		}
 		seen[t.Name] = true
-		def := mcpgate.Definition{Description: t.Description, InputSchema: t.InputSchema}
-		digest, err := def.Digest()
-		if err != nil {
-			r.Refusals = append(r.Refusals, Finding{t.Name, "", "inputSchema " + err.Error()})
-			continue
+		refused := len(r.Refusals)
+		r.add(t, o, prevByName, prevDefs)
+		if prev, had := prevByName[t.Name]; had && len(r.Refusals) > refused {
+			// A published tool whose new definition is refused leaves the
+			// generation: the diff says so.
+			r.Changes = append(r.Changes, Change{Tool: t.Name, ToolID: prev.ToolID, Kind: "refused", OldVersion: prev.Version, OldDigest: prev.DefinitionDigest})
 		}
-		seg := strings.ReplaceAll(strings.ToLower(t.Name), "_", "-")
-		toolID := o.ToolPrefix + "." + seg
-		if !toolSegment.MatchString(seg) {
-			r.Refusals = append(r.Refusals, Finding{t.Name, "", "the tool name has no protocol tool identifier segment (1–32 of a–z, 0–9, interior '-' after lower-casing and '_' to '-'); map it by hand"})
-			continue
-		}
-		root, narrow, refuse := convert(t.Name, t.InputSchema)
-		if len(refuse) > 0 {
-			r.Refusals = append(r.Refusals, refuse...)
-			continue
-		}
-		version := uint64(1)
-		prev, had := prevByName[t.Name]
-		if had {
-			pv, _ := strconv.ParseUint(prev.Version, 10, 64)
-			version = pv
-			change := Change{Tool: t.Name, ToolID: prev.ToolID, Kind: "unchanged", OldVersion: prev.Version, OldDigest: prev.DefinitionDigest, Digest: digest}
-			if prev.DefinitionDigest != digest {
-				version, change.Kind = pv+1, "changed"
-			}
-			toolID = prev.ToolID
-			change.Version = strconv.FormatUint(version, 10)
-			r.Changes = append(r.Changes, change)
-		} else if o.Previous != nil {
-			r.Changes = append(r.Changes, Change{Tool: t.Name, ToolID: toolID, Kind: "added", Version: "1", Digest: digest})
-		}
-		vs := strconv.FormatUint(version, 10)
-		if reviewed, ok := prevDefs[toolID+"@"+vs]; ok && had && prev.DefinitionDigest == digest {
-			// Unchanged: the reviewer's confirmed definition carries over.
-			r.Registry.Spec.Definitions = append(r.Registry.Spec.Definitions, reviewed)
-		} else {
-			d, err := definition(t, toolID, vs, root)
-			if err != nil {
-				r.Refusals = append(r.Refusals, Finding{t.Name, "", err.Error()})
-				continue
-			}
-			r.Narrowings = append(r.Narrowings, narrow...)
-			r.unconfirmed[string(d.ID)] = true
-			for _, n := range narrow {
-				r.notes[string(d.ID)] = append(r.notes[string(d.ID)], "narrowed "+pointer(n.Pointer)+": "+n.Reason)
-			}
-			r.Registry.Spec.Definitions = append(r.Registry.Spec.Definitions, d)
-		}
-		r.Gateway.Tools = append(r.Gateway.Tools, mcpgate.ToolMapping{
-			Name: t.Name, ToolID: toolID, Version: vs,
-			Definition: def, DefinitionDigest: digest,
-		})
 	}
 	if o.Previous != nil && o.Previous.Gateway != nil {
 		for _, t := range o.Previous.Gateway.Tools {
@@ -364,4 +329,62 @@ func (r *Result) GatewayYAML() ([]byte, error) {
 	return append([]byte("# The MCP mapping drafted by `toolgate registry import`: each MCP tool, the exact toolID and\n"+
 		"# version it is authorized as, and the definition under review (the server's own description\n"+
 		"# and inputSchema; the gateway withholds the tool when the live one's digest differs).\n"), y...), nil
+}
+
+// add imports one tool into r: a definition and its mapping entry, or its
+// refusals.
+func (r *Result) add(t Tool, o Options, prevByName map[string]mcpgate.ToolMapping, prevDefs map[string]v1alpha1.ToolDefinition) {
+	def := mcpgate.Definition{Description: t.Description, InputSchema: t.InputSchema}
+	digest, err := def.Digest()
+	if err != nil {
+		r.Refusals = append(r.Refusals, Finding{t.Name, "", "inputSchema " + err.Error()})
+		return
+	}
+	seg := strings.ReplaceAll(strings.ToLower(t.Name), "_", "-")
+	toolID := o.ToolPrefix + "." + seg
+	if !toolSegment.MatchString(seg) {
+		r.Refusals = append(r.Refusals, Finding{t.Name, "", "the tool name has no protocol tool identifier segment (1–32 of a–z, 0–9, interior '-' after lower-casing and '_' to '-'); map it by hand"})
+		return
+	}
+	root, narrow, refuse := convert(t.Name, t.InputSchema)
+	if len(refuse) > 0 {
+		r.Refusals = append(r.Refusals, refuse...)
+		return
+	}
+	version := uint64(1)
+	prev, had := prevByName[t.Name]
+	if had {
+		pv, _ := strconv.ParseUint(prev.Version, 10, 64)
+		version = pv
+		change := Change{Tool: t.Name, ToolID: prev.ToolID, Kind: "unchanged", OldVersion: prev.Version, OldDigest: prev.DefinitionDigest, Digest: digest}
+		if prev.DefinitionDigest != digest {
+			version, change.Kind = pv+1, "changed"
+		}
+		toolID = prev.ToolID
+		change.Version = strconv.FormatUint(version, 10)
+		r.Changes = append(r.Changes, change)
+	} else if o.Previous != nil {
+		r.Changes = append(r.Changes, Change{Tool: t.Name, ToolID: toolID, Kind: "added", Version: "1", Digest: digest})
+	}
+	vs := strconv.FormatUint(version, 10)
+	if reviewed, ok := prevDefs[toolID+"@"+vs]; ok && had && prev.DefinitionDigest == digest {
+		// Unchanged: the reviewer's confirmed definition carries over.
+		r.Registry.Spec.Definitions = append(r.Registry.Spec.Definitions, reviewed)
+	} else {
+		d, err := definition(t, toolID, vs, root)
+		if err != nil {
+			r.Refusals = append(r.Refusals, Finding{t.Name, "", err.Error()})
+			return
+		}
+		r.Narrowings = append(r.Narrowings, narrow...)
+		r.unconfirmed[string(d.ID)] = true
+		for _, n := range narrow {
+			r.notes[string(d.ID)] = append(r.notes[string(d.ID)], "narrowed "+pointer(n.Pointer)+": "+n.Reason)
+		}
+		r.Registry.Spec.Definitions = append(r.Registry.Spec.Definitions, d)
+	}
+	r.Gateway.Tools = append(r.Gateway.Tools, mcpgate.ToolMapping{
+		Name: t.Name, ToolID: toolID, Version: vs,
+		Definition: def, DefinitionDigest: digest,
+	})
 }

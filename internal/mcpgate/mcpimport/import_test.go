@@ -193,12 +193,13 @@ func TestReimportOfAChangedToolIsANewVersionReportedAsAChangeOfThePublishedOne(t
 	reviewed.Annotations = nil
 	reviewed.Spec.Definitions[0].Risk = "low"
 	gw := first.Gateway
+	gw.Tools = append(gw.Tools, mcpgate.ToolMapping{Name: "old_tool", ToolID: "files.old-tool", Version: "3", DefinitionDigest: "sha256:00"})
 	o := options()
 	o.Previous = &Previous{Registry: reviewed, Gateway: &gw}
 
 	tools := fixture(t)
-	tools[1].Description = "Moves money between any two accounts." // transfer changed
-	tools = append(tools[:2], tools[3:]...)                        // list_dir removed
+	tools[1].Description = "Moves money between any two accounts."                                                     // transfer changed
+	tools[2].InputSchema = json.RawMessage(`{"type":"object","properties":{"path":{"type":"string","pattern":"^/"}}}`) // list_dir now refused
 	tools = append(tools, Tool{Name: "stat", Description: "Stats a file.", InputSchema: json.RawMessage(`{"type":"object","additionalProperties":false,"properties":{}}`)})
 	r, err := Import(tools, o)
 	if err != nil {
@@ -211,7 +212,7 @@ func TestReimportOfAChangedToolIsANewVersionReportedAsAChangeOfThePublishedOne(t
 	for _, c := range r.Changes {
 		changes = append(changes, c.Kind+" "+c.Tool+" "+c.OldVersion+"->"+c.Version)
 	}
-	want := []string{"unchanged read_file 1->1", "changed transfer 1->2", "added stat ->1", "removed list_dir 1->"}
+	want := []string{"unchanged read_file 1->1", "changed transfer 1->2", "refused list_dir 1->", "added stat ->1", "removed old_tool 3->"}
 	if d := cmp.Diff(want, changes); d != "" {
 		t.Errorf("changes (-want +got):\n%s", d)
 	}
@@ -223,5 +224,24 @@ func TestReimportOfAChangedToolIsANewVersionReportedAsAChangeOfThePublishedOne(t
 	}
 	if d := r.Registry.Spec.Definitions[1]; d.ID != "files-transfer-2" || d.Version != "2" || !r.unconfirmed[string(d.ID)] {
 		t.Errorf("the changed tool must be a new, unconfirmed version: %s %s", d.ID, d.Version)
+	}
+}
+
+func TestAToolListedTwiceIsRefusedAndABadPrefixStopsTheImport(t *testing.T) {
+	tools := fixture(t)[:1]
+	tools = append(tools, tools[0])
+	r, err := Import(tools, options())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Gateway.Tools) != 1 || len(r.Refusals) != 1 || r.Refusals[0].Reason != "the server lists this tool name twice" {
+		t.Errorf("mapped %d, refusals %v; want the second listing refused", len(r.Gateway.Tools), r.Refusals)
+	}
+	for _, prefix := range []string{"", "Files", "files..x", "-files"} {
+		o := options()
+		o.ToolPrefix = prefix
+		if _, err := Import(fixture(t), o); err == nil {
+			t.Errorf("prefix %q was accepted", prefix)
+		}
 	}
 }
