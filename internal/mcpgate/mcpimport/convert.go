@@ -123,6 +123,9 @@ func escape(s string) string {
 }
 
 func (c *converter) node(m map[string]any, ptr string, root bool) schema.Draft {
+	if _, ok := m["default"]; ok {
+		c.narrowed(ptr+"/default", NarrowDefault)
+	}
 	if ref, ok := m["$ref"]; ok {
 		return c.ref(m, ref, ptr)
 	}
@@ -130,9 +133,6 @@ func (c *converter) node(m map[string]any, ptr string, root bool) schema.Draft {
 		if alts, ok := m[k]; ok {
 			return c.alternatives(m, k, alts, ptr)
 		}
-	}
-	if _, ok := m["default"]; ok {
-		c.narrowed(ptr+"/default", NarrowDefault)
 	}
 	t, ok := m["type"].(string)
 	if !ok {

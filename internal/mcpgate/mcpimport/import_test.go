@@ -245,3 +245,11 @@ func TestAToolListedTwiceIsRefusedAndABadPrefixStopsTheImport(t *testing.T) {
 		}
 	}
 }
+
+func TestADefaultBesideARefIsReportedToo(t *testing.T) {
+	raw := []byte(`{"type":"object","additionalProperties":false,"properties":{"a":{"$ref":"#/$defs/b","default":true}},"$defs":{"b":{"type":"boolean"}}}`)
+	_, narrow, refuse := convert("t", raw)
+	if d := cmp.Diff([]Finding{{"t", "/properties/a/default", NarrowDefault}}, narrow); d != "" || len(refuse) != 0 {
+		t.Errorf("narrowings (-want +got):\n%s\nrefusals %v", d, refuse)
+	}
+}
