@@ -69,6 +69,10 @@ func check(set *manifest.Set) *checked {
 	for i := range set.ToolRegistries {
 		o := &set.ToolRegistries[i]
 		c.objects++
+		if err := manifest.CheckConfirmed(o); err != nil {
+			report("ToolRegistry", o, err)
+			continue
+		}
 		d, err := manifest.RegistryDraft(o.Spec)
 		var s *host.RegistrySnapshot
 		if err == nil {

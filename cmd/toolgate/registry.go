@@ -43,6 +43,9 @@ func loadRegistries(paths ...string) ([]*host.RegistrySnapshot, []host.RegistryD
 	drafts := make([]host.RegistryDraft, 0, len(set.ToolRegistries))
 	for _, tr := range set.ToolRegistries {
 		draft, err := manifest.RegistryDraft(tr.Spec)
+		if err == nil {
+			err = manifest.CheckConfirmed(&tr)
+		}
 		if err != nil {
 			return nil, nil, located(set, objErr("ToolRegistry", &tr, err))
 		}

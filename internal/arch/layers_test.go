@@ -23,8 +23,9 @@ const modulePath = "github.com/toolgate/toolgate"
 var outside = []string{"test/", "internal/testutil", "internal/consume/consumetest", "internal/consume/consumebench", "internal/arch", "hack/", "examples/"}
 
 // families may import each other within one layer: the protocol core's
-// areas and the Consumption stores with their interface.
-var families = []string{"internal/engine", "internal/consume"}
+// areas, the Consumption stores with their interface, and the MCP gateway
+// with its importer (which writes the gateway's configuration).
+var families = []string{"internal/engine", "internal/consume", "internal/mcpgate"}
 
 // TestLayers: every module package sits in exactly one layer of
 // docs/architecture.md's table, and imports only packages in lower layers

@@ -47,7 +47,11 @@ func Into(set *manifest.Set, h *host.Host, namespace, name string, publisher hos
 		if o.Namespace != namespace {
 			continue
 		}
-		d, err := manifest.RegistryDraft(o.Spec)
+		err := manifest.CheckConfirmed(&o)
+		var d host.RegistryDraft
+		if err == nil {
+			d, err = manifest.RegistryDraft(o.Spec)
+		}
 		if err == nil {
 			_, err = h.PublishRegistry(d)
 		}

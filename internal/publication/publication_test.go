@@ -199,6 +199,18 @@ func TestIntoAppliesTheCRDNameRule(t *testing.T) {
 	}
 }
 
+// TestIntoRefusesAnUnconfirmedImportDraft: the standalone service, decide
+// and test never serve a ToolRegistry whose suggestions a reviewer has not
+// confirmed.
+func TestIntoRefusesAnUnconfirmedImportDraft(t *testing.T) {
+	t.Parallel()
+	set := samples(t)
+	set.ToolRegistries[0].Annotations = map[string]string{manifest.UnconfirmedImportAnnotation: "true"}
+	h := sampleHost(t, set)
+	err := publication.Into(set, h, "payments", "payments-host", administrator)
+	testutil.CheckFaultList(t, err, []string{"metadata.annotations malformed"})
+}
+
 func TestPrevious(t *testing.T) {
 	t.Parallel()
 	cases := map[string]struct {

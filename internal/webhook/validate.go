@@ -59,8 +59,12 @@ type ToolRegistryValidator struct{}
 
 var _ admission.Validator[*v1alpha1.ToolRegistry] = ToolRegistryValidator{}
 
-// ValidateCreate publishes the registry with the engine's complete rules.
+// ValidateCreate refuses an unconfirmed import draft and publishes the
+// registry with the engine's complete rules.
 func (ToolRegistryValidator) ValidateCreate(_ context.Context, o *v1alpha1.ToolRegistry) (admission.Warnings, error) {
+	if err := manifest.CheckConfirmed(o); err != nil {
+		return nil, invalid("ToolRegistry", o.Name, err)
+	}
 	d, err := manifest.RegistryDraft(o.Spec)
 	if err == nil {
 		_, err = registry.Publish(d)

@@ -122,6 +122,19 @@ func TestPolicySnapshotValidator(t *testing.T) {
 	}
 }
 
+func TestAnUnconfirmedImportDraftIsNotAdmitted(t *testing.T) {
+	t.Parallel()
+	o := samples(t).ToolRegistries[0].DeepCopy()
+	v := webhook.ToolRegistryValidator{}
+	if _, err := v.ValidateCreate(context.Background(), o); err != nil {
+		t.Fatalf("the confirmed sample was rejected: %v", err)
+	}
+	o.Annotations = map[string]string{manifest.UnconfirmedImportAnnotation: "true"}
+	if _, err := v.ValidateCreate(context.Background(), o); !apierrors.IsInvalid(err) {
+		t.Errorf("an unconfirmed import draft: %v, want Invalid", err)
+	}
+}
+
 func TestUpdatesKeepSpecAndPublisher(t *testing.T) {
 	t.Parallel()
 	set := samples(t)

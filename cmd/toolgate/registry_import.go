@@ -1,0 +1,160 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/toolgate/toolgate/internal/manifest"
+	"github.com/toolgate/toolgate/internal/mcpgate"
+	"github.com/toolgate/toolgate/internal/mcpgate/mcpimport"
+)
+
+const registryImportArgs = "(--from-file TOOLS_LIST.json | --command 'CMD ARG...' | --url URL) --tool-prefix SEG --out DIR [--previous DIR] [--namespace NS] [--snapshot-id ID]" +
+	" [--host-authority NS/NAME] [--toolgate-url URL] [--token-file F] [--outcome-log F]"
+
+// Files an import writes into --out and reads from --previous.
+const (
+	importRegistryFile = "toolregistry.yaml"
+	importGatewayFile  = "mcp-gateway.yaml"
+)
+
+// registryImport drafts a ToolRegistry generation and the MCP mapping from
+// an MCP server's tools/list (issue 19, item 1; docs/mcp.md). It writes
+// both files even when some tools are refused, and then exits 1 naming
+// every refusal.
+func registryImport(args []string, out io.Writer) error {
+	fs := flag.NewFlagSet("registry import", flag.ContinueOnError)
+	from := fs.String("from-file", "", "a saved tools/list answer (the JSON-RPC response or its result)")
+	command := fs.String("command", "", "a live MCP server as a command line, split at white space (no shell), spoken to over stdio")
+	serverURL := fs.String("url", "", "a live MCP server's Streamable HTTP endpoint")
+	outDir := fs.String("out", "", "the directory to write "+importRegistryFile+" and "+importGatewayFile+" into")
+	previous := fs.String("previous", "", "the directory of the last import (reviewed): the draft becomes its next generation, with a diff")
+	prefix := fs.String("tool-prefix", "", "the toolID's first segment(s): PREFIX.tool-name")
+	ns := fs.String("namespace", "default", "the ToolRegistry's namespace")
+	snap := fs.String("snapshot-id", "mcp-tools", "the Registry Snapshot identity")
+	ha := fs.String("host-authority", "default/host", "the mapping's HostAuthority, NAMESPACE/NAME")
+	url := fs.String("toolgate-url", "http://127.0.0.1:8080", "the mapping's toolgate service URL")
+	token := fs.String("token-file", ".state/mcp-executor.token", "the mapping's executor token file")
+	outcomes := fs.String("outcome-log", ".state/mcp-outcomes.jsonl", "the mapping's outcome log")
+	rest, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	sources := 0
+	for _, v := range []string{*from, *command, *serverURL} {
+		if v != "" {
+			sources++
+		}
+	}
+	if len(rest) > 0 || sources != 1 || *outDir == "" || *prefix == "" {
+		return usageError{"registry import needs one of --from-file, --command and --url, and --tool-prefix and --out (and no other arguments)"}
+	}
+	haNS, haName, ok := strings.Cut(*ha, "/")
+	if !ok || haNS == "" || haName == "" {
+		return usageError{"--host-authority must be NAMESPACE/NAME"}
+	}
+	tools, err := readTools(*from, *command, *serverURL)
+	if err != nil {
+		return err
+	}
+	o := mcpimport.Options{
+		Namespace: *ns, SnapshotID: *snap, ToolPrefix: *prefix,
+		Gateway: mcpgate.Config{
+			Toolgate:      mcpgate.Endpoint{URL: *url, TokenFile: *token},
+			HostAuthority: mcpgate.ObjectRef{Namespace: haNS, Name: haName},
+			OutcomeLog:    *outcomes,
+		},
+	}
+	if *previous != "" {
+		if o.Previous, err = loadPrevious(*previous); err != nil {
+			return err
+		}
+		o.Gateway = *o.Previous.Gateway
+	}
+	r, err := mcpimport.Import(tools, o)
+	if err != nil {
+		return err
+	}
+	reg, err := r.RegistryYAML()
+	if err != nil {
+		return err
+	}
+	gw, err := r.GatewayYAML()
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(*outDir, 0o755); err != nil {
+		return err
+	}
+	for name, b := range map[string][]byte{importRegistryFile: reg, importGatewayFile: gw} {
+		if err := os.WriteFile(filepath.Join(*outDir, name), b, 0o644); err != nil {
+			return err
+		}
+	}
+	fmt.Fprintf(out, "drafted %s generation %s: %s; %s\n", *snap, r.Registry.Spec.SnapshotGeneration,
+		plural(len(r.Gateway.Tools), "tool", "tools"), plural(len(r.Refusals), "refusal", "refusals"))
+	for _, c := range r.Changes {
+		fmt.Fprintln(out, "  "+c.String())
+	}
+	for _, n := range r.Narrowings {
+		fmt.Fprintln(out, "  narrowed "+n.String())
+	}
+	for _, f := range r.Refusals {
+		fmt.Fprintln(out, "  refused  "+f.String())
+	}
+	if len(r.Refusals) > 0 {
+		return fmt.Errorf("%s refused: map them by hand or leave them out", plural(countTools(r.Refusals), "tool", "tools"))
+	}
+	return nil
+}
+
+// readTools reads the tools/list of a saved answer or a live server.
+func readTools(from, command, serverURL string) ([]mcpimport.Tool, error) {
+	switch {
+	case from != "":
+		raw, err := os.ReadFile(from)
+		if err != nil {
+			return nil, err
+		}
+		return mcpimport.ParseToolsList(raw)
+	case command != "":
+		argv := strings.Fields(command)
+		cmd := exec.Command(argv[0], argv[1:]...) //nolint:gosec // the operator's own server command
+		cmd.Stderr = os.Stderr
+		return mcpimport.List(context.Background(), &mcp.CommandTransport{Command: cmd})
+	default:
+		return mcpimport.List(context.Background(), &mcp.StreamableClientTransport{Endpoint: serverURL, MaxRetries: -1})
+	}
+}
+
+func countTools(fs []mcpimport.Finding) int {
+	seen := map[string]bool{}
+	for _, f := range fs {
+		seen[f.Tool] = true
+	}
+	return len(seen)
+}
+
+func loadPrevious(dir string) (*mcpimport.Previous, error) {
+	set, err := manifest.LoadPaths(filepath.Join(dir, importRegistryFile))
+	if err != nil {
+		return nil, err
+	}
+	if len(set.ToolRegistries) != 1 {
+		return nil, errors.New("previous: " + importRegistryFile + " must hold one ToolRegistry")
+	}
+	gw, err := mcpgate.LoadConfig(filepath.Join(dir, importGatewayFile))
+	if err != nil {
+		return nil, fmt.Errorf("previous: %w", err)
+	}
+	return &mcpimport.Previous{Registry: set.ToolRegistries[0], Gateway: gw}, nil
+}
