@@ -24,6 +24,8 @@ import (
 	"helm.sh/helm/v3/pkg/chart/loader"
 	"helm.sh/helm/v3/pkg/chartutil"
 	"helm.sh/helm/v3/pkg/engine"
+	"helm.sh/helm/v3/pkg/lint"
+	"helm.sh/helm/v3/pkg/lint/support"
 	yamlutil "k8s.io/apimachinery/pkg/util/yaml"
 	"sigs.k8s.io/kustomize/api/krusty"
 	"sigs.k8s.io/kustomize/kyaml/filesys"
@@ -219,15 +221,25 @@ func TestInvalidValuesFailToRender(t *testing.T) {
 	tests := []struct {
 		name   string
 		values map[string]any
+		// a word of the error that names the offending value
+		want string
 	}{
-		{"an unknown Consumption store", map[string]any{"consumptionStore": map[string]any{"type": "memory"}}},
-		{"the etcd store without endpoints", map[string]any{"consumptionStore": map[string]any{"type": "etcd"}}},
-		{"an unknown certificate source", map[string]any{"certificates": map[string]any{"source": "none"}}},
+		{"an unknown Consumption store", map[string]any{"consumptionStore": map[string]any{"type": "memory"}}, "/consumptionStore/type"},
+		{"the etcd store without endpoints", map[string]any{"consumptionStore": map[string]any{"type": "etcd"}}, "consumptionStore.etcd.endpoints"},
+		{"an unknown certificate source", map[string]any{"certificates": map[string]any{"source": "none"}}, "/certificates/source"},
+		// values.schema.json: a misspelt key must not be silently ignored
+		{"a misspelt top-level key", map[string]any{"certificate": map[string]any{"source": "selfSigned"}}, "certificate"},
+		{"a misspelt nested key", map[string]any{"metrics": map[string]any{"servicemonitor": map[string]any{"enabled": true}}}, "servicemonitor"},
+		{"zero replicas", map[string]any{"replicaCount": 0}, "replicaCount"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if _, err := render(tt.values); err == nil {
-				t.Error("rendered without error")
+			_, err := render(tt.values)
+			if err == nil {
+				t.Fatal("rendered without error")
+			}
+			if !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("error %q does not name %s", err, tt.want)
 			}
 		})
 	}
@@ -254,6 +266,16 @@ func compare(t *testing.T, kustomize, helm map[string]object) {
 	}
 	if len(kustomize) == 0 {
 		t.Error("kustomize rendered no objects")
+	}
+}
+
+// TestChartPassesHelmLint runs the checks of `helm lint --strict`.
+func TestChartPassesHelmLint(t *testing.T) {
+	linter := lint.AllWithKubeVersion(chartDir, nil, namespace, nil)
+	for _, m := range linter.Messages {
+		if m.Severity > support.InfoSev {
+			t.Error(m)
+		}
 	}
 }
 
