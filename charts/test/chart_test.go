@@ -16,6 +16,7 @@ import (
 	"io"
 	"maps"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -131,6 +132,64 @@ func TestChartRendersKustomize(t *testing.T) {
 			}
 			compare(t, want, got)
 		})
+	}
+}
+
+// TestAnotherReleaseRenamesEveryReference renders release "tg" in namespace
+// "tools" and expects config/default with every toolgate- name and the
+// toolgate-system namespace renamed: a template that spells a name or the
+// namespace instead of deriving it from the release fails here.
+func TestAnotherReleaseRenamesEveryReference(t *testing.T) {
+	got, err := renderRelease("tg", "tools", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A name, or a reference after a "/" (inject-ca-from), never a webhook
+	// path's "stk-toolgate-dev".
+	prefix := regexp.MustCompile(`(^|/)toolgate-`)
+	rename := func(s string) string {
+		s = strings.ReplaceAll(s, "toolgate-system", "tools")
+		return prefix.ReplaceAllString(s, "${1}tg-")
+	}
+	want := map[string]object{}
+	for _, o := range renderKustomize(t, "default") {
+		if o["kind"] == "Namespace" {
+			continue
+		}
+		if o["kind"] != "CustomResourceDefinition" { // crds/ is not templated
+			o = renameStrings(o, rename).(object)
+		}
+		md := o["metadata"].(object)
+		key := fmt.Sprintf("%v/%v/%v", o["kind"], md["namespace"], md["name"])
+		want[strings.Replace(key, "/<nil>/", "//", 1)] = o
+	}
+	for _, objs := range []map[string]object{got, want} {
+		for _, o := range objs {
+			normalize(o)
+		}
+	}
+	compare(t, want, got)
+}
+
+// renameStrings applies f to every string value (not keys) of v.
+func renameStrings(v any, f func(string) string) any {
+	switch v := v.(type) {
+	case string:
+		return f(v)
+	case map[string]any:
+		out := make(map[string]any, len(v))
+		for k, e := range v {
+			out[k] = renameStrings(e, f)
+		}
+		return out
+	case []any:
+		out := make([]any, len(v))
+		for i, e := range v {
+			out[i] = renameStrings(e, f)
+		}
+		return out
+	default:
+		return v
 	}
 }
 
@@ -337,12 +396,17 @@ func renderChart(t *testing.T, values map[string]any) map[string]object {
 // render renders the chart's templates and CRDs as `helm install toolgate
 // charts/toolgate -n toolgate-system` would.
 func render(values map[string]any) (map[string]object, error) {
+	return renderRelease(release, namespace, values)
+}
+
+// renderRelease renders as `helm install NAME charts/toolgate -n NS`.
+func renderRelease(name, ns string, values map[string]any) (map[string]object, error) {
 	ch, err := loader.Load(chartDir)
 	if err != nil {
 		return nil, err
 	}
 	vals, err := chartutil.ToRenderValues(ch, values, chartutil.ReleaseOptions{
-		Name: release, Namespace: namespace, Revision: 1, IsInstall: true,
+		Name: name, Namespace: ns, Revision: 1, IsInstall: true,
 	}, chartutil.DefaultCapabilities)
 	if err != nil {
 		return nil, err
