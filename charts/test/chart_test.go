@@ -10,11 +10,13 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"encoding/base64"
+	"encoding/json"
 	"encoding/pem"
 	"errors"
 	"fmt"
 	"io"
 	"maps"
+	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -190,6 +192,37 @@ func renameStrings(v any, f func(string) string) any {
 		return out
 	default:
 		return v
+	}
+}
+
+// TestGrafanaDashboardIsConfigGrafanas checks the optional dashboard
+// ConfigMap holds config/grafana's dashboard, which has no kustomization.
+func TestGrafanaDashboardIsConfigGrafanas(t *testing.T) {
+	got := renderChart(t, map[string]any{"metrics": map[string]any{"grafanaDashboard": map[string]any{"enabled": true}}})
+	cm := got["ConfigMap/toolgate-system/toolgate-grafana-dashboard"]
+	if cm == nil {
+		t.Fatalf("no dashboard ConfigMap; rendered %v", slices.Sorted(maps.Keys(got)))
+	}
+	if l := cm["metadata"].(object)["labels"].(object)["grafana_dashboard"]; l != "1" {
+		t.Errorf("label grafana_dashboard = %v, want \"1\" (the Grafana sidecar's default)", l)
+	}
+	var inChart, inConfig any
+	text, _ := cm["data"].(object)["toolgate-dashboard.json"].(string)
+	if err := json.Unmarshal([]byte(text), &inChart); err != nil {
+		t.Fatalf("the ConfigMap's dashboard: %v", err)
+	}
+	raw, err := os.ReadFile(filepath.Join(configDir, "grafana", "toolgate-dashboard.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(raw, &inConfig); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(inConfig, inChart); diff != "" {
+		t.Errorf("dashboard differs from config/grafana (-config +chart):\n%s", diff)
+	}
+	if _, ok := renderChart(t, nil)["ConfigMap/toolgate-system/toolgate-grafana-dashboard"]; ok {
+		t.Error("the dashboard ConfigMap is rendered by default")
 	}
 }
 
