@@ -7,6 +7,7 @@ package charttest
 import (
 	"bufio"
 	"bytes"
+	"crypto/ecdsa"
 	"crypto/tls"
 	"crypto/x509"
 	"encoding/base64"
@@ -285,6 +286,9 @@ func verifyServingCert(t *testing.T, data object) {
 	cert, err := x509.ParseCertificate(block.Bytes)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if _, ok := cert.PublicKey.(*ecdsa.PublicKey); !ok {
+		t.Errorf("serving key is %T, want ECDSA as config/certmanager's", cert.PublicKey)
 	}
 	for _, name := range []string{
 		"toolgate-webhook-service.toolgate-system.svc",
