@@ -45,17 +45,20 @@ generate: $(CONTROLLER_GEN) ## Regenerate generated code (Section 48 vocabularie
 	$(CONTROLLER_GEN) object:headerFile=hack/boilerplate.go.txt paths=./api/...
 
 .PHONY: manifests
-manifests: $(CONTROLLER_GEN) ## Regenerate the CRDs (config/crd/bases), the manager's RBAC (config/rbac) and the webhook configurations (config/webhook).
+manifests: $(CONTROLLER_GEN) ## Regenerate the CRDs (config/crd/bases, copied to charts/toolgate/crds; the Grafana dashboard too), the manager's RBAC (config/rbac) and the webhook configurations (config/webhook).
 	$(CONTROLLER_GEN) crd paths=./api/... output:crd:artifacts:config=config/crd/bases
 	$(CONTROLLER_GEN) rbac:roleName=manager-role paths="./controllers/...;./internal/consume/apistore/..." output:rbac:artifacts:config=config/rbac
 	$(CONTROLLER_GEN) webhook paths=./internal/webhook/... output:webhook:artifacts:config=config/webhook
+	rm -f charts/toolgate/crds/*.yaml && cp config/crd/bases/*.yaml charts/toolgate/crds/
+	cp config/grafana/toolgate-dashboard.json charts/toolgate/dashboards/
 
 # Files written by generators; verify fails when regenerating changes them or
 # leaves one untracked.
 GENERATED ?= internal/engine/vocab/zz_generated.vocab.go \
 	internal/server/zz_generated.strict.go \
 	api/v1alpha1/zz_generated.deepcopy.go \
-	config/crd/bases config/rbac/role.yaml config/webhook/manifests.yaml
+	config/crd/bases config/rbac/role.yaml config/webhook/manifests.yaml \
+	charts/toolgate/crds charts/toolgate/dashboards
 
 .PHONY: verify
 verify: generate manifests fmt-check ## Regenerate everything and fail if a generated file changed.
@@ -130,6 +133,11 @@ BENCHTIME_PEERS ?= 1s
 bench-check: ## The bench/ module builds (its go.mod is tidy) and every engine agrees on every input; no timing.
 	cd bench && $(GO) vet ./...
 	cd bench && $(GO) test -count=1 -run '^TestAgreement$$' .
+
+.PHONY: chart-check
+chart-check: ## The Helm chart (charts/toolgate) renders the kustomize config's objects (module charts/test, its own go.mod).
+	cd charts/test && $(GO) vet ./...
+	cd charts/test && $(GO) test -count=1 ./...
 
 .PHONY: bench-peers
 bench-peers: ## Same decision in toolgate, OPA, cedar-go and cel-go (module bench/): agreement, then a table of medians and ratios.
