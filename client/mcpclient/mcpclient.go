@@ -20,26 +20,13 @@ import (
 // from; RefusalMetaKey the _meta key of the gateway's refusals
 // ({"code", "path"}).
 const (
-	MetaKey        = "dev.toolgate/authorization"
-	RefusalMetaKey = "dev.toolgate/refusal"
+	MetaKey        = client.MCPMetaKey
+	RefusalMetaKey = client.MCPRefusalMetaKey
 )
 
-// Authorization is the value under MetaKey: the artifact and the
-// identities and facts of the request that obtained it. The gateway passes
-// them to the service as its expectations together with what it derives
-// itself (tool, version, the exact arguments); the service checks every
-// one against the signed artifact, so none of them can widen a call.
-type Authorization struct {
-	Artifact        string          `json:"artifact"`
-	AuthorizationID string          `json:"authorizationID"`
-	ReplayID        string          `json:"replayID"`
-	ConsumptionID   string          `json:"consumptionID"`
-	ProposalID      string          `json:"proposalID"`
-	Identity        client.Identity `json:"identity"`
-	Capabilities    []string        `json:"capabilities"`
-	Resources       []string        `json:"resources"`
-	IntentBinding   json.RawMessage `json:"intentBinding,omitempty"`
-}
+// Authorization is the value under MetaKey (client.MCPAuthorization, the
+// one definition the gateway reads too).
+type Authorization = client.MCPAuthorization
 
 // DeniedError is returned when the service issued no Authorization: a deny,
 // a requireConfirmation, or an allow issuance refused.

@@ -28,28 +28,18 @@ import (
 // MetaKey is the params._meta key of a tools/call that carries the
 // Authorization (an AuthorizationMeta object). The gateway removes it
 // before forwarding.
-const MetaKey = "dev.toolgate/authorization"
+const MetaKey = client.MCPMetaKey
 
 // RefusalMetaKey is the _meta key of an error result the gateway returns
 // instead of forwarding: {"code": …, "path": …}.
-const RefusalMetaKey = "dev.toolgate/refusal"
+const RefusalMetaKey = client.MCPRefusalMetaKey
 
-// AuthorizationMeta is the value under MetaKey: the artifact and the
-// identities and facts of the Authorization the agent's Host obtained.
-// None of it can widen anything: the service checks each against the
-// signed artifact. What the gateway derives itself is what it is about to
-// execute: tool, version and the exact arguments.
-type AuthorizationMeta struct {
-	Artifact        string          `json:"artifact"`
-	AuthorizationID string          `json:"authorizationID"`
-	ReplayID        string          `json:"replayID"`
-	ConsumptionID   string          `json:"consumptionID"`
-	ProposalID      string          `json:"proposalID"`
-	Identity        client.Identity `json:"identity"`
-	Capabilities    []string        `json:"capabilities"`
-	Resources       []string        `json:"resources"`
-	IntentBinding   json.RawMessage `json:"intentBinding,omitempty"`
-}
+// AuthorizationMeta is the value under MetaKey (client.MCPAuthorization,
+// the one definition the agent side writes too). None of it can widen
+// anything: the service checks each against the signed artifact. What the
+// gateway derives itself is what it is about to execute: tool, version and
+// the exact arguments.
+type AuthorizationMeta = client.MCPAuthorization
 
 // Options are the gateway's run-time settings.
 type Options struct {
