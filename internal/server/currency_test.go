@@ -178,3 +178,22 @@ func TestARevocationOfAnotherDomainOrThingChangesNothing(t *testing.T) {
 }
 
 func fixedNow(s *service) time.Time { return time.Unix(s.now.Load(), 0) }
+
+// TestARevokedIdentityIsRefusedBeforeAnyClaim: an Authorization identity
+// revoked ahead of its issuance is refused at authorize, and nothing of the
+// request reaches the Consumption store (no identity is claimed for an
+// artifact that is never handed out).
+func TestARevokedIdentityIsRefusedBeforeAnyClaim(t *testing.T) {
+	t.Parallel()
+	keyDir := filepath.Join(t.TempDir(), "keys")
+	s := newService(t, keyDir)
+	req := example(t, "payment-allow.yaml")
+	s.reload(t, keyDir, samplesWith(t, nil, revocation("ahead", "  authorization:\n    id: "+req.AuthorizationID+"\n")))
+	wantRefusal(t, s.post(t, "/v1/authorize", agentToken, req), http.StatusConflict, "revoked", "artifact")
+	s.store.mu.Lock()
+	claimed := len(s.store.claims)
+	s.store.mu.Unlock()
+	if claimed != 0 {
+		t.Errorf("%d identities were claimed for a refused issuance", claimed)
+	}
+}

@@ -217,6 +217,11 @@ func (s *Server) authorize(ctx context.Context, q *call, r *http.Request) (int, 
 	}
 	retry := false
 	if res.Authorization != nil {
+		// A revoked tool version or Authorization identity issues nothing:
+		// the artifact is dropped unsent, before any identity is claimed.
+		if err := d.Standing(res.Authorization, d.KeyID()); err != nil {
+			return stateRefusal(err)
+		}
 		// Claim its identities before handing it out (idempotent.go).
 		got, status, e := s.claim(ctx, q, d, &req, issued{res: res, envelope: envelope})
 		if e != nil {
@@ -239,11 +244,6 @@ func (s *Server) authorize(ctx context.Context, q *call, r *http.Request) (int, 
 		out.Ineligible = &e
 	}
 	if a := res.Authorization; a != nil {
-		// A revoked tool version or Authorization identity issues nothing:
-		// the artifact is dropped unsent.
-		if err := d.Standing(a, d.KeyID()); err != nil {
-			return stateRefusal(err)
-		}
 		id := a.ID().String()
 		out.Authorization = &client.Authorization{
 			Artifact: envelope, ID: id, ConsumptionID: a.ConsumptionID().String(),
