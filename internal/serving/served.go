@@ -113,6 +113,14 @@ type Generation struct {
 	Created    time.Time
 }
 
+// GenerationOf is generation gen (canonical decimal text, as published) of
+// snapshot id, whose object was created at created. A text that is not a
+// canonical generation is generation 0, which no selection names.
+func GenerationOf(id, gen string, created time.Time) Generation {
+	n, _ := parseGeneration(gen)
+	return Generation{ID: id, Generation: n, Created: created}
+}
+
 // Served is what one domain serves at one moment: each served registry
 // and policy generation, the grace, and the revocations in force. It is
 // immutable; a store builds a new one on every change and requests read

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"strconv"
 	"time"
 
 	"github.com/toolgate/toolgate/api/v1alpha1"
@@ -122,10 +121,7 @@ func served(set *manifest.Set, ha *v1alpha1.HostAuthority, grace serving.Grace, 
 		}
 		return t
 	}
-	gen := func(id, g string, t time.Time) serving.Generation {
-		n, _ := strconv.ParseUint(g, 10, 64) // published generations are canonical
-		return serving.Generation{ID: id, Generation: n, Created: created(t)}
-	}
+	gen := func(id, g string, t time.Time) serving.Generation { return serving.GenerationOf(id, g, created(t)) }
 	var regs, pols []serving.Generation
 	for i := range set.ToolRegistries {
 		if o := &set.ToolRegistries[i]; o.Namespace == ha.Namespace {

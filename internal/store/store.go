@@ -7,7 +7,6 @@ import (
 	"encoding/hex"
 	"maps"
 	"slices"
-	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -196,16 +195,12 @@ func (d *domain) clone() *domain {
 // generations with their creation times, its grace and the revocations
 // of ref.
 func (st *state) view(ref domainRef, d *domain) *serving.Served {
-	gens := func(id, gen string, created time.Time) serving.Generation {
-		n, _ := strconv.ParseUint(gen, 10, 64) // published generations are canonical
-		return serving.Generation{ID: id, Generation: n, Created: created}
-	}
 	var regs, pols []serving.Generation
 	for k, e := range d.registries {
-		regs = append(regs, gens(k.id, k.gen, e.created))
+		regs = append(regs, serving.GenerationOf(k.id, k.gen, e.created))
 	}
 	for k, e := range d.policies {
-		pols = append(pols, gens(k.id, k.gen, e.created))
+		pols = append(pols, serving.GenerationOf(k.id, k.gen, e.created))
 	}
 	return serving.NewServed(d.grace, regs, pols, st.revoked[ref])
 }
