@@ -1,0 +1,267 @@
+package boltstore_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/toolgate/toolgate/internal/consume"
+	"github.com/toolgate/toolgate/internal/consume/boltstore"
+)
+
+// noCheckpoint keeps everything in the journal until Close (or Crash).
+var noCheckpoint = boltstore.Options{SweepInterval: -1, CheckpointInterval: -1}
+
+func rec(i int) consume.Record {
+	return consume.Record{
+		Key:             consume.Key{Domain: "journal-domain", Binding: fmt.Sprintf("%064x", i)},
+		AuthorizationID: "journal",
+		ExpiresAt:       time.Now().Add(time.Hour),
+	}
+}
+
+func journalSegments(t *testing.T, dir string) []string {
+	t.Helper()
+	des, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, de := range des {
+		if strings.HasPrefix(de.Name(), boltstore.JournalPrefix) {
+			out = append(out, filepath.Join(dir, de.Name()))
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+func consumeAll(t *testing.T, s *boltstore.Store, from, to int) {
+	t.Helper()
+	for i := from; i < to; i++ {
+		if err := s.Consume(context.Background(), rec(i)); err != nil {
+			t.Fatalf("Consume %d: %v", i, err)
+		}
+	}
+}
+
+func TestAnAnsweredConsumeIsHeldAfterACrashBeforeAnyCheckpoint(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	s, err := boltstore.Open(dir, noCheckpoint)
+	if err != nil {
+		t.Fatal(err)
+	}
+	consumeAll(t, s, 0, 50)
+	c := consume.Claim{Domain: "journal-domain", IssuedAt: time.Unix(1000, 0), ExpiresAt: time.Now().Add(time.Hour).Truncate(time.Second),
+		Request: strings.Repeat("a", consume.DigestLen), Binding: strings.Repeat("b", consume.DigestLen),
+		Identities: [3]string{"assessment-1", "decision-1", "authorization-1"}}
+	if _, err := s.Claim(context.Background(), c); err != nil {
+		t.Fatalf("Claim: %v", err)
+	}
+	s.Crash()
+
+	s2 := open(t, dir, noCheckpoint)
+	for i := range 50 {
+		if err := s2.Consume(context.Background(), rec(i)); !errors.Is(err, consume.ErrConsumed) {
+			t.Fatalf("Consume %d after the crash = %v, want ErrConsumed", i, err)
+		}
+	}
+	other := c
+	other.Request = strings.Repeat("c", consume.DigestLen)
+	if _, err := s2.Claim(context.Background(), other); err == nil {
+		t.Fatal("a claim of identities claimed before the crash by another request was accepted")
+	}
+	if segs := journalSegments(t, dir); len(segs) != 1 {
+		t.Errorf("after replay the journal has %d segments, want the one new segment", len(segs))
+	}
+}
+
+func TestATornJournalTailIsDroppedAndEverythingBeforeItHeld(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	s, err := boltstore.Open(dir, noCheckpoint)
+	if err != nil {
+		t.Fatal(err)
+	}
+	consumeAll(t, s, 0, 10)
+	s.Crash()
+	segs := journalSegments(t, dir)
+	torn := rec(10)
+	whole := boltstore.AppendEntry(nil, torn.Key.Domain+"/"+torn.Key.Binding, 0)
+	for _, cut := range []int{1, 7, len(whole) - 1} {
+		t.Run(fmt.Sprintf("cut after %d octets", cut), func(t *testing.T) {
+			d := filepath.Join(t.TempDir(), "state")
+			copyDir(t, dir, d)
+			f, err := os.OpenFile(filepath.Join(d, filepath.Base(segs[len(segs)-1])), os.O_APPEND|os.O_WRONLY, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := f.Write(whole[:cut]); err != nil {
+				t.Fatal(err)
+			}
+			_ = f.Close()
+			s := open(t, d, noCheckpoint)
+			for i := range 10 {
+				if err := s.Consume(context.Background(), rec(i)); !errors.Is(err, consume.ErrConsumed) {
+					t.Fatalf("Consume %d = %v, want ErrConsumed", i, err)
+				}
+			}
+			if err := s.Consume(context.Background(), torn); err != nil {
+				t.Fatalf("the torn entry's Consume = %v, want it never held", err)
+			}
+		})
+	}
+}
+
+func TestACorruptJournalSegmentBeforeTheNewestFailsClosed(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	s, err := boltstore.Open(dir, noCheckpoint)
+	if err != nil {
+		t.Fatal(err)
+	}
+	consumeAll(t, s, 0, 10)
+	s.Crash()
+	// The crash leaves one segment holding the ten entries: corrupt one
+	// octet in its middle, then make it the older of two.
+	segs := journalSegments(t, dir)
+	older := segs[len(segs)-1]
+	b, err := os.ReadFile(older)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b[len(b)/2] ^= 0xff
+	if err := os.WriteFile(older, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	newer := older[:len(older)-16] + fmt.Sprintf("%016d", 1<<40)
+	if err := os.WriteFile(newer, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if s, err := boltstore.Open(dir, noCheckpoint); !errors.Is(err, consume.ErrUnavailable) {
+		if err == nil {
+			_ = s.Close()
+		}
+		t.Fatalf("Open over a corrupt older segment = %v, want ErrUnavailable", err)
+	}
+	// The same corruption in the newest segment is a torn tail: it opens.
+	if err := os.Remove(newer); err != nil {
+		t.Fatal(err)
+	}
+	open(t, dir, noCheckpoint)
+}
+
+func TestAJournalFileTheStoreNeverWritesFailsClosed(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	open(t, dir, noCheckpoint).Close()
+	if err := os.WriteFile(filepath.Join(dir, boltstore.JournalPrefix+"x"), nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if s, err := boltstore.Open(dir, noCheckpoint); !errors.Is(err, consume.ErrUnavailable) {
+		if err == nil {
+			_ = s.Close()
+		}
+		t.Fatalf("Open = %v, want ErrUnavailable", err)
+	}
+}
+
+// Checkpoints move entries from the journal into the file while batches
+// read both: no moment may let a second Consume of a key through.
+func TestCheckpointsRacingConsumesNeverAdmitASecondConsume(t *testing.T) {
+	t.Parallel()
+	s := open(t, t.TempDir(), boltstore.Options{SweepInterval: -1, CheckpointInterval: time.Millisecond})
+	const keys, workers = 400, 8
+	var wins [keys]atomic.Int32
+	var wg sync.WaitGroup
+	stop := make(chan struct{})
+	go func() { // and forced checkpoints on top of the background ones
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+				if _, err := s.Len(); err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		}
+	}()
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			// Every worker walks the keys in the same order, a little
+			// behind or ahead of the others, so that the second and later
+			// attempts at a key fall while its entry moves to the file.
+			for i := range keys {
+				err := s.Consume(context.Background(), rec(i))
+				switch {
+				case err == nil:
+					wins[i].Add(1)
+				case !errors.Is(err, consume.ErrConsumed):
+					t.Errorf("Consume %d: %v", i, err)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(stop)
+	for i := range keys {
+		if n := wins[i].Load(); n != 1 {
+			t.Errorf("key %d was consumed %d times, want exactly once", i, n)
+		}
+	}
+	if n, err := s.Len(); err != nil || n != keys {
+		t.Errorf("Len = %d, %v; want %d", n, err, keys)
+	}
+}
+
+func copyDir(t *testing.T, from, to string) {
+	t.Helper()
+	if err := os.MkdirAll(to, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	des, err := os.ReadDir(from)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, de := range des {
+		b, err := os.ReadFile(filepath.Join(from, de.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(to, de.Name()), b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func TestAConsumeDuringACheckpointSeesTheEntriesBeingCopied(t *testing.T) {
+	t.Parallel()
+	s := open(t, t.TempDir(), noCheckpoint)
+	var during []error
+	boltstore.SetBeforeCopy(s, func() {
+		during = append(during, s.Consume(context.Background(), rec(0)))
+	})
+	consumeAll(t, s, 0, 1)
+	if _, err := s.Len(); err != nil { // a checkpoint
+		t.Fatal(err)
+	}
+	if len(during) != 1 || !errors.Is(during[0], consume.ErrConsumed) {
+		t.Fatalf("a Consume while the checkpoint copied its entry = %v, want one ErrConsumed", during)
+	}
+	if err := s.Consume(context.Background(), rec(0)); !errors.Is(err, consume.ErrConsumed) {
+		t.Fatalf("a Consume after the checkpoint = %v, want ErrConsumed", err)
+	}
+}
