@@ -163,7 +163,9 @@ func TestACorruptJournalSegmentBeforeTheNewestFailsClosed(t *testing.T) {
 func TestAJournalFileTheStoreNeverWritesFailsClosed(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	open(t, dir, noCheckpoint).Close()
+	if err := open(t, dir, noCheckpoint).Close(); err != nil {
+		t.Fatal(err)
+	}
 	if err := os.WriteFile(filepath.Join(dir, boltstore.JournalPrefix+"x"), nil, 0o600); err != nil {
 		t.Fatal(err)
 	}
