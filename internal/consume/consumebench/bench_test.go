@@ -30,7 +30,7 @@ import (
 
 // callers are the concurrency levels measured: one caller, and many
 // callers (an authorization service under load).
-var callers = []int{1, 16, 32, 64}
+var callers = []int{1, 4, 16, 32, 64}
 
 // benchConsume runs b.N Consumes of fresh keys from c goroutines and
 // reports throughput and p50/p99 latency.
