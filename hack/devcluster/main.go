@@ -165,9 +165,13 @@ func up(o options, stdout io.Writer) error {
 		case err := <-exited:
 			return fmt.Errorf("the dev cluster stopped while starting (%v); its log:\n%s", err, tail(o.path(logFile), 40))
 		case <-deadline:
-			// The whole session: the apiserver and etcd too.
-			_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM)
-			<-exited
+			_ = syscall.Kill(cmd.Process.Pid, syscall.SIGTERM)
+			select {
+			case <-exited:
+			case <-time.After(time.Minute):
+				killSession(cmd.Process.Pid)
+				<-exited
+			}
 			return fmt.Errorf("the dev cluster was not up within %s; its log:\n%s", o.timeout, tail(o.path(logFile), 40))
 		case <-tick.C:
 			st, err := readState(o)
@@ -195,7 +199,7 @@ kubeconfig: %s
 
 Next:
   export KUBECONFIG=%s
-  kubectl get hostauthorities,toolregistries,policysnapshots -n payments
+  kubectl -n payments get hauth,treg,psnap
   # the admission webhooks and controllers answer from the local manager:
   kubectl apply -f my-policysnapshot.yaml
   # the authorization service (TLS, the CA envtest generated):
@@ -219,12 +223,41 @@ func down(o options, stdout io.Writer) error {
 		return err
 	}
 	if !waitGone(pid, time.Minute) {
-		_ = syscall.Kill(-pid, syscall.SIGKILL)
+		killSession(pid)
 		waitGone(pid, 10*time.Second)
 	}
 	removeFiles(o)
 	fmt.Fprintf(stdout, "dev cluster stopped (pid %d)\n", pid)
 	return nil
+}
+
+// killSession sends SIGKILL to every process of the session sid: the
+// serve process leads it (up starts it with Setsid), and the manager,
+// kube-apiserver and etcd are in it, the last two in process groups of
+// their own, so a kill of one group would leave them running.
+func killSession(sid int) {
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		raw, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
+		if err != nil {
+			continue
+		}
+		// Fields after the parenthesised command: state, ppid, pgrp, session.
+		rest := string(raw)
+		if i := strings.LastIndexByte(rest, ')'); i >= 0 {
+			rest = rest[i+1:]
+		}
+		if f := strings.Fields(rest); len(f) > 3 && f[3] == strconv.Itoa(sid) {
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+		}
+	}
 }
 
 func removeFiles(o options) {
