@@ -222,6 +222,6 @@ dev-cluster-down: | $(BIN) ## Stop the cluster make dev-cluster started.
 	$(BIN)/devcluster down -dir $(DEV_CLUSTER)
 
 .PHONY: test-envtest
-test-envtest: envtest-bins ## Only the suites on a real kube-apiserver and etcd (make test runs them too): CRDs and samples, controllers and webhooks, TokenReview, the etcd and apiserver Consumption stores.
+test-envtest: envtest-bins ## Only the suites on a real kube-apiserver and etcd (make test runs them too): CRDs and samples, controllers and webhooks, TokenReview, the etcd and apiserver Consumption stores, make dev-cluster.
 	KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS)" TOOLGATE_REQUIRE_ENVTEST=1 GO=$(GO) hack/test-specs.sh -count=1 ./test/...
 	KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS)" TOOLGATE_REQUIRE_ENVTEST=1 $(GO) test -race -count=1 ./internal/consume/etcdstore/... ./internal/consume/apistore/...
