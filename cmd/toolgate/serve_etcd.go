@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"crypto/x509"
 	"errors"
 	"net"
 	"net/url"
@@ -95,6 +96,13 @@ func (f etcdFlags) clientConfig() (clientv3.Config, error) {
 	cfg := clientv3.Config{Endpoints: f.list(), DialTimeout: 5 * time.Second}
 	if f.ca == "" {
 		return cfg, nil
+	}
+	// TLSInfo skips a CA file without a PEM certificate (an empty pool
+	// that trusts nothing, found out only at the first dial): refuse it
+	// here, at start.
+	pem, err := os.ReadFile(f.ca)
+	if err != nil || !x509.NewCertPool().AppendCertsFromPEM(pem) {
+		return cfg, errEtcdTLS
 	}
 	tc, err := transport.TLSInfo{CertFile: f.cert, KeyFile: f.key, TrustedCAFile: f.ca}.ClientConfig()
 	if err != nil {
