@@ -279,6 +279,18 @@ var _ = Describe("standalone toolgate serve replicas on one etcd", Ordered, func
 		Expect(records).To(Equal(1), "etcd records of the binding under %s", standalonePrefix)
 	})
 
+	It("need the same key set: a replica that made its own refuses the others' artifact (422 artifact)", func() {
+		c := &standaloneProc{name: "standalone-c", state: filepath.Join(workDir, "standalone", "c"), port: freePort(), etcd: etcd, out: &testutil.SyncBuffer{}}
+		c.start()
+		defer c.stop(false)
+		req, exp := standaloneRequest("standalone-keys")
+		res, err := replicas[0].client(standaloneAgent).Authorize(ctx, req)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(res.Authorization).NotTo(BeNil())
+		_, err = c.client(standaloneExecutor).Consume(ctx, tgclient.ValidateRequest{Artifact: res.Authorization.Artifact, Expectations: exp})
+		expectCode(err, http.StatusUnprocessableEntity, "artifact")
+	})
+
 	It("share identity claims: the same authorize on the other replica gets the same artifact, another request reusing an identity is refused on both", func() {
 		req, _ := standaloneRequest("standalone-claim")
 		first, err := replicas[0].client(standaloneAgent).Authorize(ctx, req)
