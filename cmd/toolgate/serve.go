@@ -264,9 +264,11 @@ func (s *standaloneService) run(ctx context.Context, o serveOptions, logger *slo
 		logger.Info("serving pprof", "address", pprofAddr.String())
 	}
 	logger.Info("serving", "address", ln.Addr().String(), "domains", s.domains, "tls", tlsConfig != nil, "consumptionStore", o.store)
-	if err := storeReady(ctx, s.store); err != nil {
-		logger.Warn("the Consumption store does not answer: consume and authorize refuse (503 unavailable) until it does", "error", err.Error())
-	}
+	go func() { // serving does not wait for the answer
+		if err := storeReady(ctx, s.store); err != nil && ctx.Err() == nil {
+			logger.Warn("the Consumption store does not answer: consume and authorize refuse (503 unavailable) until it does", "error", err.Error())
+		}
+	}()
 	if s.auditVerifier != "" {
 		logger.Info("audit log", "directory", o.auditLog, "verifierKey", s.auditVerifier)
 	}
