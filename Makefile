@@ -209,7 +209,20 @@ ENVTEST_ASSETS = $(shell hack/envtest/build.sh | tail -n 1)
 envtest-bins: ## Build (once per machine) and cache kube-apiserver and etcd for envtest.
 	@hack/envtest/build.sh || { echo "envtest: could not build kube-apiserver and etcd (needs the Go module proxy; see hack/envtest/README.md): make test runs the envtest suites and does not skip them" >&2; exit 1; }
 
+# Where make dev-cluster keeps its pid, state, kubeconfig and logs (git-ignored).
+DEV_CLUSTER ?= $(CURDIR)/.dev-cluster
+
+.PHONY: dev-cluster
+dev-cluster: build envtest-bins | $(BIN) ## A local cluster without kind or Docker: envtest's kube-apiserver and etcd, the CRDs, the manager with local webhooks, the samples; prints a kubeconfig and the next commands (docs/dev-cluster.md).
+	$(GO) build -o $(BIN)/devcluster ./hack/devcluster
+	$(BIN)/devcluster up -dir $(DEV_CLUSTER) -assets "$(ENVTEST_ASSETS)" -toolgate $(BIN)/toolgate -root $(CURDIR)
+
+.PHONY: dev-cluster-down
+dev-cluster-down: | $(BIN) ## Stop the cluster make dev-cluster started.
+	$(GO) build -o $(BIN)/devcluster ./hack/devcluster
+	$(BIN)/devcluster down -dir $(DEV_CLUSTER)
+
 .PHONY: test-envtest
-test-envtest: envtest-bins ## Only the suites on a real kube-apiserver and etcd (make test runs them too): CRDs and samples, controllers and webhooks, TokenReview, the etcd and apiserver Consumption stores.
+test-envtest: envtest-bins ## Only the suites on a real kube-apiserver and etcd (make test runs them too): CRDs and samples, controllers and webhooks, TokenReview, the etcd and apiserver Consumption stores, make dev-cluster.
 	KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS)" TOOLGATE_REQUIRE_ENVTEST=1 GO=$(GO) hack/test-specs.sh -count=1 ./test/...
 	KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS)" TOOLGATE_REQUIRE_ENVTEST=1 $(GO) test -race -count=1 ./internal/consume/etcdstore/... ./internal/consume/apistore/...

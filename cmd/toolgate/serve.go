@@ -14,7 +14,8 @@ import (
 	"syscall"
 
 	"github.com/toolgate/toolgate/internal/audit"
-	"github.com/toolgate/toolgate/internal/consume/boltstore"
+	"github.com/toolgate/toolgate/internal/consume"
+	"github.com/toolgate/toolgate/internal/consume/etcdstore"
 	"github.com/toolgate/toolgate/internal/server"
 	"github.com/toolgate/toolgate/internal/serving"
 	"github.com/toolgate/toolgate/internal/standalone"
@@ -62,6 +63,8 @@ type serveOptions struct {
 	auditLog          string // "off" for none
 	auditKey          string
 	pprof             string // --pprof-listen; "" is off
+	store             string // storeBolt or storeEtcd
+	etcd              etcdFlags
 }
 
 // parseServe reads serve's flags. --standalone is accepted and changes
@@ -82,6 +85,12 @@ func parseServe(args []string) (serveOptions, error) {
 	fs.StringVar(&o.auditLog, "audit-log", "", "tamper-evident decision log directory, or off (default STATE/audit)")
 	fs.StringVar(&o.auditKey, "audit-key", "", "the audit log's checkpoint signing key, created when absent (default AUDIT-LOG.key)")
 	fs.StringVar(&o.pprof, "pprof-listen", "", pprofListenUsage)
+	fs.StringVar(&o.store, "consumption-store", storeBolt, "where Consumptions and identity claims are recorded: bolt (STATE/consumptions.db, one process) or etcd (shared by every replica on the same --etcd-prefix)")
+	fs.StringVar(&o.etcd.endpoints, "etcd-endpoints", "", "comma-separated etcd endpoints, https://host:port (plain http only on loopback)")
+	fs.StringVar(&o.etcd.ca, "etcd-ca", "", "CA certificate (PEM) that signed the etcd servers' certificates; turns on TLS")
+	fs.StringVar(&o.etcd.cert, "etcd-cert", "", "client certificate (PEM) for etcd, reread at each connection")
+	fs.StringVar(&o.etcd.key, "etcd-key", "", "the client certificate's private key (PEM)")
+	fs.StringVar(&o.etcd.prefix, "etcd-prefix", etcdstore.DefaultPrefix, "etcd key prefix of this deployment: every replica of it gives the same one, other deployments another")
 	rest, err := parseFlags(fs, args)
 	if err != nil {
 		return o, err
@@ -98,6 +107,16 @@ func parseServe(args []string) (serveOptions, error) {
 	}
 	if err := checkPprofListen(o.pprof); err != nil {
 		return o, err
+	}
+	switch {
+	case o.store == storeEtcd:
+		if err := o.etcd.check(); err != nil {
+			return o, err
+		}
+	case o.store != storeBolt:
+		return o, usageError{"--consumption-store is bolt or etcd"}
+	case o.etcd != etcdFlags{prefix: etcdstore.DefaultPrefix}:
+		return o, usageError{"the --etcd-* flags need --consumption-store=etcd"}
 	}
 	o.loopback = isLoopback(host)
 	if !o.loopback && (o.certFile == "" || o.keyFile == "") {
@@ -133,6 +152,7 @@ type standaloneService struct {
 	// auditVerifier is the verifier key of the audit log's checkpoints, ""
 	// without one.
 	auditVerifier string
+	store         consume.Store
 	closers       []func() // in reverse order of opening
 }
 
@@ -189,11 +209,12 @@ func buildServe(o serveOptions) (svc *standaloneService, err error) {
 	if err != nil {
 		return svc, err
 	}
-	store, err := boltstore.Open(filepath.Join(o.state, "consumptions"), boltstore.Options{})
+	store, closers, err := openStore(o)
 	if err != nil {
-		return svc, stateStoreError(err)
+		return svc, err
 	}
-	svc.closers = append(svc.closers, func() { _ = store.Close() })
+	svc.closers = append(svc.closers, closers...)
+	svc.store = store
 	logOut := io.Writer(os.Stdout)
 	if o.logFile != "-" {
 		f, err := os.OpenFile(o.logFile, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
@@ -242,7 +263,12 @@ func (s *standaloneService) run(ctx context.Context, o serveOptions, logger *slo
 	if pprofAddr != nil {
 		logger.Info("serving pprof", "address", pprofAddr.String())
 	}
-	logger.Info("serving", "address", ln.Addr().String(), "domains", s.domains, "tls", tlsConfig != nil)
+	logger.Info("serving", "address", ln.Addr().String(), "domains", s.domains, "tls", tlsConfig != nil, "consumptionStore", o.store)
+	go func() { // serving does not wait for the answer
+		if err := storeReady(ctx, s.store); err != nil && ctx.Err() == nil {
+			logger.Warn("the Consumption store does not answer: consume and authorize refuse (503 unavailable) until it does", "error", err.Error())
+		}
+	}()
 	if s.auditVerifier != "" {
 		logger.Info("audit log", "directory", o.auditLog, "verifierKey", s.auditVerifier)
 	}

@@ -6,9 +6,10 @@ import (
 	bolterrors "go.etcd.io/bbolt/errors"
 )
 
-// errStateLocked is serve's refusal of a state directory whose Consumption
-// store another process holds open (bbolt's exclusive file lock).
-var errStateLocked = errors.New("another toolgate holds this state directory (its Consumption store is locked): stop that process or give --state another directory")
+// errStateLocked is serve's refusal of a state directory another process
+// holds: its Consumption store open (bbolt's exclusive file lock), or its
+// serve.lock (serve on the etcd store).
+var errStateLocked = errors.New("another toolgate holds this state directory: stop that process or give --state another directory (each replica has its own)")
 
 // stateStoreError turns the Consumption store's lock timeout into
 // errStateLocked, keeping the cause for errors.Is; other errors pass as

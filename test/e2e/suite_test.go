@@ -177,10 +177,16 @@ type etcdProc struct {
 	clientPort      int
 	peerPort        int
 	out             *testutil.SyncBuffer
+	tls             *etcdTLS // nil: plain HTTP; else mutual TLS (standalone_test.go)
 	process
 }
 
-func (e *etcdProc) url() string { return fmt.Sprintf("http://127.0.0.1:%d", e.clientPort) }
+func (e *etcdProc) url() string {
+	if e.tls != nil {
+		return fmt.Sprintf("https://127.0.0.1:%d", e.clientPort)
+	}
+	return fmt.Sprintf("http://127.0.0.1:%d", e.clientPort)
+}
 
 // start starts etcd and waits until it reports healthy.
 func (e *etcdProc) start() {
@@ -192,12 +198,18 @@ func (e *etcdProc) start() {
 		"--listen-peer-urls="+peer, "--initial-advertise-peer-urls="+peer,
 		"--initial-cluster=e2e="+peer, "--unsafe-no-fsync",
 	)
+	health := http.DefaultClient
+	if e.tls != nil {
+		cmd.Args = append(cmd.Args, "--cert-file="+e.tls.serverCert, "--key-file="+e.tls.serverKey,
+			"--trusted-ca-file="+e.tls.ca, "--client-cert-auth")
+		health = &http.Client{Transport: &http.Transport{TLSClientConfig: e.tls.clientTLS()}}
+	}
 	cmd.Stdout, cmd.Stderr = e.out, e.out
 	fmt.Fprintf(e.out, "=== e2e: starting etcd\n")
 	e.launch(cmd)
 	Eventually(func(g Gomega) {
 		g.Expect(e.running()).To(BeTrue(), "etcd exited:\n%s", e.out.String())
-		resp, err := http.Get(e.url() + "/health")
+		resp, err := health.Get(e.url() + "/health")
 		g.Expect(err).NotTo(HaveOccurred())
 		_ = resp.Body.Close()
 		g.Expect(resp.StatusCode).To(Equal(http.StatusOK))
