@@ -25,7 +25,7 @@ func decodeMeta(meta mcp.Meta) (*AuthorizationMeta, *Refusal) {
 	bad := &Refusal{Code: "malformed", Path: path, Message: "not an authorization object (unknown member or wrong type)"}
 	var am AuthorizationMeta
 	for k, val := range obj {
-		ok := true
+		var ok bool
 		switch k {
 		case "artifact":
 			ok = str(val, &am.Artifact)
