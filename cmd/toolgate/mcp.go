@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
+	"runtime/debug"
 	"strings"
 	"syscall"
 	"time"
@@ -21,8 +22,11 @@ import (
 	"github.com/toolgate/toolgate/internal/mcpgate"
 )
 
-const mcpArgs = "gateway --config FILE --listen ADDR (--upstream-command 'CMD ARG...' | --upstream-url URL) [--recheck D] [--call-timeout D]" +
+const mcpArgs = "gateway --config FILE --listen ADDR (--upstream-command 'CMD ARG...' | --upstream-url URL) [--recheck D] [--call-timeout D] [--pprof-listen ADDR]" +
 	" | outcomes [--outcome completed|failed|uncertain] LOG..."
+
+// gatewayGCPercent is the gateway's GOGC unless the environment sets one.
+const gatewayGCPercent = 400
 
 // mcpVerb dispatches `toolgate mcp gateway` and `toolgate mcp outcomes`
 // (issue 19, item 2; docs/mcp.md).
@@ -49,11 +53,15 @@ func mcpGateway(ctx context.Context, args []string, stderr io.Writer) error {
 	upURL := fs.String("upstream-url", "", "the upstream MCP server's Streamable HTTP endpoint")
 	recheck := fs.Duration("recheck", 30*time.Second, "how often the upstream's tool definitions are compared with the reviewed ones (also on each tools/list_changed)")
 	callTimeout := fs.Duration("call-timeout", 60*time.Second, "bound of one forwarded call; a call without an answer by then is uncertain")
+	pprofAddr := fs.String("pprof-listen", "", pprofListenUsage)
 	if _, err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	if *config == "" {
 		return usageError{"mcp gateway needs --config"}
+	}
+	if err := checkPprofListen(*pprofAddr); err != nil {
+		return err
 	}
 	if (*command == "") == (*upURL == "") {
 		return usageError{"mcp gateway needs exactly one of --upstream-command and --upstream-url"}
@@ -61,6 +69,14 @@ func mcpGateway(ctx context.Context, args []string, stderr io.Writer) error {
 	cfg, err := mcpgate.LoadConfig(*config)
 	if err != nil {
 		return err
+	}
+	if os.Getenv("GOGC") == "" {
+		// The SDK's JSON decoder allocates a 32 KiB buffer per message,
+		// several per tools/call, while the live heap stays small: at the
+		// default GOGC a fifth of the gateway's CPU went to collecting
+		// them. The process's own setting, so the operator's GOGC wins
+		// (docs/performance.md, docs/decisions.md).
+		debug.SetGCPercent(gatewayGCPercent)
 	}
 	var connect func() mcp.Transport
 	if *command != "" {
@@ -91,6 +107,10 @@ func mcpGateway(ctx context.Context, args []string, stderr io.Writer) error {
 	srv := &http.Server{Handler: g.Handler(), ReadHeaderTimeout: 10 * time.Second}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	if _, err := startPprof(ctx, *pprofAddr); err != nil {
+		_ = ln.Close()
+		return err
+	}
 	done := make(chan struct{})
 	go func() { g.Run(ctx); close(done) }()
 	go func() {

@@ -9,8 +9,8 @@ import (
 	"time"
 )
 
-// Operators can profile the service (issue 18, item 5): `serve` and
-// `manager` take --pprof-listen, off by default, which serves
+// Operators can profile the service (issue 18, item 5): `serve`,
+// `manager` and `mcp gateway` take --pprof-listen, off by default, which serves
 // net/http/pprof on a loopback address of its own and on a mux of its own
 // — never on the API's address or mux, and never http.DefaultServeMux
 // (which importing net/http/pprof fills, and which nothing here serves).

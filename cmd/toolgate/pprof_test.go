@@ -48,6 +48,7 @@ func TestPprofListenIsLoopbackOnly(t *testing.T) {
 			for _, args := range [][]string{
 				{"serve", "--manifests", "m", "--state", "s", "--pprof-listen", tc.addr},
 				{"manager", "--pprof-listen", tc.addr},
+				{"mcp", "gateway", "--config", "c", "--upstream-url", "http://127.0.0.1:1/mcp", "--pprof-listen", tc.addr},
 			} {
 				var stderr strings.Builder
 				if code := run(args, strings.NewReader(""), io.Discard, &stderr); code != 2 || !strings.Contains(stderr.String(), "--pprof-listen is a loopback host:port") {

@@ -1,12 +1,15 @@
 package mcpgate
 
 import (
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -123,17 +126,53 @@ func TestAConsumedCallWithoutAnOutcomeReadsAsUncertain(t *testing.T) {
 	}
 }
 
+// TestAWellFormedAuthorizationMetaReadsAsEncodingJSONReadsIt: the direct
+// reading of the SDK's decoded _meta gives what encoding/json gives for the
+// same object's JSON, member for member.
+func TestAWellFormedAuthorizationMetaReadsAsEncodingJSONReadsIt(t *testing.T) {
+	for name, raw := range map[string]string{
+		"every member": `{"artifact":"a.b.c","authorizationID":"authz-1","replayID":"r-1","consumptionID":"c-1","proposalID":"p-1",` +
+			`"identity":{"subject":"agent","tenant":"t","session":"s","sessionIndependent":true,"delegation":"d"},` +
+			`"capabilities":["pay","read"],"resources":["acct:1"],"intentBinding":{"intent":"x","n":[1,2]}}`,
+		"nulls read as absent": `{"artifact":"a","capabilities":null,"resources":null,"identity":null,"intentBinding":null,"replayID":null}`,
+		"empty lists":          `{"artifact":"a","capabilities":[],"resources":[]}`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			var generic map[string]any
+			if err := json.Unmarshal([]byte(raw), &generic); err != nil {
+				t.Fatal(err)
+			}
+			var want AuthorizationMeta
+			if err := json.Unmarshal([]byte(raw), &want); err != nil {
+				t.Fatal(err)
+			}
+			got, r := decodeMeta(mcp.Meta{MetaKey: generic})
+			if r != nil {
+				t.Fatalf("refused: %+v", r)
+			}
+			if diff := cmp.Diff(want, *got, cmpopts.EquateEmpty()); diff != "" {
+				t.Errorf("(-encoding/json +decodeMeta):\n%s", diff)
+			}
+		})
+	}
+}
+
 func TestTheAuthorizationMetaIsReadStrictlyWithoutEchoingIt(t *testing.T) {
 	secret := "artifact-secret-value"
 	for name, tc := range map[string]struct {
 		meta mcp.Meta
 		code string
 	}{
-		"absent":            {mcp.Meta{"other": 1}, "missing"},
-		"a string":          {mcp.Meta{MetaKey: secret}, "kindMismatch"},
-		"an unknown member": {mcp.Meta{MetaKey: map[string]any{"artifact": secret, "toolID": "x"}}, "malformed"},
-		"a wrong type":      {mcp.Meta{MetaKey: map[string]any{"artifact": secret, "capabilities": "x"}}, "malformed"},
-		"no artifact":       {mcp.Meta{MetaKey: map[string]any{"authorizationID": "a"}}, "missing"},
+		"absent":                          {mcp.Meta{"other": 1}, "missing"},
+		"a string":                        {mcp.Meta{MetaKey: secret}, "kindMismatch"},
+		"an unknown member":               {mcp.Meta{MetaKey: map[string]any{"artifact": secret, "toolID": "x"}}, "malformed"},
+		"a wrong type":                    {mcp.Meta{MetaKey: map[string]any{"artifact": secret, "capabilities": "x"}}, "malformed"},
+		"no artifact":                     {mcp.Meta{MetaKey: map[string]any{"authorizationID": "a"}}, "missing"},
+		"a number for an ID":              {mcp.Meta{MetaKey: map[string]any{"artifact": secret, "replayID": 7.0}}, "malformed"},
+		"a non-string capability":         {mcp.Meta{MetaKey: map[string]any{"artifact": secret, "capabilities": []any{"a", 1.0}}}, "malformed"},
+		"an identity that is a string":    {mcp.Meta{MetaKey: map[string]any{"artifact": secret, "identity": secret}}, "malformed"},
+		"an unknown identity member":      {mcp.Meta{MetaKey: map[string]any{"artifact": secret, "identity": map[string]any{"subject": "s", "role": "admin"}}}, "malformed"},
+		"a string for sessionIndependent": {mcp.Meta{MetaKey: map[string]any{"artifact": secret, "identity": map[string]any{"sessionIndependent": "true"}}}, "malformed"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			_, r := decodeMeta(tc.meta)

@@ -192,7 +192,15 @@ func onlyTools(next mcp.MethodHandler) mcp.MethodHandler {
 func (g *Gateway) Handler() http.Handler {
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return g.server },
-		&mcp.StreamableHTTPOptions{MaxRequestBodyBytes: int64(g.cfg.MaxArgs()) + 64<<10}))
+		&mcp.StreamableHTTPOptions{
+			MaxRequestBodyBytes: int64(g.cfg.MaxArgs()) + 64<<10,
+			// One application/json answer per request instead of an SSE
+			// stream: a tools/call has exactly one response, and the
+			// stream's framing and flushes cost CPU on every call
+			// (docs/performance.md). Notifications still reach the
+			// client on its standalone GET stream.
+			JSONResponse: true,
+		}))
 	mux.Handle("/metrics", promhttp.HandlerFor(g.reg, promhttp.HandlerOpts{}))
 	mux.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusOK) })
 	return mux
@@ -480,45 +488,14 @@ func rejectedBeforeExecution(err error) bool {
 	return false
 }
 
+// matches validates structuredContent as the SDK's client decoded it from
+// the upstream's JSON (maps, slices, float64, strings, bools), which is
+// the form jsonschema's Validate reads, so it is not re-encoded first.
 func matches(s *jsonschema.Resolved, v any) bool {
 	if v == nil {
 		return false
 	}
-	raw, err := json.Marshal(v)
-	if err != nil {
-		return false
-	}
-	var inst any
-	if json.Unmarshal(raw, &inst) != nil {
-		return false
-	}
-	return s.Validate(inst) == nil
-}
-
-// decodeMeta reads the MetaKey value strictly. It never echoes a value.
-func decodeMeta(meta mcp.Meta) (*AuthorizationMeta, *Refusal) {
-	path := "params._meta." + MetaKey
-	v, ok := meta[MetaKey]
-	if !ok {
-		return nil, &Refusal{Code: "missing", Path: path, Message: "the call carries no Authorization; authorize it and attach the artifact"}
-	}
-	if _, isObj := v.(map[string]any); !isObj {
-		return nil, &Refusal{Code: "kindMismatch", Path: path, Message: "must be an object"}
-	}
-	raw, err := json.Marshal(v)
-	if err != nil {
-		return nil, &Refusal{Code: "malformed", Path: path}
-	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.DisallowUnknownFields()
-	var am AuthorizationMeta
-	if err := dec.Decode(&am); err != nil {
-		return nil, &Refusal{Code: "malformed", Path: path, Message: "not an authorization object (unknown member or wrong type)"}
-	}
-	if am.Artifact == "" {
-		return nil, &Refusal{Code: "missing", Path: path + ".artifact"}
-	}
-	return &am, nil
+	return s.Validate(v) == nil
 }
 
 // errorClass names an error's kind for a log line without its text, which
