@@ -184,6 +184,23 @@ release: ## Static binaries for PLATFORMS (linux/darwin × amd64/arm64) and thei
 	done
 	cd $(DIST) && sha256sum toolgate-* > SHA256SUMS && cat SHA256SUMS
 
+# The daemonless image (make image): name, platform, and the time stamped
+# into it (the commit's, so one commit gives one digest).
+IMAGE          ?= ghcr.io/toolgate/toolgate
+IMAGE_PLATFORM ?= linux/$(shell $(GO) env GOARCH)
+SOURCE_DATE_EPOCH ?= $(shell git log -1 --format=%ct 2>/dev/null || echo 0)
+
+.PHONY: image
+image: ## The container image without Docker (module hack/image): DIST/toolgate-image.tar (docker load, podman load, crane push) and the OCI layout DIST/toolgate-image.oci; the Dockerfile's user, entrypoint and labels.
+	cd hack/image && $(GO) run . -root $(CURDIR) -platform $(IMAGE_PLATFORM) -ldflags '-s -w $(LDFLAGS)' \
+		-version '$(VERSION)' -commit '$(COMMIT)' -repo $(IMAGE) -created $(SOURCE_DATE_EPOCH) \
+		-tar $(DIST)/toolgate-image.tar -oci-layout $(DIST)/toolgate-image.oci
+
+.PHONY: image-check
+image-check: ## make image builds, and its tarball's config (user, entrypoint, labels) and layer (the stamped static binary) are checked (module hack/image, its own go.mod).
+	cd hack/image && $(GO) vet ./...
+	cd hack/image && $(GO) test -count=1 ./...
+
 .PHONY: run
 run: build ## Serve the shipped samples on 127.0.0.1:8080 (standalone; the README walks through it with curl).
 	$(BIN)/toolgate serve --standalone --manifests $(SAMPLES) --state $(STATE) \
