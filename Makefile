@@ -14,6 +14,8 @@ FUZZTIME_SHORT ?= 20000x
 COVER_MIN ?= 90
 SAMPLES   ?= config/samples
 STATE     ?= $(CURDIR)/.state
+# make run's address (hack/ship's doc test runs make run on a free port).
+LISTEN    ?= 127.0.0.1:8080
 
 ##@ General
 
@@ -202,9 +204,9 @@ image-check: ## make image builds, and its tarball's config (user, entrypoint, l
 	cd hack/image && $(GO) test -count=1 ./...
 
 .PHONY: run
-run: build ## Serve the shipped samples on 127.0.0.1:8080 (standalone; the README walks through it with curl).
+run: build ## Serve the shipped samples on LISTEN, 127.0.0.1:8080 (standalone; the README walks through it with curl).
 	$(BIN)/toolgate serve --standalone --manifests $(SAMPLES) --state $(STATE) \
-		--tokens examples/standalone/tokens.yaml --listen 127.0.0.1:8080
+		--tokens examples/standalone/tokens.yaml --listen $(LISTEN)
 
 .PHONY: decide
 decide: build ## Decide the three example requests (allow, deny, requireConfirmation) offline, with toolgate decide.
