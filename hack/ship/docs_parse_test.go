@@ -13,7 +13,7 @@ import (
 func TestParseBlocksRefusesBlocksTheDocTestWouldMiss(t *testing.T) {
 	for _, tc := range []struct {
 		name, md, wantErr string
-		want               []directive
+		want              []directive
 	}{
 		{name: "sh blocks with and without directives are read in order",
 			md:   "```sh\na\n```\n<!-- run: with make run -->\n```sh\nb\n```\n\n<!-- run: after make run -->\n\n```sh\nc\n```\n<!-- not run: needs a cluster -->\n```sh\nd\n```\n",
