@@ -191,11 +191,14 @@ release: ## Static binaries for PLATFORMS (linux/darwin × amd64/arm64) and thei
 IMAGE          ?= ghcr.io/toolgate/toolgate
 IMAGE_PLATFORM ?= linux/$(shell $(GO) env GOARCH)
 SOURCE_DATE_EPOCH ?= $(shell git log -1 --format=%ct 2>/dev/null || echo 0)
+# A PEM bundle to install as /etc/ssl/certs/ca-certificates.crt (none by default).
+IMAGE_CA_CERTS ?=
 
 .PHONY: image
 image: ## The container image without Docker (module hack/image): DIST/toolgate-image.tar (docker load, podman load, crane push) and the OCI layout DIST/toolgate-image.oci; the Dockerfile's user, entrypoint and labels.
 	cd hack/image && $(GO) run . -root $(CURDIR) -platform $(IMAGE_PLATFORM) -ldflags '-s -w $(LDFLAGS)' \
 		-version '$(VERSION)' -commit '$(COMMIT)' -repo $(IMAGE) -created $(SOURCE_DATE_EPOCH) \
+		$(if $(IMAGE_CA_CERTS),-ca-certs $(abspath $(IMAGE_CA_CERTS))) \
 		-tar $(DIST)/toolgate-image.tar -oci-layout $(DIST)/toolgate-image.oci
 
 .PHONY: image-check

@@ -194,6 +194,30 @@ func TestImageIsReproducible(t *testing.T) {
 	}
 }
 
+// TestCABundleIsOptional: without -ca-certs the layer has no /etc/ssl; with
+// it, the bundle is /etc/ssl/certs/ca-certificates.crt, byte for byte.
+func TestCABundleIsOptional(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		ca   []byte
+	}{
+		{"no bundle by default", nil},
+		{"a given bundle is installed", []byte("-----BEGIN CERTIFICATE-----\nx\n-----END CERTIFICATE-----\n")},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			raw, err := rootfs("/toolgate", time.Unix(epoch, 0), []byte("bin"), tc.ca)
+			if err != nil {
+				t.Fatal(err)
+			}
+			files := readTar(t, io.NopCloser(strings.NewReader(string(raw))))
+			got, ok := files["etc/ssl/certs/ca-certificates.crt"]
+			if ok != (tc.ca != nil) || (ok && string(got.body) != string(tc.ca)) {
+				t.Errorf("ca-certificates.crt present %v (%q), want present %v (%q)", ok, got.body, tc.ca != nil, tc.ca)
+			}
+		})
+	}
+}
+
 // TestRuntimeStageFromDockerfile: the builder takes exactly the Dockerfile's
 // runtime configuration and refuses a runtime stage it would not reproduce.
 func TestRuntimeStageFromDockerfile(t *testing.T) {
