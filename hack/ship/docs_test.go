@@ -60,6 +60,18 @@ func TestDocCommandBlocks(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%s: %v", page, err)
 			}
+			// curl and jq are the walkthrough's; a developer machine without
+			// them skips the page, CI must have them.
+			for _, tool := range []string{"curl", "jq"} {
+				for _, b := range blocks {
+					script, _ := split(b)
+					if b.directive != notRun && regexp.MustCompile(`(^|[\s|(<])`+tool+`\s`).MatchString(strings.Join(script, "\n")) {
+						if _, err := exec.LookPath(tool); err != nil {
+							testutil.SkipOrFailInCI(t, page+" runs "+tool+", which is not on PATH")
+						}
+					}
+				}
+			}
 			d := newDocRun(t, root, bin)
 			ran := 0
 			for _, b := range blocks {
