@@ -14,6 +14,8 @@ FUZZTIME_SHORT ?= 20000x
 COVER_MIN ?= 90
 SAMPLES   ?= config/samples
 STATE     ?= $(CURDIR)/.state
+# make run's address (hack/ship's doc test runs make run on a free port).
+LISTEN    ?= 127.0.0.1:8080
 
 ##@ General
 
@@ -175,20 +177,44 @@ build: ## Build bin/toolgate.
 install: ## Install toolgate into $(go env GOBIN) (or $(go env GOPATH)/bin), version stamped.
 	$(GO) install -ldflags '$(LDFLAGS)' ./cmd/toolgate
 
+# The release binaries' names; make release replaces only these (make image
+# writes into DIST too).
+RELEASE_BINS = $(addprefix toolgate-,$(subst /,-,$(PLATFORMS)))
+
 .PHONY: release
 release: ## Static binaries for PLATFORMS (linux/darwin × amd64/arm64) and their SHA256SUMS in DIST (dist/).
-	@rm -rf $(DIST) && mkdir -p $(DIST)
+	@mkdir -p $(DIST) && rm -f $(DIST)/SHA256SUMS $(RELEASE_BINS:%=$(DIST)/%)
 	@for p in $(PLATFORMS); do \
 		os=$${p%/*}; arch=$${p#*/}; out=$(DIST)/toolgate-$$os-$$arch; \
 		echo "building $$out"; \
 		CGO_ENABLED=0 GOOS=$$os GOARCH=$$arch $(GO) build -trimpath -ldflags '-s -w $(LDFLAGS)' -o $$out ./cmd/toolgate || exit 1; \
 	done
-	cd $(DIST) && sha256sum toolgate-* > SHA256SUMS && cat SHA256SUMS
+	cd $(DIST) && sha256sum $(RELEASE_BINS) > SHA256SUMS && cat SHA256SUMS
+
+# The daemonless image (make image): name, platform, and the time stamped
+# into it (the commit's, so one commit gives one digest).
+IMAGE          ?= ghcr.io/toolgate/toolgate
+IMAGE_PLATFORM ?= linux/$(shell $(GO) env GOARCH)
+SOURCE_DATE_EPOCH ?= $(shell git log -1 --format=%ct 2>/dev/null || echo 0)
+# A PEM bundle to install as /etc/ssl/certs/ca-certificates.crt (none by default).
+IMAGE_CA_CERTS ?=
+
+.PHONY: image
+image: ## The container image without Docker (module hack/image): DIST/toolgate-image.tar (docker load, podman load, crane push) and the OCI layout DIST/toolgate-image.oci; the Dockerfile's user, entrypoint and labels.
+	cd hack/image && $(GO) run . -root $(CURDIR) -platform $(IMAGE_PLATFORM) -ldflags '-s -w $(LDFLAGS)' \
+		-version '$(VERSION)' -commit '$(COMMIT)' -repo $(IMAGE) -created $(SOURCE_DATE_EPOCH) \
+		$(if $(IMAGE_CA_CERTS),-ca-certs $(abspath $(IMAGE_CA_CERTS))) \
+		-tar $(DIST)/toolgate-image.tar -oci-layout $(DIST)/toolgate-image.oci
+
+.PHONY: image-check
+image-check: ## make image builds, and its tarball's config (user, entrypoint, labels) and layer (the stamped static binary) are checked (module hack/image, its own go.mod).
+	cd hack/image && $(GO) vet ./...
+	cd hack/image && $(GO) test -count=1 ./...
 
 .PHONY: run
-run: build ## Serve the shipped samples on 127.0.0.1:8080 (standalone; the README walks through it with curl).
+run: build ## Serve the shipped samples on LISTEN, 127.0.0.1:8080 (standalone; the README walks through it with curl).
 	$(BIN)/toolgate serve --standalone --manifests $(SAMPLES) --state $(STATE) \
-		--tokens examples/standalone/tokens.yaml --listen 127.0.0.1:8080
+		--tokens examples/standalone/tokens.yaml --listen $(LISTEN)
 
 .PHONY: decide
 decide: build ## Decide the three example requests (allow, deny, requireConfirmation) offline, with toolgate decide.

@@ -4,5 +4,8 @@
 // stamped and runs non-root from distroless, the .dockerignore admits exactly
 // the Dockerfile's COPY set, the Grafana dashboard queries only metrics the
 // binary exports, the Go client's docs name the Service config/default
-// deploys, and the quickstart's shown output is the binary's.
+// deploys, and every command block of README.md and docs/quickstart.md runs
+// (against make run where the page says so) and prints what the page shows,
+// or is marked as needing what a test cannot have. The daemonless image
+// (make image) is checked by its own module, hack/image.
 package ship
