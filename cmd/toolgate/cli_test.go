@@ -26,7 +26,7 @@ func TestCLIConventions(t *testing.T) {
 		"an unknown verb is named":           {args: []string{"regsitry", "validate"}, code: 2, stderr: `unknown verb "regsitry validate"`},
 		"an unknown second word is named":    {args: []string{"policy", "delete"}, code: 2, stderr: `unknown verb "policy delete"`},
 		"a flag after the positional path is parsed": {
-			args: []string{"registry", "validate", samplesDir(t), "--bogus"}, code: 2, stderr: "flag provided but not defined: -bogus",
+			args: []string{"registry", "validate", samplesDir(t), "--bogus"}, code: 2, stderr: "unknown flag --bogus",
 		},
 		"after --, everything is positional": {
 			args: []string{"registry", "validate", "--", "--bogus"}, code: 1, stderr: "--bogus",

@@ -6,7 +6,6 @@
 package main
 
 import (
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -21,7 +20,8 @@ func main() {
 }
 
 // verb is one CLI verb: its name (one or two words), its argument synopsis,
-// what it does, and its implementation.
+// what it does, and its implementation. Its flags are the ones its run
+// function declares (cli.go reads them; examples are in examples()).
 type verb struct {
 	name, args, summary string
 	run                 func(args []string, stdin io.Reader, stdout io.Writer) error
@@ -75,9 +75,16 @@ func verbs() []verb {
 		{"keys revoke", "NAMESPACE/NAME KEY-ID --reason TEXT (--state DIR | [--kubeconfig F])",
 			"refuse everything a key signed, at once: a Revocation object in a cluster, the state directory's ledger standalone",
 			writes(keysRevoke)},
-		{"mcp", mcpArgs,
-			"the MCP gateway in front of one MCP server (gateway), and its recorded call outcomes (outcomes)",
-			mcpVerb},
+		{"mcp gateway", mcpGatewayArgs,
+			"the MCP gateway in front of one MCP server: every tools/call authorized by toolgate",
+			func(a []string, in io.Reader, out io.Writer) error {
+				return mcpVerb(append([]string{"gateway"}, a...), in, out)
+			}},
+		{"mcp outcomes", mcpOutcomesArgs,
+			"print the MCP gateway's recorded call outcomes",
+			func(a []string, in io.Reader, out io.Writer) error {
+				return mcpVerb(append([]string{"outcomes"}, a...), in, out)
+			}},
 		{"manager", "[--leader-elect] [--webhook-cert-dir DIR] [--metrics-bind-address ADDR] [--metrics-secure] [--pprof-listen ADDR]",
 			"run the controllers and admission webhooks (in a cluster)",
 			func(a []string, _ io.Reader, _ io.Writer) error { return manager(a) }},
@@ -91,73 +98,19 @@ func writes(run func(args []string, out io.Writer) error) func([]string, io.Read
 	return func(a []string, _ io.Reader, out io.Writer) error { return run(a, out) }
 }
 
+// usage is the root help: every verb with its summary, the exit codes,
+// and the build.
 func usage() string {
 	var b strings.Builder
-	b.WriteString("usage: toolgate VERB [ARGS]   (toolgate VERB --help for one verb)\n\nverbs:\n")
+	b.WriteString("usage: toolgate VERB [ARGS]   (toolgate help VERB, or toolgate VERB --help, for one verb's flags)\n\nverbs:\n")
 	for _, v := range verbs() {
 		fmt.Fprintf(&b, "  %-22s %s\n", v.name, v.summary)
 	}
-	fmt.Fprintf(&b, "\n%s\n", buildinfo.Read())
+	fmt.Fprintf(&b, "  %-22s %s\n", "completion SHELL", "print the shell completion script for bash, zsh, fish or powershell")
+	fmt.Fprintf(&b, "  %-22s %s\n", "help VERB", "show one verb's synopsis, flags with their defaults, and examples")
+	fmt.Fprintf(&b, "\n%s\n\n%s\n", exitCodesLine, buildinfo.Read())
 	return b.String()
 }
-
-func (v verb) usage() string {
-	return fmt.Sprintf("usage: toolgate %s %s\n\n%s\n", v.name, v.args, v.summary)
-}
-
-// run executes one verb and returns the process exit code: 0 success (and
-// help), 1 rejected input, 2 usage error.
-func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	if len(args) == 0 {
-		fmt.Fprint(stderr, usage())
-		return 2
-	}
-	if isHelp(args[0]) {
-		fmt.Fprint(stdout, usage())
-		return 0
-	}
-	if args[0] == "--version" {
-		args = []string{"version"}
-	}
-	v, rest, ok := lookup(args)
-	if !ok {
-		fmt.Fprintf(stderr, "toolgate: unknown verb %s\n%s", quoteVerb(args), usage())
-		return 2
-	}
-	for _, a := range rest {
-		if isHelp(a) {
-			fmt.Fprint(stdout, v.usage())
-			return 0
-		}
-		if a == "--" {
-			break
-		}
-	}
-	err := v.run(rest, stdin, stdout)
-	if err == nil {
-		return 0
-	}
-	var ue usageError
-	if errors.As(err, &ue) {
-		fmt.Fprintf(stderr, "toolgate: %s\n%s", ue.msg, v.usage())
-		return 2
-	}
-	fmt.Fprintf(stderr, "toolgate: %s\n", userMessage(err))
-	return 1
-}
-
-// lookup finds the verb args name, preferring a two-word verb.
-func lookup(args []string) (verb, []string, bool) {
-	for _, v := range verbs() {
-		words := strings.Fields(v.name)
-		if len(args) >= len(words) && strings.Join(args[:len(words)], " ") == v.name {
-			return v, args[len(words):], true
-		}
-	}
-	return verb{}, nil, false
-}
-
-func isHelp(a string) bool { return a == "-h" || a == "--help" || a == "help" }
 
 // quoteVerb names the verb the user typed (the first two words at most,
 // each shortened), so a typo is visible without echoing a whole command
@@ -190,8 +143,13 @@ func userMessage(err error) string {
 
 // parseFlags parses args with fs, allowing flags after positional
 // arguments (`toolgate registry validate DIR --flag`), and returns the
-// positional arguments. "--" ends flag parsing.
+// positional arguments. "--" ends flag parsing. Called with describeArgs
+// it parses nothing and hands fs back (flagsOf), so cli.go can declare a
+// verb's flags to cobra without a second list of them.
 func parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
+	if isDescribe(args) {
+		return nil, flagsOf{fs}
+	}
 	fs.SetOutput(io.Discard)
 	var positional []string
 	for {

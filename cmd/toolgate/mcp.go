@@ -21,8 +21,10 @@ import (
 	"github.com/toolgate/toolgate/internal/mcpgate"
 )
 
-const mcpArgs = "gateway --config FILE --listen ADDR (--upstream-command 'CMD ARG...' | --upstream-url URL) [--recheck D] [--call-timeout D]" +
-	" | outcomes [--outcome completed|failed|uncertain] LOG..."
+const (
+	mcpGatewayArgs  = "--config FILE --listen ADDR (--upstream-command 'CMD ARG...' | --upstream-url URL) [--recheck D] [--call-timeout D]"
+	mcpOutcomesArgs = "[--outcome completed|failed|uncertain] LOG..."
+)
 
 // mcpVerb dispatches `toolgate mcp gateway` and `toolgate mcp outcomes`
 // (issue 19, item 2; docs/mcp.md).
