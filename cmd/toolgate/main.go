@@ -168,15 +168,15 @@ func parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
 	}
 }
 
-// pathArgs parses the arguments of a verb that takes only paths and
+// pathArgs parses the arguments of a verb that takes paths with fs and
 // requires at least one, each a what ("file or directory").
-func pathArgs(verb string, args []string, what string) ([]string, error) {
-	paths, err := parseFlags(flag.NewFlagSet(verb, flag.ContinueOnError), args)
+func pathArgs(fs *flag.FlagSet, args []string, what string) ([]string, error) {
+	paths, err := parseFlags(fs, args)
 	if err != nil {
 		return nil, err
 	}
 	if len(paths) == 0 {
-		return nil, usageError{verb + " needs at least one " + what}
+		return nil, usageError{fs.Name() + " needs at least one " + what}
 	}
 	return paths, nil
 }
