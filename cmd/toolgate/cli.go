@@ -428,7 +428,7 @@ func examples() map[string]string {
   toolgate keys rotate payments/payments-host --kubeconfig ~/.kube/config`,
 		"keys list":    `  toolgate keys list payments/payments-host --state .state`,
 		"keys revoke":  `  toolgate keys revoke payments/payments-host KEY-ID --reason "seed exposed" --state .state`,
-		"mcp gateway":  `  toolgate mcp gateway --config examples/mcp/gateway.yaml --upstream-command 'npx @modelcontextprotocol/server-everything'`,
+		"mcp gateway":  `  toolgate mcp gateway --config config/mcp/gateway.yaml --listen 127.0.0.1:8090 --upstream-command 'bin/mcp-upstream --effects .state/payments.txt'`,
 		"mcp outcomes": `  toolgate mcp outcomes --outcome uncertain .state/mcp-outcomes.jsonl`,
 		"manager":      `  toolgate manager --leader-elect --metrics-bind-address :8443 --webhook-cert-dir /tmp/k8s-webhook-server/serving-certs`,
 		"version":      `  toolgate version`,

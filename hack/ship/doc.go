@@ -4,5 +4,7 @@
 // stamped and runs non-root from distroless, the .dockerignore admits exactly
 // the Dockerfile's COPY set, the Grafana dashboard queries only metrics the
 // binary exports, the Go client's docs name the Service config/default
-// deploys, and the quickstart's shown output is the binary's.
+// deploys, the quickstart's shown output is the binary's, and (items 3
+// and 4) the binary's help, version and test outputs parse and the GitHub
+// Action and pre-commit hooks call verbs and flags it has.
 package ship
