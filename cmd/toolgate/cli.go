@@ -34,10 +34,10 @@ const describeArgs = "\x00describe-flags"
 
 func isDescribe(args []string) bool { return len(args) == 1 && args[0] == describeArgs }
 
-// flagsOf is parseFlags's answer to describeArgs.
-type flagsOf struct{ fs *flag.FlagSet }
+// describedError is parseFlags's answer to describeArgs.
+type describedError struct{ fs *flag.FlagSet }
 
-func (flagsOf) Error() string { return "flags described" }
+func (describedError) Error() string { return "flags described" }
 
 // shorthands are the one-letter forms of long flags (kubectl's -o).
 var shorthands = map[string]string{"output": "o"}
@@ -45,7 +45,7 @@ var shorthands = map[string]string{"output": "o"}
 // declaredFlags runs v in describe mode and returns its FlagSet, or nil
 // for a verb without flags (it answers describeArgs with a usage error).
 func declaredFlags(v verb) *flag.FlagSet {
-	var d flagsOf
+	var d describedError
 	if errors.As(v.run([]string{describeArgs}, strings.NewReader(""), io.Discard), &d) {
 		return d.fs
 	}

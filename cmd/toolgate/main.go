@@ -2,7 +2,9 @@
 // (`serve`, standalone on a manifest directory or in a cluster), the manager
 // (`manager`: controllers and admission webhooks), and the offline verbs a
 // policy author and a CI pipeline use (`validate`, `diff`, `test`, `decide`,
-// `audit`, `keys`, `version`). `toolgate --help` lists the verbs.
+// `audit`, `keys`, `version`). `toolgate --help` lists the verbs; the
+// verbs run on spf13/cobra (cli.go) and report for pipelines with -o and
+// --format (output.go); docs/cli.md has the exit codes and the shapes.
 package main
 
 import (
@@ -144,11 +146,11 @@ func userMessage(err error) string {
 // parseFlags parses args with fs, allowing flags after positional
 // arguments (`toolgate registry validate DIR --flag`), and returns the
 // positional arguments. "--" ends flag parsing. Called with describeArgs
-// it parses nothing and hands fs back (flagsOf), so cli.go can declare a
+// it parses nothing and hands fs back (describedError), so cli.go can declare a
 // verb's flags to cobra without a second list of them.
 func parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
 	if isDescribe(args) {
-		return nil, flagsOf{fs}
+		return nil, describedError{fs}
 	}
 	fs.SetOutput(io.Discard)
 	var positional []string
