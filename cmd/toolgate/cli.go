@@ -271,16 +271,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 		return 2
 	}
-	if errors.Is(err, errSilent) {
-		return 1
-	}
 	fmt.Fprintf(stderr, "toolgate: %s\n", userMessage(err))
 	return 1
 }
-
-// errSilent is exit 1 with nothing on stderr: the verb has already said
-// why on stdout in the format the user asked for.
-var errSilent = errors.New("silent failure")
 
 // longFlags rewrites a single-dash long flag (-manifests, the standard
 // flag package's form, which command lines and manifests written before
