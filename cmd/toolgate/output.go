@@ -7,7 +7,9 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 
 	"sigs.k8s.io/yaml"
@@ -158,8 +160,19 @@ func findingsOf(err error) []finding {
 	if c := fault.CodeOf(err); c != 0 {
 		reason = c.String()
 	}
-	return []finding{{Reason: reason, Message: userMessage(err)}}
+	f := finding{Reason: reason, Message: userMessage(err)}
+	// A file that does not load says where first: file[:line[:column]]: .
+	if m := leadingLocation.FindStringSubmatch(f.Message); m != nil {
+		f.File, f.Message = m[1], f.Message[len(m[0]):]
+		f.Line, _ = strconv.Atoi(m[2])
+		f.Column, _ = strconv.Atoi(m[3])
+	}
+	return []finding{f}
 }
+
+// leadingLocation is a path (it has a dot or a slash), then optionally a
+// line and a column, then ": ".
+var leadingLocation = regexp.MustCompile(`^([^\s:]*[./][^\s:]*)(?::(\d+)(?::(\d+))?)?: `)
 
 // text is a finding as one line, file:line first as compilers write it.
 func (f finding) text() string {

@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"encoding/xml"
+	"errors"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -414,5 +415,32 @@ func TestGitHubCommandsAreEscaped(t *testing.T) {
 	want := "::error file=dir%2Cx/a%3Ab.yaml,line=3,col=2,title=t::100%25 sure%0Asecond line\n"
 	if b.String() != want {
 		t.Errorf("got %q, want %q", b.String(), want)
+	}
+}
+
+// TestFindingsOfAnUnlocatedErrorTakeItsLeadingLocation: an error that is
+// not an object's fault but starts with where (a file that does not load)
+// becomes a finding at that file, line and column; other errors keep
+// their whole message.
+func TestFindingsOfAnUnlocatedErrorTakeItsLeadingLocation(t *testing.T) {
+	t.Parallel()
+	tests := map[string]struct {
+		msg  string
+		want finding
+	}{
+		"file, line and column": {"dir/a.yaml:3:7: mapping values are not allowed here",
+			finding{File: "dir/a.yaml", Line: 3, Column: 7, Reason: reasonInvalid, Message: "mapping values are not allowed here"}},
+		"file and line": {"a.yaml:3: bad", finding{File: "a.yaml", Line: 3, Reason: reasonInvalid, Message: "bad"}},
+		"file only": {"/tmp/a.yaml: document 1: is not a valid YAML mapping",
+			finding{File: "/tmp/a.yaml", Reason: reasonInvalid, Message: "document 1: is not a valid YAML mapping"}},
+		"a word is not a file": {"OLD: no such file", finding{Reason: reasonInvalid, Message: "OLD: no such file"}},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			if d := cmp.Diff([]finding{tc.want}, findingsOf(errors.New(tc.msg)), cmp.AllowUnexported(finding{})); d != "" {
+				t.Errorf("(-want +got):\n%s", d)
+			}
+		})
 	}
 }
