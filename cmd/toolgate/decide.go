@@ -38,10 +38,12 @@ func decide(args []string, out io.Writer) error {
 	manifests := fs.String("manifests", "", "file or directory of HostAuthority, ToolRegistry and PolicySnapshot manifests")
 	reqFile := fs.String("request", "", "authorization request file (YAML or JSON)")
 	explain := fs.Bool("explain", false, "show every rule's and predicate's result")
+	of := addOutputFlags(fs, false)
 	rest, err := parseFlags(fs, args)
 	if err != nil {
 		return err
 	}
+	mode, _ := of.mode() // no --format: one flag, no conflict
 	if *manifests == "" || *reqFile == "" || len(rest) != 0 {
 		return usageError{"decide needs --manifests PATH and --request FILE"}
 	}
@@ -62,6 +64,9 @@ func decide(args []string, out io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("rejected: %w", err)
 	}
+	if mode != formatText {
+		return writeDecision(out, mode, h, r, res, *explain)
+	}
 	printDecision(out, res)
 	if *explain {
 		rules, err := h.Explain(r)
@@ -75,6 +80,17 @@ func decide(args []string, out io.Writer) error {
 				fmt.Fprintf(out, "      %-13s %s\n", p.Result, p)
 			}
 		}
+	}
+	return denied(res)
+}
+
+// errDenied is decide's exit 1 for a deny (docs/cli.md, exit codes): the
+// Decision is on stdout, this line on stderr.
+var errDenied = errors.New("the decision is deny")
+
+func denied(res *host.Result) error {
+	if res.Decision.Outcome().String() == "deny" {
+		return errDenied
 	}
 	return nil
 }
@@ -138,4 +154,75 @@ func obligationText(o host.Obligation) string {
 	default:
 		return o.Kind().String()
 	}
+}
+
+// decision is decide's -o json|yaml document: the Decision in the
+// authorize API's shape, the Authorization's facts (never the artifact),
+// why none was issued, and with --explain every rule's result.
+type decision struct {
+	Decision      client.Decision `json:"decision"`
+	Authorization *authorization  `json:"authorization,omitempty"`
+	Ineligible    string          `json:"ineligible,omitempty"`
+	Rules         []explainedRule `json:"rules,omitempty"`
+}
+
+type authorization struct {
+	ID             string `json:"id"`
+	ConsumptionID  string `json:"consumptionID"`
+	IssuedAt       uint64 `json:"issuedAt"`
+	ExpiresAt      uint64 `json:"expiresAt"`
+	BindingDigest  string `json:"bindingDigest"`
+	IntentBinding  string `json:"intentBinding,omitempty"`
+	PortableOctets int    `json:"portableOctets"`
+}
+
+type explainedRule struct {
+	Rule       string               `json:"rule"`
+	Effect     string               `json:"effect"`
+	Result     string               `json:"result"`
+	Reason     string               `json:"reason"`
+	Predicates []explainedPredicate `json:"predicates"`
+}
+
+type explainedPredicate struct {
+	Predicate string `json:"predicate"`
+	Operand   string `json:"operand,omitempty"`
+	Result    string `json:"result"`
+}
+
+func writeDecision(out io.Writer, mode string, h *host.Host, r host.AuthorizeRequest, res *host.Result, explain bool) error {
+	doc := decision{Decision: server.WireDecision(res.Decision)}
+	switch {
+	case res.Authorization != nil:
+		a := res.Authorization
+		doc.Authorization = &authorization{ID: a.ID().String(), ConsumptionID: a.ConsumptionID().String(),
+			IssuedAt: a.IssuedAt().Seconds(), ExpiresAt: a.ExpiresAt().Seconds(),
+			BindingDigest: a.Binding().Digest().String(), PortableOctets: len(res.Portable)}
+		if d, ok := a.Input().Intent().Binding(); ok {
+			doc.Authorization.IntentBinding = d.String()
+		}
+	case res.Ineligible != nil:
+		doc.Ineligible = userMessage(res.Ineligible)
+	default:
+		doc.Ineligible = "only an allow is eligible"
+	}
+	if explain {
+		rules, err := h.Explain(r)
+		if err != nil {
+			return err
+		}
+		doc.Rules = []explainedRule{}
+		for _, rr := range rules {
+			e := explainedRule{Rule: rr.Rule.String(), Effect: rr.Effect.String(), Result: rr.Result.String(),
+				Reason: rr.Reason.String(), Predicates: []explainedPredicate{}}
+			for _, p := range rr.Predicates {
+				e.Predicates = append(e.Predicates, explainedPredicate{Predicate: p.Predicate.String(), Operand: p.Operand, Result: p.Result.String()})
+			}
+			doc.Rules = append(doc.Rules, e)
+		}
+	}
+	if err := emit(out, mode, doc); err != nil {
+		return err
+	}
+	return denied(res)
 }

@@ -18,17 +18,18 @@ func TestDecideShippedExamples(t *testing.T) {
 	tests := map[string]struct {
 		outcome, rule string
 		authorized    bool
+		code          int // a deny exits 1 (docs/cli.md)
 	}{
-		"payment-allow.yaml": {"allow", "allow-submit-operating-accounts", true},
-		"payment-deny.yaml":  {"deny", "deny-payment-from-external-content", false},
-		"email-confirm.yaml": {"requireConfirmation", "confirm-email-vendors", false},
+		"payment-allow.yaml": {"allow", "allow-submit-operating-accounts", true, 0},
+		"payment-deny.yaml":  {"deny", "deny-payment-from-external-content", false, 1},
+		"email-confirm.yaml": {"requireConfirmation", "confirm-email-vendors", false, 0},
 	}
 	for file, tc := range tests {
 		t.Run(file, func(t *testing.T) {
 			t.Parallel()
 			r := runCLI("", "decide", "--manifests", samples(t), "--request", filepath.Join(root, "examples", "requests", file), "--explain")
-			if r.code != 0 {
-				t.Fatalf("exit %d: %s", r.code, r.stderr)
+			if r.code != tc.code {
+				t.Fatalf("exit %d, want %d: %s", r.code, tc.code, r.stderr)
 			}
 			first, _, _ := strings.Cut(r.stdout, "\n")
 			if !strings.HasSuffix(first, ": "+tc.outcome) || !strings.Contains(r.stdout, tc.rule) {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"cmp"
 	"flag"
 	"fmt"
@@ -21,10 +22,13 @@ import (
 // obligations changed, widened or narrowed. It exits 1 when a new
 // generation is not a valid successor.
 func diff(args []string, out io.Writer) error {
-	paths, err := parseFlags(flag.NewFlagSet("diff", flag.ContinueOnError), args)
+	fs := flag.NewFlagSet("diff", flag.ContinueOnError)
+	of := addOutputFlags(fs, false)
+	paths, err := parseFlags(fs, args)
 	if err != nil {
 		return err
 	}
+	mode, _ := of.mode() // no --format: one flag, no conflict
 	if len(paths) != 2 {
 		return usageError{"diff needs the OLD and the NEW manifest file or directory"}
 	}
@@ -36,14 +40,25 @@ func diff(args []string, out io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("NEW: %w", err)
 	}
+	text := out
+	if mode != formatText {
+		text = io.Discard
+	}
 	invalid := 0
+	rep := diffReport{Generations: []generationDiff{}}
 	for i := range head.HostAuthorities {
 		o := &head.HostAuthorities[i]
-		n, err := diffDomain(out, base, head, o)
+		n, err := diffDomain(text, base, head, o, &rep.Generations)
 		if err != nil {
 			return err
 		}
 		invalid += n
+	}
+	if mode != formatText {
+		rep.Valid = invalid == 0
+		if err := emit(out, mode, rep); err != nil {
+			return err
+		}
 	}
 	if invalid > 0 {
 		return fmt.Errorf("%s is not a valid successor", plural(invalid, "new generation", "new generations"))
@@ -51,9 +66,29 @@ func diff(args []string, out io.Writer) error {
 	return nil
 }
 
+// diffReport is diff's -o json|yaml document: one entry per generation
+// only NEW has, in the order text prints them.
+type diffReport struct {
+	Valid       bool             `json:"valid"`
+	Generations []generationDiff `json:"generations"`
+}
+
+type generationDiff struct {
+	Object         string `json:"object"` // namespace/name of the PolicySnapshot
+	SnapshotID     string `json:"snapshotID"`
+	Generation     string `json:"generation"`
+	ValidSuccessor bool   `json:"validSuccessor"`
+	// Findings say why it is not a valid successor.
+	Findings []finding `json:"findings,omitempty"`
+	// Changes are text's lines under the generation: policies added or
+	// moved along their lifecycle, then, indented under each new policy
+	// version, its rule changes.
+	Changes []string `json:"changes,omitempty"`
+}
+
 // diffDomain publishes the base tree's generations of one HostAuthority,
 // then each generation only the head has, and reports each.
-func diffDomain(out io.Writer, base, head *manifest.Set, o *v1alpha1.HostAuthority) (int, error) {
+func diffDomain(out io.Writer, base, head *manifest.Set, o *v1alpha1.HostAuthority, rep *[]generationDiff) (int, error) {
 	where := fmt.Sprintf("HostAuthority %s/%s", o.Namespace, o.Name)
 	cfg, err := manifest.HostConfig(o)
 	if err != nil {
@@ -85,11 +120,14 @@ func diffDomain(out io.Writer, base, head *manifest.Set, o *v1alpha1.HostAuthori
 	invalid := 0
 	for _, p := range added {
 		id, gen := string(p.Spec.SnapshotID), string(p.Spec.SnapshotGeneration)
+		g := generationDiff{Object: objName(p.Namespace, p.Name), SnapshotID: id, Generation: gen}
 		next, err := publication.Policy(h, admin, p)
 		if err != nil {
 			invalid++
 			fmt.Fprintf(out, "policy snapshot %s generation %s (%s/%s): NOT a valid successor: %s\n",
 				id, gen, p.Namespace, p.Name, userMessage(err))
+			g.Findings = findingsOf(located(head, objErr("PolicySnapshot", p, err)))
+			*rep = append(*rep, g)
 			continue
 		}
 		var prev *host.PolicySnapshot // nil for a first generation
@@ -97,7 +135,14 @@ func diffDomain(out io.Writer, base, head *manifest.Set, o *v1alpha1.HostAuthori
 			prev, _ = h.Policy(id, pg)
 		}
 		fmt.Fprintf(out, "policy snapshot %s generation %s (%s/%s): valid successor\n", id, gen, p.Namespace, p.Name)
-		describe(out, prev, next)
+		var changes bytes.Buffer
+		describe(&changes, prev, next)
+		_, _ = out.Write(changes.Bytes())
+		g.ValidSuccessor = true
+		for l := range strings.Lines(changes.String()) {
+			g.Changes = append(g.Changes, strings.TrimSuffix(strings.TrimPrefix(l, "  "), "\n"))
+		}
+		*rep = append(*rep, g)
 	}
 	return invalid, nil
 }

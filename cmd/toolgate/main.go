@@ -2,11 +2,12 @@
 // (`serve`, standalone on a manifest directory or in a cluster), the manager
 // (`manager`: controllers and admission webhooks), and the offline verbs a
 // policy author and a CI pipeline use (`validate`, `diff`, `test`, `decide`,
-// `audit`, `keys`, `version`). `toolgate --help` lists the verbs.
+// `audit`, `keys`, `version`). `toolgate --help` lists the verbs; the
+// verbs run on spf13/cobra (cli.go) and report for pipelines with -o and
+// --format (output.go); docs/cli.md has the exit codes and the shapes.
 package main
 
 import (
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -21,7 +22,8 @@ func main() {
 }
 
 // verb is one CLI verb: its name (one or two words), its argument synopsis,
-// what it does, and its implementation.
+// what it does, and its implementation. Its flags are the ones its run
+// function declares (cli.go reads them; examples are in examples()).
 type verb struct {
 	name, args, summary string
 	run                 func(args []string, stdin io.Reader, stdout io.Writer) error
@@ -48,7 +50,7 @@ func verbs() []verb {
 		{"intent digest", "< binding.json",
 			"print the agent-safe.intent/1 canonical JSON and digest of stdin",
 			intentDigest},
-		{"serve", "--manifests PATH --state DIR [--listen ADDR] [--tokens FILE] [--tls-cert F --tls-key F] [--audit-log DIR|off] [--pprof-listen ADDR]",
+		{"serve", "--manifests PATH --state DIR [--listen ADDR] [--tokens FILE] [--tls-cert F --tls-key F] [--audit-log DIR|off] [--pprof-listen ADDR] [--consumption-store bolt|etcd --etcd-endpoints URL,... [--etcd-ca F --etcd-cert F --etcd-key F] [--etcd-prefix P]]",
 			"run the authorization service on manifests from a directory",
 			func(a []string, _ io.Reader, _ io.Writer) error { return serve(a, os.Stderr) }},
 		{"validate", "-f PATH...",
@@ -75,9 +77,16 @@ func verbs() []verb {
 		{"keys revoke", "NAMESPACE/NAME KEY-ID --reason TEXT (--state DIR | [--kubeconfig F])",
 			"refuse everything a key signed, at once: a Revocation object in a cluster, the state directory's ledger standalone",
 			writes(keysRevoke)},
-		{"mcp", mcpArgs,
-			"the MCP gateway in front of one MCP server (gateway), and its recorded call outcomes (outcomes)",
-			mcpVerb},
+		{"mcp gateway", mcpGatewayArgs,
+			"the MCP gateway in front of one MCP server: every tools/call authorized by toolgate",
+			func(a []string, in io.Reader, out io.Writer) error {
+				return mcpVerb(append([]string{"gateway"}, a...), in, out)
+			}},
+		{"mcp outcomes", mcpOutcomesArgs,
+			"print the MCP gateway's recorded call outcomes",
+			func(a []string, in io.Reader, out io.Writer) error {
+				return mcpVerb(append([]string{"outcomes"}, a...), in, out)
+			}},
 		{"manager", "[--leader-elect] [--webhook-cert-dir DIR] [--metrics-bind-address ADDR] [--metrics-secure] [--pprof-listen ADDR]",
 			"run the controllers and admission webhooks (in a cluster)",
 			func(a []string, _ io.Reader, _ io.Writer) error { return manager(a) }},
@@ -91,73 +100,19 @@ func writes(run func(args []string, out io.Writer) error) func([]string, io.Read
 	return func(a []string, _ io.Reader, out io.Writer) error { return run(a, out) }
 }
 
+// usage is the root help: every verb with its summary, the exit codes,
+// and the build.
 func usage() string {
 	var b strings.Builder
-	b.WriteString("usage: toolgate VERB [ARGS]   (toolgate VERB --help for one verb)\n\nverbs:\n")
+	b.WriteString("usage: toolgate VERB [ARGS]   (toolgate help VERB, or toolgate VERB --help, for one verb's flags)\n\nverbs:\n")
 	for _, v := range verbs() {
 		fmt.Fprintf(&b, "  %-22s %s\n", v.name, v.summary)
 	}
-	fmt.Fprintf(&b, "\n%s\n", buildinfo.Read())
+	fmt.Fprintf(&b, "  %-22s %s\n", "completion SHELL", "print the shell completion script for bash, zsh, fish or powershell")
+	fmt.Fprintf(&b, "  %-22s %s\n", "help VERB", "show one verb's synopsis, flags with their defaults, and examples")
+	fmt.Fprintf(&b, "\n%s\n\n%s\n", exitCodesLine, buildinfo.Read())
 	return b.String()
 }
-
-func (v verb) usage() string {
-	return fmt.Sprintf("usage: toolgate %s %s\n\n%s\n", v.name, v.args, v.summary)
-}
-
-// run executes one verb and returns the process exit code: 0 success (and
-// help), 1 rejected input, 2 usage error.
-func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	if len(args) == 0 {
-		fmt.Fprint(stderr, usage())
-		return 2
-	}
-	if isHelp(args[0]) {
-		fmt.Fprint(stdout, usage())
-		return 0
-	}
-	if args[0] == "--version" {
-		args = []string{"version"}
-	}
-	v, rest, ok := lookup(args)
-	if !ok {
-		fmt.Fprintf(stderr, "toolgate: unknown verb %s\n%s", quoteVerb(args), usage())
-		return 2
-	}
-	for _, a := range rest {
-		if isHelp(a) {
-			fmt.Fprint(stdout, v.usage())
-			return 0
-		}
-		if a == "--" {
-			break
-		}
-	}
-	err := v.run(rest, stdin, stdout)
-	if err == nil {
-		return 0
-	}
-	var ue usageError
-	if errors.As(err, &ue) {
-		fmt.Fprintf(stderr, "toolgate: %s\n%s", ue.msg, v.usage())
-		return 2
-	}
-	fmt.Fprintf(stderr, "toolgate: %s\n", userMessage(err))
-	return 1
-}
-
-// lookup finds the verb args name, preferring a two-word verb.
-func lookup(args []string) (verb, []string, bool) {
-	for _, v := range verbs() {
-		words := strings.Fields(v.name)
-		if len(args) >= len(words) && strings.Join(args[:len(words)], " ") == v.name {
-			return v, args[len(words):], true
-		}
-	}
-	return verb{}, nil, false
-}
-
-func isHelp(a string) bool { return a == "-h" || a == "--help" || a == "help" }
 
 // quoteVerb names the verb the user typed (the first two words at most,
 // each shortened), so a typo is visible without echoing a whole command
@@ -190,8 +145,13 @@ func userMessage(err error) string {
 
 // parseFlags parses args with fs, allowing flags after positional
 // arguments (`toolgate registry validate DIR --flag`), and returns the
-// positional arguments. "--" ends flag parsing.
+// positional arguments. "--" ends flag parsing. Called with describeArgs
+// it parses nothing and hands fs back (describedError), so cli.go can declare a
+// verb's flags to cobra without a second list of them.
 func parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
+	if isDescribe(args) {
+		return nil, describedError{fs}
+	}
 	fs.SetOutput(io.Discard)
 	var positional []string
 	for {
@@ -210,15 +170,15 @@ func parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
 	}
 }
 
-// pathArgs parses the arguments of a verb that takes only paths and
+// pathArgs parses the arguments of a verb that takes paths with fs and
 // requires at least one, each a what ("file or directory").
-func pathArgs(verb string, args []string, what string) ([]string, error) {
-	paths, err := parseFlags(flag.NewFlagSet(verb, flag.ContinueOnError), args)
+func pathArgs(fs *flag.FlagSet, args []string, what string) ([]string, error) {
+	paths, err := parseFlags(fs, args)
 	if err != nil {
 		return nil, err
 	}
 	if len(paths) == 0 {
-		return nil, usageError{verb + " needs at least one " + what}
+		return nil, usageError{fs.Name() + " needs at least one " + what}
 	}
 	return paths, nil
 }

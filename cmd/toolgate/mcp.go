@@ -22,8 +22,10 @@ import (
 	"github.com/toolgate/toolgate/internal/mcpgate"
 )
 
-const mcpArgs = "gateway --config FILE --listen ADDR (--upstream-command 'CMD ARG...' | --upstream-url URL) [--recheck D] [--call-timeout D] [--pprof-listen ADDR]" +
-	" | outcomes [--outcome completed|failed|uncertain] LOG..."
+const (
+	mcpGatewayArgs  = "--config FILE --listen ADDR (--upstream-command 'CMD ARG...' | --upstream-url URL) [--recheck D] [--call-timeout D] [--pprof-listen ADDR]"
+	mcpOutcomesArgs = "[--outcome completed|failed|uncertain] LOG..."
+)
 
 // gatewayGCPercent is the gateway's GOGC unless the environment sets one.
 const gatewayGCPercent = 400

@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"strings"
@@ -18,20 +19,28 @@ import (
 // PolicySnapshot. Any invalid object fails the whole run, with every
 // problem reported.
 func policyValidate(args []string, out io.Writer) error {
-	paths, err := pathArgs("policy validate", args, "file or directory")
+	fs := flag.NewFlagSet("policy validate", flag.ContinueOnError)
+	of := addOutputFlags(fs, false)
+	paths, err := pathArgs(fs, args, "file or directory")
 	if err != nil {
 		return err
 	}
+	mode, _ := of.mode() // no --format: one flag, no conflict
 	set, err := manifest.LoadPaths(paths...)
+	if err == nil && len(set.PolicySnapshots) == 0 {
+		err = errors.New("no PolicySnapshot objects found")
+	}
+	var c *checked
+	if err == nil {
+		if c = check(set); len(c.problems) > 0 {
+			err = problemsError(c.problems)
+		}
+	}
+	if mode != formatText {
+		return writePolicies(out, mode, c, err)
+	}
 	if err != nil {
 		return err
-	}
-	if len(set.PolicySnapshots) == 0 {
-		return errors.New("no PolicySnapshot objects found")
-	}
-	c := check(set)
-	if len(c.problems) > 0 {
-		return problemsError(c.problems)
 	}
 	for _, h := range c.hosts {
 		printHostAuthority(out, h)
@@ -78,4 +87,61 @@ func printPolicySnapshot(out io.Writer, s *host.PolicySnapshot) error {
 		fmt.Fprintf(tw, "  %s\t%s\t%s\t%d\n", p.ID(), p.Generation(), p.Lifecycle(), p.Len())
 	}
 	return tw.Flush()
+}
+
+// policyReport is policy validate's -o json|yaml document.
+type policyReport struct {
+	Valid           bool                `json:"valid"`
+	Findings        []finding           `json:"findings"`
+	HostAuthorities []hostAuthorityOut  `json:"hostAuthorities"`
+	PolicySnapshots []policySnapshotOut `json:"policySnapshots"`
+}
+
+type hostAuthorityOut struct {
+	Object       string `json:"object"`
+	ID           string `json:"id"`
+	Capabilities int    `json:"capabilities"`
+	Resources    int    `json:"resources"`
+	Roles        int    `json:"roles"`
+	Digest       string `json:"digest"`
+}
+
+type policySnapshotOut struct {
+	SnapshotID string      `json:"snapshotID"`
+	Generation string      `json:"generation"`
+	Digest     string      `json:"digest"`
+	Policies   []policyOut `json:"policies"`
+}
+
+type policyOut struct {
+	ID         string `json:"id"`
+	Generation string `json:"generation"`
+	Lifecycle  string `json:"lifecycle"`
+	Rules      int    `json:"rules"`
+}
+
+// writePolicies writes what c published, or failed's findings, in mode
+// and returns failed. As in text, an invalid set reports only findings.
+func writePolicies(out io.Writer, mode string, c *checked, failed error) error {
+	rep := policyReport{Valid: failed == nil, Findings: []finding{}, HostAuthorities: []hostAuthorityOut{}, PolicySnapshots: []policySnapshotOut{}}
+	rep.Findings = append(rep.Findings, findingsOf(failed)...)
+	if failed == nil {
+		for _, h := range c.hosts {
+			a := h.host.Authority()
+			rep.HostAuthorities = append(rep.HostAuthorities, hostAuthorityOut{Object: objName(h.obj.Namespace, h.obj.Name), ID: a.ID().String(),
+				Capabilities: len(a.Capabilities()), Resources: len(a.Resources()), Roles: len(a.Roles()), Digest: a.Digest().String()})
+		}
+		for _, s := range c.policies {
+			ps := policySnapshotOut{SnapshotID: s.ID().String(), Generation: s.Generation().String(), Digest: s.Digest().String(), Policies: []policyOut{}}
+			for i := range s.Len() {
+				p := s.Policy(i)
+				ps.Policies = append(ps.Policies, policyOut{ID: p.ID().String(), Generation: p.Generation().String(), Lifecycle: p.Lifecycle().String(), Rules: p.Len()})
+			}
+			rep.PolicySnapshots = append(rep.PolicySnapshots, ps)
+		}
+	}
+	if err := emit(out, mode, rep); err != nil {
+		return err
+	}
+	return failed
 }

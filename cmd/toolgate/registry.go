@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"text/tabwriter"
@@ -13,11 +14,17 @@ import (
 // registryValidate publishes every ToolRegistry found in the given paths
 // with the engine's publication rules and prints one summary per snapshot.
 func registryValidate(args []string, out io.Writer) error {
-	paths, err := pathArgs("registry validate", args, "file or directory")
+	fs := flag.NewFlagSet("registry validate", flag.ContinueOnError)
+	of := addOutputFlags(fs, false)
+	paths, err := pathArgs(fs, args, "file or directory")
 	if err != nil {
 		return err
 	}
+	mode, _ := of.mode() // no --format: one flag, no conflict
 	snaps, _, err := loadRegistries(paths...)
+	if mode != formatText {
+		return writeRegistries(out, mode, snaps, err)
+	}
 	if err != nil {
 		return err
 	}
@@ -69,4 +76,48 @@ func printSnapshot(out io.Writer, s *host.RegistrySnapshot) error {
 			d.Lifecycle(), d.Risk(), d.Schema().ID(), d.Schema().Nodes())
 	}
 	return tw.Flush()
+}
+
+// registryReport is registry validate's -o json|yaml document.
+type registryReport struct {
+	Valid      bool          `json:"valid"`
+	Findings   []finding     `json:"findings"`
+	Registries []registryOut `json:"registries"`
+}
+
+type registryOut struct {
+	SnapshotID  string          `json:"snapshotID"`
+	Generation  string          `json:"generation"`
+	Digest      string          `json:"digest"`
+	Definitions []definitionOut `json:"definitions"`
+}
+
+type definitionOut struct {
+	ToolID    string `json:"toolID"`
+	Version   string `json:"version"`
+	ID        string `json:"id"`
+	Lifecycle string `json:"lifecycle"`
+	Risk      string `json:"risk"`
+	Schema    string `json:"schema"`
+	Nodes     int    `json:"nodes"`
+}
+
+// writeRegistries writes the published snapshots, or failed's findings,
+// in mode and returns failed.
+func writeRegistries(out io.Writer, mode string, snaps []*host.RegistrySnapshot, failed error) error {
+	rep := registryReport{Valid: failed == nil, Findings: []finding{}, Registries: []registryOut{}}
+	rep.Findings = append(rep.Findings, findingsOf(failed)...)
+	for _, s := range snaps {
+		r := registryOut{SnapshotID: s.ID().String(), Generation: s.Generation().String(), Digest: s.Digest().String(), Definitions: []definitionOut{}}
+		for i := range s.Len() {
+			d := s.Definition(i)
+			r.Definitions = append(r.Definitions, definitionOut{ToolID: d.ToolID().String(), Version: d.Version().String(), ID: d.ID().String(),
+				Lifecycle: d.Lifecycle().String(), Risk: d.Risk().String(), Schema: d.Schema().ID().String(), Nodes: d.Schema().Nodes()})
+		}
+		rep.Registries = append(rep.Registries, r)
+	}
+	if err := emit(out, mode, rep); err != nil {
+		return err
+	}
+	return failed
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"io/fs"
@@ -11,6 +12,7 @@ import (
 	"strings"
 
 	"sigs.k8s.io/yaml"
+	yamlv3 "sigs.k8s.io/yaml/goyaml.v3"
 
 	"github.com/toolgate/toolgate/internal/host"
 	"github.com/toolgate/toolgate/internal/manifest"
@@ -50,7 +52,16 @@ type testCase struct {
 // It prints one line per case and a closing "N passed, N failed" line, and
 // exits 1 when a case fails.
 func testPolicies(args []string, out io.Writer) error {
-	paths, err := pathArgs("test", args, "file or directory of *.test.yaml files")
+	flags := flag.NewFlagSet("test", flag.ContinueOnError)
+	of := addOutputFlags(flags, true)
+	paths, err := parseFlags(flags, args)
+	if err != nil {
+		return err
+	}
+	if len(paths) == 0 {
+		return usageError{"test needs at least one file or directory of *.test.yaml files"}
+	}
+	mode, err := of.mode()
 	if err != nil {
 		return err
 	}
@@ -69,32 +80,105 @@ func testPolicies(args []string, out io.Writer) error {
 	if len(files) == 0 {
 		return errors.New("no *.test.yaml files found")
 	}
-	passed, failed := 0, 0
+	var results []caseResult
 	for _, f := range files {
-		p, n, err := runTestFile(f, out)
+		rs, err := runTestFile(f)
+		if mode == formatText {
+			printCases(out, rs)
+		}
 		if err != nil {
 			return fmt.Errorf("%s: %w", f, err)
 		}
-		passed, failed = passed+p, failed+n
+		results = append(results, rs...)
 	}
-	fmt.Fprintf(out, "%d passed, %d failed\n", passed, failed)
+	passed, failed := 0, 0
+	for _, r := range results {
+		if r.Passed {
+			passed++
+		} else {
+			failed++
+		}
+	}
+	if err := writeTestResults(out, mode, results, passed, failed); err != nil {
+		return err
+	}
 	if failed > 0 {
 		return fmt.Errorf("%s", plural(failed, "policy test failed", "policy tests failed"))
 	}
 	return nil
 }
 
-func runTestFile(path string, out io.Writer) (passed, failed int, err error) {
+// caseResult is one case's result: test's -o json|yaml shape (one entry
+// of "cases").
+type caseResult struct {
+	File     string   `json:"file"`
+	Line     int      `json:"line,omitempty"` // the case's line in File
+	Name     string   `json:"name"`
+	Passed   bool     `json:"passed"`
+	Problems []string `json:"problems,omitempty"`
+}
+
+// testReport is test's -o json|yaml document.
+type testReport struct {
+	Passed int          `json:"passed"`
+	Failed int          `json:"failed"`
+	Cases  []caseResult `json:"cases"`
+}
+
+func printCases(out io.Writer, rs []caseResult) {
+	for _, r := range rs {
+		if r.Passed {
+			fmt.Fprintf(out, "PASS %s: %s\n", r.File, r.Name)
+			continue
+		}
+		fmt.Fprintf(out, "FAIL %s: %s\n", r.File, r.Name)
+		for _, p := range r.Problems {
+			fmt.Fprintf(out, "     %s\n", p)
+		}
+	}
+}
+
+// writeTestResults writes the closing summary (text, whose cases are
+// already printed) or the whole report in mode.
+func writeTestResults(out io.Writer, mode string, results []caseResult, passed, failed int) error {
+	switch mode {
+	case formatText:
+		_, err := fmt.Fprintf(out, "%d passed, %d failed\n", passed, failed)
+		return err
+	case formatGitHub:
+		for _, r := range results {
+			if !r.Passed {
+				githubError(out, r.File, r.Line, 0, "toolgate test: "+r.Name, strings.Join(r.Problems, "; "))
+			}
+		}
+		return nil
+	case formatJUnit:
+		j := &junitSuites{Name: "toolgate test"}
+		for _, r := range results {
+			c := junitCase{Name: r.Name, ClassName: r.File, File: r.File, Line: r.Line}
+			if !r.Passed {
+				c.Failure = &junitFailure{Message: r.Problems[0], Type: "failed", Text: strings.Join(r.Problems, "\n")}
+			}
+			j.add(r.File, c)
+		}
+		return j.write(out)
+	}
+	return emit(out, mode, testReport{Passed: passed, Failed: failed, Cases: results})
+}
+
+// runTestFile decides every case of one test file; on an error it returns
+// the cases decided before it.
+func runTestFile(path string) ([]caseResult, error) {
 	raw, err := os.ReadFile(path)
 	if err != nil {
-		return 0, 0, err
+		return nil, err
 	}
 	var tf testFile
 	if err := yaml.UnmarshalStrict(raw, &tf); err != nil {
-		return 0, 0, errors.New("not {manifests, cases: [{name, requestFile | request, expect}]}, or a key appears twice")
+		return nil, errors.New("not {manifests, cases: [{name, requestFile | request, expect}]}, or a key appears twice")
 	}
 	if len(tf.Manifests) == 0 || len(tf.Cases) == 0 {
-		return 0, 0, errors.New("a test file names its manifests and at least one case")
+		return nil, errors.New("a test file names its manifests and at least one case")
 	}
 	dir := filepath.Dir(path)
 	var mpaths []string
@@ -103,35 +187,52 @@ func runTestFile(path string, out io.Writer) (passed, failed int, err error) {
 	}
 	set, err := manifest.LoadPaths(mpaths...)
 	if err != nil {
-		return 0, 0, err
+		return nil, err
 	}
+	lines := caseLines(raw)
 	hosts := map[[2]string]*host.Host{}
-	for _, c := range tf.Cases {
+	var rs []caseResult
+	for i, c := range tf.Cases {
 		req, err := caseRequest(dir, c)
 		if err != nil {
-			return 0, 0, fmt.Errorf("case %q: %w", c.Name, err)
+			return rs, fmt.Errorf("case %q: %w", c.Name, err)
 		}
 		ref := [2]string{req.HostAuthority.Namespace, req.HostAuthority.Name}
 		h, ok := hosts[ref]
 		if !ok {
 			if h, err = loadHost(set, ref[0], ref[1]); err != nil {
-				return 0, 0, err
+				return rs, err
 			}
 			hosts[ref] = h
 		}
 		problems := checkCase(h, req, c)
-		if len(problems) == 0 {
-			passed++
-			fmt.Fprintf(out, "PASS %s: %s\n", path, c.Name)
-			continue
+		r := caseResult{File: path, Name: c.Name, Passed: len(problems) == 0, Problems: problems}
+		if i < len(lines) {
+			r.Line = lines[i]
 		}
-		failed++
-		fmt.Fprintf(out, "FAIL %s: %s\n", path, c.Name)
-		for _, p := range problems {
-			fmt.Fprintf(out, "     %s\n", p)
+		rs = append(rs, r)
+	}
+	return rs, nil
+}
+
+// caseLines are the lines of a test file's cases, in order (none when the
+// file is not the mapping it must be).
+func caseLines(raw []byte) []int {
+	var doc yamlv3.Node
+	if yamlv3.Unmarshal(raw, &doc) != nil || len(doc.Content) == 0 || doc.Content[0].Kind != yamlv3.MappingNode {
+		return nil
+	}
+	m := doc.Content[0].Content
+	for i := 0; i+1 < len(m); i += 2 {
+		if m[i].Value == "cases" && m[i+1].Kind == yamlv3.SequenceNode {
+			var out []int
+			for _, c := range m[i+1].Content {
+				out = append(out, c.Line)
+			}
+			return out
 		}
 	}
-	return passed, failed, nil
+	return nil
 }
 
 func caseRequest(dir string, c testCase) (decideRequest, error) {

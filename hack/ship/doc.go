@@ -6,6 +6,8 @@
 // binary exports, the Go client's docs name the Service config/default
 // deploys, and every command block of README.md and docs/quickstart.md runs
 // (against make run where the page says so) and prints what the page shows,
-// or is marked as needing what a test cannot have. The daemonless image
+// or is marked as needing what a test cannot have; and (items 3 and 4) the
+// binary's help, version and test outputs parse and the GitHub Action and
+// pre-commit hooks call verbs and flags it has. The daemonless image
 // (make image) is checked by its own module, hack/image.
 package ship
