@@ -1,6 +1,7 @@
 package server
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/binary"
@@ -10,6 +11,7 @@ import (
 	"hash"
 	"net/http"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/toolgate/toolgate/client"
@@ -95,10 +97,13 @@ func bindingHex(res *host.Result) string {
 // of the arguments and of the intent binding, which the Host hashes as
 // sent. A retry must send those two byte for byte.
 func RequestDigest(req *client.AuthorizeRequest, caller host.Caller) string {
-	h := sha256.New()
+	d := digesters.Get().(*requestDigester)
+	defer digesters.Put(d)
+	h := d.h
+	h.Reset()
 	writeField(h, []byte("toolgate.authorize-request/1"))
 	writeField(h, []byte(caller.Name))
-	groups := slices.Clone(caller.Groups)
+	groups := append(d.groups[:0], caller.Groups...)
 	slices.Sort(groups)
 	groups = slices.Compact(groups)
 	var count [8]byte
@@ -107,20 +112,46 @@ func RequestDigest(req *client.AuthorizeRequest, caller host.Caller) string {
 	for _, g := range groups {
 		writeField(h, []byte(g))
 	}
+	d.groups = groups[:0]
+	clear(d.groups[:cap(d.groups)]) // hold no caller's names
 	rest := *req
 	rest.Proposal.Arguments, rest.Facts.Intent.Binding = nil, nil
-	body, err := json.Marshal(&rest) // struct order: deterministic
-	if err != nil {
+	// Encode writes what Marshal returns (struct order: deterministic;
+	// HTML-safe quoting) and a newline, which is not hashed.
+	d.buf.Reset()
+	if err := d.enc.Encode(&rest); err != nil {
 		// Every member is a string, number, bool or a list or struct of
-		// them: Marshal cannot fail. Were it to, the empty digest fails
+		// them: Encode cannot fail. Were it to, the empty digest fails
 		// Claim.Validate and nothing is issued.
 		return ""
 	}
-	writeField(h, body)
+	writeField(h, bytes.TrimSuffix(d.buf.Bytes(), []byte("\n")))
+	if d.buf.Cap() > 64<<10 { // keep no outsized buffer
+		d.buf = bytes.Buffer{}
+	}
 	writeField(h, req.Proposal.Arguments)
 	writeField(h, req.Facts.Intent.Binding)
-	return hex.EncodeToString(h.Sum(nil))
+	var sum [sha256.Size]byte
+	var out [2 * sha256.Size]byte
+	hex.Encode(out[:], h.Sum(sum[:0]))
+	return string(out[:])
 }
+
+// requestDigester is RequestDigest's reusable state: a hasher, the
+// encoder of the decoded request and its buffer (pooled: the request is
+// encoded on every issuing authorize).
+type requestDigester struct {
+	h      hash.Hash
+	buf    bytes.Buffer
+	enc    *json.Encoder
+	groups []string
+}
+
+var digesters = sync.Pool{New: func() any {
+	d := &requestDigester{h: sha256.New()}
+	d.enc = json.NewEncoder(&d.buf)
+	return d
+}}
 
 // writeField writes b after its length, so no two sequences of fields
 // write the same octets.
