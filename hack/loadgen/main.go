@@ -366,8 +366,8 @@ func request(addr, path, token string, body []byte) []byte {
 }
 
 // artifactOf returns the artifact of an authorize response body: the
-// string after the only "artifact" member name. The service writes it with
-// encoding/json, and an artifact (base64url and dots) is never escaped.
+// string after the only "artifact" member name. The service writes it as
+// encoding/json does, and an artifact (base64url and dots) is never escaped.
 func artifactOf(body []byte) string {
 	const name = `"artifact":"`
 	i := bytes.Index(body, []byte(name))
