@@ -8,7 +8,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
-	"hash"
 	"net/http"
 	"slices"
 	"sync"
@@ -98,66 +97,70 @@ func bindingHex(res *host.Result) string {
 // sent. A retry must send those two byte for byte.
 func RequestDigest(req *client.AuthorizeRequest, caller host.Caller) string {
 	d := digesters.Get().(*requestDigester)
-	defer digesters.Put(d)
-	h := d.h
-	h.Reset()
-	writeField(h, []byte("toolgate.authorize-request/1"))
-	writeField(h, []byte(caller.Name))
-	groups := append(d.groups[:0], caller.Groups...)
-	slices.Sort(groups)
-	groups = slices.Compact(groups)
-	var count [8]byte
-	binary.BigEndian.PutUint64(count[:], uint64(len(groups)))
-	h.Write(count[:])
-	for _, g := range groups {
-		writeField(h, []byte(g))
+	defer d.release()
+	// The fields are written into one buffer and hashed at once: the same
+	// octets a streaming hasher would see, without a hash.Hash interface
+	// that every written slice would escape through.
+	b := appendDigestField(d.octets[:0], "toolgate.authorize-request/1")
+	b = appendDigestField(b, caller.Name)
+	d.groups = append(d.groups[:0], caller.Groups...)
+	slices.Sort(d.groups)
+	d.groups = slices.Compact(d.groups)
+	b = binary.BigEndian.AppendUint64(b, uint64(len(d.groups)))
+	for _, g := range d.groups {
+		b = appendDigestField(b, g)
 	}
-	d.groups = groups[:0]
-	clear(d.groups[:cap(d.groups)]) // hold no caller's names
-	rest := *req
-	rest.Proposal.Arguments, rest.Facts.Intent.Binding = nil, nil
+	d.rest = *req
+	d.rest.Proposal.Arguments, d.rest.Facts.Intent.Binding = nil, nil
 	// Encode writes what Marshal returns (struct order: deterministic;
 	// HTML-safe quoting) and a newline, which is not hashed.
-	d.buf.Reset()
-	if err := d.enc.Encode(&rest); err != nil {
+	if err := d.enc.Encode(&d.rest); err != nil {
 		// Every member is a string, number, bool or a list or struct of
 		// them: Encode cannot fail. Were it to, the empty digest fails
 		// Claim.Validate and nothing is issued.
 		return ""
 	}
-	writeField(h, bytes.TrimSuffix(d.buf.Bytes(), []byte("\n")))
-	if d.buf.Cap() > 64<<10 { // keep no outsized buffer
-		d.buf = bytes.Buffer{}
-	}
-	writeField(h, req.Proposal.Arguments)
-	writeField(h, req.Facts.Intent.Binding)
-	var sum [sha256.Size]byte
+	b = appendDigestField(b, bytes.TrimSuffix(d.buf.Bytes(), []byte("\n")))
+	b = appendDigestField(b, req.Proposal.Arguments)
+	b = appendDigestField(b, req.Facts.Intent.Binding)
+	d.octets = b
+	sum := sha256.Sum256(b)
 	var out [2 * sha256.Size]byte
-	hex.Encode(out[:], h.Sum(sum[:0]))
+	hex.Encode(out[:], sum[:])
 	return string(out[:])
 }
 
-// requestDigester is RequestDigest's reusable state: a hasher, the
-// encoder of the decoded request and its buffer (pooled: the request is
-// encoded on every issuing authorize).
+// appendDigestField appends f after its length, so no two sequences of
+// fields write the same octets.
+func appendDigestField[T ~string | ~[]byte](b []byte, f T) []byte {
+	return append(binary.BigEndian.AppendUint64(b, uint64(len(f))), f...)
+}
+
+// requestDigester is RequestDigest's reusable state (pooled: a request is
+// encoded on every issuing authorize): the octets hashed, a copy of the
+// request without its raw members, its encoder and buffer, the groups.
 type requestDigester struct {
-	h      hash.Hash
+	octets []byte
+	rest   client.AuthorizeRequest
 	buf    bytes.Buffer
 	enc    *json.Encoder
 	groups []string
 }
 
 var digesters = sync.Pool{New: func() any {
-	d := &requestDigester{h: sha256.New()}
+	d := &requestDigester{}
 	d.enc = json.NewEncoder(&d.buf)
 	return d
 }}
 
-// writeField writes b after its length, so no two sequences of fields
-// write the same octets.
-func writeField(h hash.Hash, b []byte) {
-	var n [8]byte
-	binary.BigEndian.PutUint64(n[:], uint64(len(b)))
-	h.Write(n[:])
-	h.Write(b)
+// release returns d to the pool holding no caller's values, and no
+// outsized buffer.
+func (d *requestDigester) release() {
+	d.rest = client.AuthorizeRequest{}
+	clear(d.groups[:cap(d.groups)])
+	d.buf.Reset()
+	if cap(d.octets) > 64<<10 || d.buf.Cap() > 64<<10 {
+		return
+	}
+	digesters.Put(d)
 }
