@@ -137,8 +137,9 @@ func appendDigestField[T ~string | ~[]byte](b []byte, f T) []byte {
 }
 
 // requestDigester is RequestDigest's reusable state (pooled: a request is
-// encoded on every issuing authorize): the octets hashed, a copy of the
-// request without its raw members, its encoder and buffer, the groups.
+// encoded on every issuing authorize; the pool only holds memory and never
+// affects a digest): the octets hashed, a copy of the request without its
+// raw members, its encoder and buffer, the groups.
 type requestDigester struct {
 	octets []byte
 	rest   client.AuthorizeRequest
@@ -153,8 +154,9 @@ var digesters = sync.Pool{New: func() any {
 	return d
 }}
 
-// release returns d to the pool holding no caller's values, and no
-// outsized buffer.
+// release returns d to the pool without its references to the request's
+// and the caller's strings (the byte buffers are overwritten by the next
+// digest), unless a buffer grew outsized.
 func (d *requestDigester) release() {
 	d.rest = client.AuthorizeRequest{}
 	clear(d.groups[:cap(d.groups)])
