@@ -1,8 +1,11 @@
 package bench
 
 import (
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/toolgate/toolgate/internal/engine/policy"
 )
 
 // TestAgreement checks, before any number is taken, that every engine
@@ -12,7 +15,7 @@ import (
 func TestAgreement(t *testing.T) {
 	for _, size := range Sizes {
 		t.Run(size.Name, func(t *testing.T) {
-			e := Build(t, size.Rules, size.PerTenant)
+			e := Build(t, size)
 			allows, differences := 0, 0
 			for i, in := range e.Inputs {
 				want := Decide(e.Rules, in)
@@ -43,7 +46,7 @@ func TestAgreement(t *testing.T) {
 			// Seed 7 gives no difference with 20 rules and four with 512 (one
 			// indeterminate trust condition, three scope losses): a change
 			// of generator or semantics shows here first.
-			if want := map[string]int{"rules20": 0, "rules512": 4}[size.Name]; differences != want {
+			if want := map[string]int{"rules20": 0, "rules20-all": 0, "rules512": 4, "rules512-tenant": 4}[size.Name]; differences != want {
 				t.Errorf("%d protocol differences, want %d", differences, want)
 			}
 			// The generated inputs must exercise both outcomes and the
@@ -52,5 +55,33 @@ func TestAgreement(t *testing.T) {
 				t.Errorf("only %d of %d inputs are allowed", allows, len(e.Inputs))
 			}
 		})
+	}
+}
+
+// TestEqualWorkRulesAreNotIndexed: in the equal-work rows no toolgate rule
+// requires its tenant or tool where the compiled evaluator's index looks —
+// a predicate at the root or reached through all nodes only — so toolgate
+// evaluates every rule of the selected policy; in the indexed rows every
+// rule does (the index applies).
+func TestEqualWorkRulesAreNotIndexed(t *testing.T) {
+	var indexable func(c policy.ConditionDraft) bool
+	indexable = func(c policy.ConditionDraft) bool {
+		if c.Predicate != nil {
+			return c.Predicate.Name == "exactTenant" || c.Predicate.Name == "exactToolID"
+		}
+		return slices.ContainsFunc(c.All, indexable)
+	}
+	for _, size := range Sizes {
+		d := ToolgateDraft(Generate(Seed, size.Rules), size.PerTenant, size.EqualWork)
+		for _, p := range d.Policies {
+			if len(p.Rules) > 128 {
+				t.Errorf("%s: policy %s has %d rules, more than a policy holds", size.Name, p.ID, len(p.Rules))
+			}
+			for _, r := range p.Rules {
+				if indexable(r.Condition) == size.EqualWork {
+					t.Fatalf("%s: rule %s: indexable = %v, want %v", size.Name, r.ID, indexable(r.Condition), !size.EqualWork)
+				}
+			}
+		}
 	}
 }

@@ -9,7 +9,7 @@ import (
 // TestPeerTable instead, which interleaves the engines in rounds.
 func BenchmarkDecision(b *testing.B) {
 	for _, size := range Sizes {
-		e := Build(b, size.Rules, size.PerTenant)
+		e := Build(b, size)
 		for _, d := range e.Deciders() {
 			b.Run(size.Name+"/"+d.Name, func(b *testing.B) { benchDecisions(b, d.Decide) })
 		}

@@ -30,7 +30,7 @@ func TestPeerTable(t *testing.T) {
 	}
 	var cells []*cell
 	for _, size := range Sizes {
-		e := Build(t, size.Rules, size.PerTenant)
+		e := Build(t, size)
 		for _, d := range e.Deciders() {
 			cells = append(cells, &cell{size: size.Name, engine: d.Name, decide: d.Decide})
 		}

@@ -26,8 +26,9 @@ type Toolgate struct {
 }
 
 // ToolgateDraft writes rules as a Policy Snapshot: one policy "all" when
-// perTenant is false, else one policy per tenant (4 × 128 for 512 rules).
-func ToolgateDraft(rules []Rule, perTenant bool) policy.SnapshotDraft {
+// perTenant is false, else one policy per tenant (4 × 128 for 512 rules);
+// unindexed as toolgateRule says.
+func ToolgateDraft(rules []Rule, perTenant, unindexed bool) policy.SnapshotDraft {
 	d := policy.SnapshotDraft{ID: "peer-policy", Generation: "1"}
 	index := map[string]int{}
 	for _, r := range rules {
@@ -41,17 +42,26 @@ func ToolgateDraft(rules []Rule, perTenant bool) policy.SnapshotDraft {
 			index[id] = i
 			d.Policies = append(d.Policies, policy.DefinitionDraft{ID: id, Generation: "1", Lifecycle: "active"})
 		}
-		d.Policies[i].Rules = append(d.Policies[i].Rules, toolgateRule(r))
+		d.Policies[i].Rules = append(d.Policies[i].Rules, toolgateRule(r, unindexed))
 	}
 	return d
 }
 
 func pred(p policy.PredicateDraft) policy.ConditionDraft { return policy.ConditionDraft{Predicate: &p} }
 
-func toolgateRule(r Rule) policy.RuleDraft {
-	cs := []policy.ConditionDraft{pred(policy.PredicateDraft{Name: "exactTenant", Identifier: r.Tenant})}
+// toolgateRule writes r; unindexed puts its tenant and tool conditions in
+// a one-child any, which means the same and which the index does not read.
+func toolgateRule(r Rule, unindexed bool) policy.RuleDraft {
+	exact := func(name, id string) policy.ConditionDraft {
+		c := pred(policy.PredicateDraft{Name: name, Identifier: id})
+		if unindexed {
+			return policy.ConditionDraft{Any: []policy.ConditionDraft{c}}
+		}
+		return c
+	}
+	cs := []policy.ConditionDraft{exact("exactTenant", r.Tenant)}
 	if r.Tool != "" {
-		cs = append(cs, pred(policy.PredicateDraft{Name: "exactToolID", Identifier: r.Tool}))
+		cs = append(cs, exact("exactToolID", r.Tool))
 	}
 	switch len(r.Risks) {
 	case 0:
@@ -123,7 +133,7 @@ func arguments(in Input) string {
 }
 
 // NewToolgate publishes rules and builds every input in one Host domain.
-func NewToolgate(tb testing.TB, rules []Rule, inputs []Input, perTenant bool) *Toolgate {
+func NewToolgate(tb testing.TB, rules []Rule, inputs []Input, perTenant, unindexed bool) *Toolgate {
 	tb.Helper()
 	b := boundary.New("peer benchmark host")
 	t := &Toolgate{PerTenant: perTenant}
@@ -155,7 +165,7 @@ func NewToolgate(tb testing.TB, rules []Rule, inputs []Input, perTenant bool) *T
 		f.Draft.EvaluationTime = now
 		got := f.New(tb)
 		if i == 0 {
-			if t.Snapshot, err = policy.Publish(f.Admin, ToolgateDraft(rules, perTenant)); err != nil {
+			if t.Snapshot, err = policy.Publish(f.Admin, ToolgateDraft(rules, perTenant, unindexed)); err != nil {
 				tb.Fatalf("policy.Publish: %v", err)
 			}
 		}

@@ -20,12 +20,15 @@
 // stops after -n requests or -d, whichever comes first. Nothing leaves the
 // machine: -target must be a plain-HTTP loopback URL.
 //
-//	go run ./hack/loadgen [-c 32] [-n 20000] [-d 20s] [-validate] [-cpuprofile FILE]
-//	                      [-target URL] [-agent-token T] [-executor-token T] [-id-prefix P]
+//	go run ./hack/loadgen [-c 32] [-n 20000] [-d 20s] [-validate] [-cpuprofile FILE] [-state DIR]
+//	                      [-target URL] [-server-pid PID] [-agent-token T] [-executor-token T] [-id-prefix P]
 //
 // With -serve ADDR it only serves (for -d, or until interrupted), so that
 // the service can be profiled in a process of its own (-cpuprofile) while
-// another loadgen drives it with -target.
+// another loadgen drives it with -target. With -server-pid PID (Linux) each
+// phase also prints the CPU time that process spent (user + system, from
+// /proc/PID/stat) divided by the requests of the phase: the service's CPU
+// per request, which a shared host disturbs far less than its latency.
 package main
 
 import (
@@ -48,6 +51,7 @@ import (
 	"runtime/pprof"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -75,6 +79,8 @@ type options struct {
 	agentToken, executorToken string
 	idPrefix                  string
 	serve                     string
+	serverPID                 int
+	stateParent               string
 }
 
 func main() {
@@ -88,6 +94,8 @@ func main() {
 	flag.StringVar(&o.agentToken, "agent-token", devAgentToken, "bearer token of the agent runtime (authorize)")
 	flag.StringVar(&o.executorToken, "executor-token", devExecutorToken, "bearer token of the executor (validate, consume)")
 	flag.StringVar(&o.serve, "serve", "", "only serve the samples on this loopback address (host:port) for -d, then exit: a separately profiled service (-cpuprofile) for another loadgen's -target")
+	flag.IntVar(&o.serverPID, "server-pid", 0, "with -target: the service's process ID; each phase prints that process's CPU time per request (Linux /proc)")
+	flag.StringVar(&o.stateParent, "state", "", "directory to hold the in-process service's temporary state (the bbolt file); default: the system's temporary directory. On a tmpfs (/dev/shm) the fsync costs nothing: the service's CPU apart from the disk's")
 	flag.StringVar(&o.idPrefix, "id-prefix", "", "prefix of the authorization IDs (default: unique per run, so a long-running target never sees an ID twice)")
 	flag.Parse()
 	if o.idPrefix == "" {
@@ -117,7 +125,7 @@ func run(o options) error {
 		if err := loopback(o.serve); err != nil {
 			return err
 		}
-		a, stop, err := serveInProcess(o.serve)
+		a, stop, err := serveInProcess(o.serve, o.stateParent)
 		if err != nil {
 			return err
 		}
@@ -133,7 +141,7 @@ func run(o options) error {
 	}
 	addr, where := "", "in this process"
 	if o.target == "" {
-		a, stop, err := serveInProcess("127.0.0.1:0")
+		a, stop, err := serveInProcess("127.0.0.1:0", o.stateParent)
 		if err != nil {
 			return err
 		}
@@ -170,7 +178,7 @@ func run(o options) error {
 	}
 	artifacts := make([]string, o.n)
 	var issued atomic.Int64
-	err = phase("authorize", addr, o.conc, o.n, o.d, func(i int) []byte { return reqs[i] }, func(i, status int, body []byte) {
+	err = phase("authorize", addr, o.serverPID, o.conc, o.n, o.d, func(i int) []byte { return reqs[i] }, func(i, status int, body []byte) {
 		if status != http.StatusOK {
 			return
 		}
@@ -205,7 +213,7 @@ func run(o options) error {
 		for k, b := range bodies {
 			reqs[k] = request(addr, "/v1/"+verb, o.executorToken, b)
 		}
-		if err := phase(verb, addr, o.conc, len(reqs), o.d, func(k int) []byte { return reqs[k] }, nil); err != nil {
+		if err := phase(verb, addr, o.serverPID, o.conc, len(reqs), o.d, func(k int) []byte { return reqs[k] }, nil); err != nil {
 			return err
 		}
 	}
@@ -226,9 +234,10 @@ func loopback(addr string) error {
 }
 
 // serveInProcess serves the shipped samples on addr (loopback) in this
-// process, configured as `toolgate serve --standalone` configures it.
-func serveInProcess(addr string) (string, func(), error) {
-	state, err := os.MkdirTemp("", "toolgate-loadgen-")
+// process, configured as `toolgate serve --standalone` configures it, its
+// state in a new directory under parent ("": the temporary directory).
+func serveInProcess(addr, parent string) (string, func(), error) {
+	state, err := os.MkdirTemp(parent, "toolgate-loadgen-")
 	if err != nil {
 		return "", nil, err
 	}
@@ -357,8 +366,8 @@ func request(addr, path, token string, body []byte) []byte {
 }
 
 // artifactOf returns the artifact of an authorize response body: the
-// string after the only "artifact" member name. The service writes it with
-// encoding/json, and an artifact (base64url and dots) is never escaped.
+// string after the only "artifact" member name. The service writes it as
+// encoding/json does, and an artifact (base64url and dots) is never escaped.
 func artifactOf(body []byte) string {
 	const name = `"artifact":"`
 	i := bytes.Index(body, []byte(name))
@@ -510,7 +519,7 @@ func (c *conn) readChunked() error {
 // phase sends req(0..n-1) from conc clients until n requests or d elapse,
 // hands each response to seen (when not nil), and prints the throughput
 // and latency percentiles of the requests made.
-func phase(name, addr string, conc, n int, d time.Duration, req func(i int) []byte, seen func(i, status int, body []byte)) error {
+func phase(name, addr string, pid, conc, n int, d time.Duration, req func(i int) []byte, seen func(i, status int, body []byte)) error {
 	var next atomic.Int64
 	lat := make([][]time.Duration, conc)
 	statuses := make([]map[int]int, conc)
@@ -527,6 +536,10 @@ func phase(name, addr string, conc, n int, d time.Duration, req func(i int) []by
 			}
 		}
 	}()
+	cpu0, err := cpuTime(pid)
+	if err != nil {
+		return err
+	}
 	var wg sync.WaitGroup
 	start := time.Now()
 	deadline := start.Add(d)
@@ -556,6 +569,10 @@ func phase(name, addr string, conc, n int, d time.Duration, req func(i int) []by
 	}
 	wg.Wait()
 	elapsed := time.Since(start)
+	cpu1, err := cpuTime(pid)
+	if err != nil {
+		return err
+	}
 	all := slices.Concat(lat...)
 	slices.Sort(all)
 	count := map[int]int{}
@@ -571,7 +588,39 @@ func phase(name, addr string, conc, n int, d time.Duration, req func(i int) []by
 	fmt.Printf("%-9s %7d requests in %6.2fs: %8.0f req/s  p50 %7s  p99 %7s  max %7s  statuses %v\n",
 		name, len(all), elapsed.Seconds(), float64(len(all))/elapsed.Seconds(),
 		pct(0.50).Round(time.Microsecond), pct(0.99).Round(time.Microsecond), all[len(all)-1].Round(time.Microsecond), count)
+	if pid != 0 {
+		fmt.Printf("%-9s server CPU %.2fs: %6.1f µs per request\n", name, (cpu1 - cpu0).Seconds(),
+			float64((cpu1-cpu0).Microseconds())/float64(len(all)))
+	}
 	return nil
+}
+
+// cpuTime returns the user plus system CPU time of process pid so far,
+// from /proc/PID/stat (fields 14 and 15, in clock ticks of 1/100 s, the
+// USER_HZ of every Linux architecture Go supports); 0 for pid 0.
+func cpuTime(pid int) (time.Duration, error) {
+	if pid == 0 {
+		return 0, nil
+	}
+	raw, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return 0, fmt.Errorf("-server-pid: %w", err)
+	}
+	// The command name (field 2) is in parentheses and may hold spaces.
+	i := bytes.LastIndexByte(raw, ')')
+	if i < 0 {
+		return 0, errors.New("-server-pid: malformed /proc stat")
+	}
+	f := strings.Fields(string(raw[i+1:])) // from field 3
+	if len(f) < 13 {
+		return 0, errors.New("-server-pid: malformed /proc stat")
+	}
+	utime, err1 := strconv.ParseInt(f[11], 10, 64)
+	stime, err2 := strconv.ParseInt(f[12], 10, 64)
+	if err1 != nil || err2 != nil {
+		return 0, errors.New("-server-pid: malformed /proc stat")
+	}
+	return time.Duration(utime+stime) * (time.Second / 100), nil
 }
 
 func readJSON(path string, v any) error {

@@ -1,15 +1,16 @@
 package server
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
-	"hash"
 	"net/http"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/toolgate/toolgate/client"
@@ -95,38 +96,73 @@ func bindingHex(res *host.Result) string {
 // of the arguments and of the intent binding, which the Host hashes as
 // sent. A retry must send those two byte for byte.
 func RequestDigest(req *client.AuthorizeRequest, caller host.Caller) string {
-	h := sha256.New()
-	writeField(h, []byte("toolgate.authorize-request/1"))
-	writeField(h, []byte(caller.Name))
-	groups := slices.Clone(caller.Groups)
-	slices.Sort(groups)
-	groups = slices.Compact(groups)
-	var count [8]byte
-	binary.BigEndian.PutUint64(count[:], uint64(len(groups)))
-	h.Write(count[:])
-	for _, g := range groups {
-		writeField(h, []byte(g))
+	d := digesters.Get().(*requestDigester)
+	defer d.release()
+	// The fields are written into one buffer and hashed at once: the same
+	// octets a streaming hasher would see, without a hash.Hash interface
+	// that every written slice would escape through.
+	b := appendDigestField(d.octets[:0], "toolgate.authorize-request/1")
+	b = appendDigestField(b, caller.Name)
+	d.groups = append(d.groups[:0], caller.Groups...)
+	slices.Sort(d.groups)
+	d.groups = slices.Compact(d.groups)
+	b = binary.BigEndian.AppendUint64(b, uint64(len(d.groups)))
+	for _, g := range d.groups {
+		b = appendDigestField(b, g)
 	}
-	rest := *req
-	rest.Proposal.Arguments, rest.Facts.Intent.Binding = nil, nil
-	body, err := json.Marshal(&rest) // struct order: deterministic
-	if err != nil {
+	d.rest = *req
+	d.rest.Proposal.Arguments, d.rest.Facts.Intent.Binding = nil, nil
+	// Encode writes what Marshal returns (struct order: deterministic;
+	// HTML-safe quoting) and a newline, which is not hashed.
+	if err := d.enc.Encode(&d.rest); err != nil {
 		// Every member is a string, number, bool or a list or struct of
-		// them: Marshal cannot fail. Were it to, the empty digest fails
+		// them: Encode cannot fail. Were it to, the empty digest fails
 		// Claim.Validate and nothing is issued.
 		return ""
 	}
-	writeField(h, body)
-	writeField(h, req.Proposal.Arguments)
-	writeField(h, req.Facts.Intent.Binding)
-	return hex.EncodeToString(h.Sum(nil))
+	b = appendDigestField(b, bytes.TrimSuffix(d.buf.Bytes(), []byte("\n")))
+	b = appendDigestField(b, req.Proposal.Arguments)
+	b = appendDigestField(b, req.Facts.Intent.Binding)
+	d.octets = b
+	sum := sha256.Sum256(b)
+	var out [2 * sha256.Size]byte
+	hex.Encode(out[:], sum[:])
+	return string(out[:])
 }
 
-// writeField writes b after its length, so no two sequences of fields
-// write the same octets.
-func writeField(h hash.Hash, b []byte) {
-	var n [8]byte
-	binary.BigEndian.PutUint64(n[:], uint64(len(b)))
-	h.Write(n[:])
-	h.Write(b)
+// appendDigestField appends f after its length, so no two sequences of
+// fields write the same octets.
+func appendDigestField[T ~string | ~[]byte](b []byte, f T) []byte {
+	return append(binary.BigEndian.AppendUint64(b, uint64(len(f))), f...)
+}
+
+// requestDigester is RequestDigest's reusable state (pooled: a request is
+// encoded on every issuing authorize; the pool only holds memory and never
+// affects a digest): the octets hashed, a copy of the request without its
+// raw members, its encoder and buffer, the groups.
+type requestDigester struct {
+	octets []byte
+	rest   client.AuthorizeRequest
+	buf    bytes.Buffer
+	enc    *json.Encoder
+	groups []string
+}
+
+var digesters = sync.Pool{New: func() any {
+	d := &requestDigester{}
+	d.enc = json.NewEncoder(&d.buf)
+	return d
+}}
+
+// release returns d to the pool without its references to the request's
+// and the caller's strings (the byte buffers are overwritten by the next
+// digest), unless a buffer grew outsized.
+func (d *requestDigester) release() {
+	d.rest = client.AuthorizeRequest{}
+	clear(d.groups[:cap(d.groups)])
+	d.buf.Reset()
+	if cap(d.octets) > 64<<10 || d.buf.Cap() > 64<<10 {
+		return
+	}
+	digesters.Put(d)
 }

@@ -1,8 +1,14 @@
 package server_test
 
 import (
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
 	"encoding/json"
+	"math/rand/v2"
 	"net/http"
+	"reflect"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -297,5 +303,145 @@ func TestRequestDigestIsTheRequestAsDecodedAndItsCaller(t *testing.T) {
 		if got := server.RequestDigest(&r, c); got == want {
 			t.Errorf("%s: the same digest, want another", name)
 		}
+	}
+}
+
+// referenceRequestDigest is RequestDigest as first written (issue 17,
+// item 5), with json.Marshal: the digest is stored in every claim, so its
+// octets must not change across an upgrade, or a retry of a request in
+// flight would be refused as another request.
+func referenceRequestDigest(req *client.AuthorizeRequest, caller host.Caller) string {
+	h := sha256.New()
+	field := func(b []byte) {
+		var n [8]byte
+		binary.BigEndian.PutUint64(n[:], uint64(len(b)))
+		h.Write(n[:])
+		h.Write(b)
+	}
+	field([]byte("toolgate.authorize-request/1"))
+	field([]byte(caller.Name))
+	groups := slices.Compact(slices.Sorted(slices.Values(caller.Groups)))
+	var count [8]byte
+	binary.BigEndian.PutUint64(count[:], uint64(len(groups)))
+	h.Write(count[:])
+	for _, g := range groups {
+		field([]byte(g))
+	}
+	rest := *req
+	rest.Proposal.Arguments, rest.Facts.Intent.Binding = nil, nil
+	body, err := json.Marshal(&rest)
+	if err != nil {
+		panic(err)
+	}
+	field(body)
+	field(req.Proposal.Arguments)
+	field(req.Facts.Intent.Binding)
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// randomize sets every string member of v (a struct, reached through
+// pointers, structs and slices) to a random string of characters JSON
+// quoting treats specially, and fills or empties every list of strings.
+func randomize(r *rand.Rand, v reflect.Value) {
+	pieces := []string{"", "a", "é", "\"", "\\", "\n", "\x00", "<", "&", "\u2028", "\xff", "😀", "sha256:0a"}
+	str := func() string {
+		s := ""
+		for range r.IntN(4) {
+			s += pieces[r.IntN(len(pieces))]
+		}
+		return s
+	}
+	switch v.Kind() {
+	case reflect.Pointer:
+		if !v.IsNil() {
+			randomize(r, v.Elem())
+		}
+	case reflect.Struct:
+		for i := range v.NumField() {
+			randomize(r, v.Field(i))
+		}
+	case reflect.String:
+		if r.IntN(2) == 0 {
+			v.SetString(str())
+		}
+	case reflect.Slice:
+		switch v.Type().Elem().Kind() {
+		case reflect.String:
+			if r.IntN(2) == 0 {
+				var list []string
+				for range r.IntN(3) {
+					list = append(list, str())
+				}
+				v.Set(reflect.ValueOf(list))
+			}
+		case reflect.Uint8: // raw JSON: kept as sent
+		default:
+			for i := range v.Len() {
+				randomize(r, v.Index(i))
+			}
+		}
+	case reflect.Uint64:
+		if r.IntN(2) == 0 {
+			v.SetUint(r.Uint64())
+		}
+	}
+}
+
+// TestRequestDigestIsUnchanged: the pooled RequestDigest writes the same
+// digest as the first, json.Marshal-based one, for every shipped example
+// and randomized members, callers and groups — including from many
+// goroutines at once, which share the pool.
+func TestRequestDigestIsUnchanged(t *testing.T) {
+	t.Parallel()
+	var bases [][]byte // each goroutine decodes its own copy
+	for _, name := range []string{"payment-allow.yaml", "payment-deny.yaml"} {
+		raw, err := json.Marshal(example(t, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		bases = append(bases, raw)
+	}
+	var wg sync.WaitGroup
+	for w := range 4 {
+		wg.Go(func() {
+			r := rand.New(rand.NewPCG(18, uint64(w)))
+			for range 500 {
+				var req client.AuthorizeRequest
+				if err := json.Unmarshal(bases[r.IntN(len(bases))], &req); err != nil {
+					t.Error(err)
+					return
+				}
+				if r.IntN(4) > 0 {
+					randomize(r, reflect.ValueOf(&req))
+				}
+				caller := host.Caller{Name: "system:serviceaccount:payments:payments-agent-runtime"}
+				for range r.IntN(4) {
+					caller.Groups = append(caller.Groups, []string{"a", "b", "c<", "é"}[r.IntN(4)])
+				}
+				if got, want := server.RequestDigest(&req, caller), referenceRequestDigest(&req, caller); got != want {
+					t.Errorf("digest %s, want %s (as before) for %+v", got, want, req)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+}
+
+// BenchmarkRequestDigest: the pooled RequestDigest against the first,
+// json.Marshal-based form, on the shipped example.
+func BenchmarkRequestDigest(b *testing.B) {
+	req := example(b, "payment-allow.yaml")
+	caller := host.Caller{Name: "system:serviceaccount:payments:payments-agent-runtime", Groups: []string{"b", "a"}}
+	for _, f := range []struct {
+		name   string
+		digest func(*client.AuthorizeRequest, host.Caller) string
+	}{{"pooled", server.RequestDigest}, {"marshal", referenceRequestDigest}} {
+		b.Run(f.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				_ = f.digest(&req, caller)
+			}
+		})
 	}
 }

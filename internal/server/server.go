@@ -8,10 +8,8 @@
 package server
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
-	"encoding/json"
 	"errors"
 	"net/http"
 	"strconv"
@@ -69,11 +67,7 @@ func New(cfg Config) (*Server, error) {
 		return nil, errors.New("server: domains, an authenticator and a consumption store are required")
 	}
 	s := &Server{
-		buffers: sync.Pool{New: func() any {
-			r := new(response)
-			r.enc = json.NewEncoder(&r.buf)
-			return r
-		}},
+		buffers: sync.Pool{New: func() any { return &response{buf: make([]byte, 0, 4<<10)} }},
 		bodies:  sync.Pool{New: func() any { return new([]byte) }},
 		domains: cfg.Domains, auth: cfg.Auth, store: cfg.Store, clock: cfg.Clock, log: cfg.Log,
 		limit: cfg.MaxBodyBytes, cache: newRebuildCache(cfg.RebuildCacheEntries),
@@ -455,11 +449,8 @@ func statusOf(err error) int {
 	}
 }
 
-// response is a pooled response buffer with its encoder.
-type response struct {
-	buf bytes.Buffer
-	enc *json.Encoder
-}
+// response is a pooled response buffer.
+type response struct{ buf []byte }
 
 // The values of the constant response headers, shared by every response
 // (net/http only reads them; a handler that added a value would append to
@@ -469,28 +460,35 @@ var (
 	cacheNoStore    = []string{"no-store"}
 )
 
-// writeJSON writes body as the response: encoded into a pooled buffer
+// writeJSON writes body as the response: written into a pooled buffer
 // first, so that the response has a Content-Length and goes out in one
-// write.
+// write. Every body the API has is written by hand (respond.go); any other
+// value is a programming error, answered as an internal error.
 func (s *Server) writeJSON(w http.ResponseWriter, status int, body any) {
 	out := s.buffers.Get().(*response)
 	defer func() {
-		if out.buf.Cap() <= 64<<10 { // keep no outsized buffer
-			out.buf.Reset()
+		if cap(out.buf) <= 64<<10 { // keep no outsized buffer
+			out.buf = out.buf[:0]
 			s.buffers.Put(out)
 		}
 	}()
-	if err := out.enc.Encode(body); err != nil {
-		out.buf.Reset()
+	switch v := body.(type) {
+	case client.AuthorizeResponse:
+		out.buf = appendAuthorizeResponse(out.buf, &v)
+	case client.ValidateResponse:
+		out.buf = appendValidateResponse(out.buf, &v)
+	case client.ErrorResponse:
+		out.buf = appendErrorResponse(out.buf, &v)
+	default:
 		status = http.StatusInternalServerError
-		out.buf.WriteString(`{"error":{"code":"internal","message":"the response could not be encoded"}}` + "\n")
+		out.buf = append(out.buf, `{"error":{"code":"internal","message":"the response could not be encoded"}}`+"\n"...)
 	}
 	h := w.Header()
 	h["Content-Type"] = contentTypeJSON
 	h["Cache-Control"] = cacheNoStore
-	h["Content-Length"] = []string{strconv.Itoa(out.buf.Len())}
+	h["Content-Length"] = []string{strconv.Itoa(len(out.buf))}
 	w.WriteHeader(status)
-	_, _ = w.Write(out.buf.Bytes())
+	_, _ = w.Write(out.buf)
 }
 
 func (s *Server) writeError(w http.ResponseWriter, status int, e client.Error) {
