@@ -95,7 +95,7 @@ func expectCause(err error, reason metav1.CauseType, field string) {
 	for _, c := range se.Status().Details.Causes {
 		got = append(got, string(c.Type)+" at "+c.Field)
 	}
-	Expect(got).To(ContainElement(string(reason)+" at "+field))
+	Expect(got).To(ContainElement(string(reason) + " at " + field))
 }
 
 // sameJSON asserts a and b have equal JSON meaning.
