@@ -36,14 +36,19 @@ func diff(args []string, out io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("NEW: %w", err)
 	}
-	invalid := 0
+	added, invalid := 0, 0
 	for i := range head.HostAuthorities {
 		o := &head.HostAuthorities[i]
-		n, err := diffDomain(out, base, head, o)
+		a, n, err := diffDomain(out, base, head, o)
 		if err != nil {
 			return err
 		}
+		added += a
 		invalid += n
+	}
+	if added == 0 {
+		// Silence would read as "diff did not run" in a pipeline log.
+		fmt.Fprintln(out, "no changes: NEW adds no PolicySnapshot generation to OLD")
 	}
 	if invalid > 0 {
 		return fmt.Errorf("%s is not a valid successor", plural(invalid, "new generation", "new generations"))
@@ -52,38 +57,38 @@ func diff(args []string, out io.Writer) error {
 }
 
 // diffDomain publishes the base tree's generations of one HostAuthority,
-// then each generation only the head has, and reports each.
-func diffDomain(out io.Writer, base, head *manifest.Set, o *v1alpha1.HostAuthority) (int, error) {
+// then each generation only the head has, and reports each. It returns how
+// many generations the head adds and how many of them are invalid.
+func diffDomain(out io.Writer, base, head *manifest.Set, o *v1alpha1.HostAuthority) (added, invalid int, err error) {
 	where := fmt.Sprintf("HostAuthority %s/%s", o.Namespace, o.Name)
 	cfg, err := manifest.HostConfig(o)
 	if err != nil {
-		return 0, fmt.Errorf("%s: %w", where, err)
+		return 0, 0, fmt.Errorf("%s: %w", where, err)
 	}
 	h, err := host.New(cfg)
 	if err != nil {
-		return 0, fmt.Errorf("%s: %w", where, err)
+		return 0, 0, fmt.Errorf("%s: %w", where, err)
 	}
 	admin, _ := manifest.AdministratorOf(o)
 	if err := publication.Into(base, h, o.Namespace, o.Name, admin); err != nil {
-		return 0, fmt.Errorf("OLD: %w", err)
+		return 0, 0, fmt.Errorf("OLD: %w", err)
 	}
-	var added []*v1alpha1.PolicySnapshot
+	var news []*v1alpha1.PolicySnapshot
 	for i := range head.PolicySnapshots {
 		p := &head.PolicySnapshots[i]
 		if p.Namespace != o.Namespace || string(p.Spec.HostAuthorityRef.Name) != o.Name {
 			continue
 		}
 		if _, err := h.Policy(string(p.Spec.SnapshotID), string(p.Spec.SnapshotGeneration)); err != nil {
-			added = append(added, p)
+			news = append(news, p)
 		}
 	}
-	slices.SortFunc(added, func(a, b *v1alpha1.PolicySnapshot) int {
+	slices.SortFunc(news, func(a, b *v1alpha1.PolicySnapshot) int {
 		return cmp.Or(strings.Compare(string(a.Spec.SnapshotID), string(b.Spec.SnapshotID)),
 			cmp.Compare(len(a.Spec.SnapshotGeneration), len(b.Spec.SnapshotGeneration)),
 			strings.Compare(string(a.Spec.SnapshotGeneration), string(b.Spec.SnapshotGeneration)))
 	})
-	invalid := 0
-	for _, p := range added {
+	for _, p := range news {
 		id, gen := string(p.Spec.SnapshotID), string(p.Spec.SnapshotGeneration)
 		next, err := publication.Policy(h, admin, p)
 		if err != nil {
@@ -99,7 +104,7 @@ func diffDomain(out io.Writer, base, head *manifest.Set, o *v1alpha1.HostAuthori
 		fmt.Fprintf(out, "policy snapshot %s generation %s (%s/%s): valid successor\n", id, gen, p.Namespace, p.Name)
 		describe(out, prev, next)
 	}
-	return invalid, nil
+	return len(news), invalid, nil
 }
 
 // describe lists what next changes relative to prev (nil for a first
