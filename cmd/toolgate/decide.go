@@ -8,10 +8,12 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"text/tabwriter"
 
 	"sigs.k8s.io/yaml"
 
 	"github.com/toolgate/toolgate/client"
+	"github.com/toolgate/toolgate/internal/engine/policy"
 	"github.com/toolgate/toolgate/internal/host"
 	"github.com/toolgate/toolgate/internal/manifest"
 	"github.com/toolgate/toolgate/internal/server"
@@ -68,15 +70,25 @@ func decide(args []string, out io.Writer) error {
 		if err != nil {
 			return err
 		}
-		fmt.Fprintln(out, "rules:")
-		for _, rr := range rules {
-			fmt.Fprintf(out, "  %-28s %-20s %-13s %s\n", rr.Rule, rr.Effect, rr.Result, rr.Reason)
-			for _, p := range rr.Predicates {
-				fmt.Fprintf(out, "      %-13s %s\n", p.Result, p)
-			}
-		}
+		printExplanation(out, rules)
 	}
 	return nil
+}
+
+// printExplanation prints every rule and, under it, each of its predicates
+// in the words of the PolicySnapshot manifest (name and operand as the
+// author wrote them), with their results aligned in one column.
+func printExplanation(out io.Writer, rules []policy.RuleResult) {
+	fmt.Fprintln(out, "rules:")
+	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "  rule / predicate\teffect / operand\tresult\treason")
+	for _, rr := range rules {
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\n", rr.Rule, rr.Effect, rr.Result, rr.Reason)
+		for _, p := range rr.Predicates {
+			fmt.Fprintf(tw, "    %s\t%s\t%s\n", p.Predicate, p.Operand(), p.Result)
+		}
+	}
+	tw.Flush()
 }
 
 // parseDecideRequest reads a YAML or JSON request strictly: duplicate keys
