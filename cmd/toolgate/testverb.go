@@ -72,6 +72,10 @@ func testPolicies(args []string, out io.Writer) error {
 	passed, failed := 0, 0
 	for _, f := range files {
 		p, n, err := runTestFile(f, out)
+		var located *manifest.DocumentError
+		if errors.As(err, &located) {
+			return err // it names the file, line and column
+		}
 		if err != nil {
 			return fmt.Errorf("%s: %w", f, err)
 		}
@@ -91,7 +95,13 @@ func runTestFile(path string, out io.Writer) (passed, failed int, err error) {
 	}
 	var tf testFile
 	if err := yaml.UnmarshalStrict(raw, &tf); err != nil {
-		return 0, 0, errors.New("not {manifests, cases: [{name, requestFile | request, expect}]}, or a key appears twice")
+		// The decoder's own text quotes the input; the located error names
+		// the line, column and key path instead.
+		e := manifest.LocateFile(path, raw, "{manifests, cases: [{name, requestFile | request, expect}]}", err, func() any { return new(testFile) })
+		if e.Reason == "" {
+			e.Reason = "unknown field, duplicate key or wrong value type"
+		}
+		return 0, 0, e
 	}
 	if len(tf.Manifests) == 0 || len(tf.Cases) == 0 {
 		return 0, 0, errors.New("a test file names its manifests and at least one case")

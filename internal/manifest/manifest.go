@@ -151,7 +151,9 @@ func (s *Set) add(name string, data []byte) error {
 		}
 		var h header
 		if err := yaml.Unmarshal(raw, &h); err != nil {
-			return fmt.Errorf("%s: document %d: %s", name, doc, notYAMLObject)
+			e := &DocumentError{File: name, Document: doc, What: strings.TrimPrefix(notYAMLObject, "is not ")}
+			e.locate(raw, line, err, nil)
+			return e
 		}
 		if h.APIVersion == "v1" && h.Kind == "Namespace" {
 			// The namespace the manifests live in, installed with them
@@ -162,20 +164,29 @@ func (s *Set) add(name string, data []byte) error {
 			return fmt.Errorf("%s: document %d: apiVersion must be %s", name, doc, v1alpha1.GroupVersion)
 		}
 		var obj metav1.Object
+		var target func() any
 		switch h.Kind {
 		case "ToolRegistry":
 			obj, err = appendDecoded(raw, &s.ToolRegistries)
+			target = func() any { return new(v1alpha1.ToolRegistry) }
 		case "HostAuthority":
 			obj, err = appendDecoded(raw, &s.HostAuthorities)
+			target = func() any { return new(v1alpha1.HostAuthority) }
 		case "PolicySnapshot":
 			obj, err = appendDecoded(raw, &s.PolicySnapshots)
+			target = func() any { return new(v1alpha1.PolicySnapshot) }
 		case "Revocation":
 			obj, err = appendDecoded(raw, &s.Revocations)
+			target = func() any { return new(v1alpha1.Revocation) }
 		default:
 			return fmt.Errorf("%s: document %d: kind is not a toolgate kind this build reads (%s)", name, doc, knownKinds)
 		}
 		if err != nil {
-			return fmt.Errorf("%s: document %d: is not a valid %s document: %s", name, doc, h.Kind, invalidDocument)
+			e := &DocumentError{File: name, Document: doc, What: "a valid " + h.Kind + " document"}
+			if e.locate(raw, line, err, target); e.Reason == "" {
+				e.Reason = invalidDocument
+			}
+			return e
 		}
 		record(h.Kind, obj.GetNamespace(), obj.GetName())
 	}
