@@ -13,7 +13,6 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/toolgate/toolgate/client"
-	"github.com/toolgate/toolgate/internal/engine/policy"
 	"github.com/toolgate/toolgate/internal/host"
 	"github.com/toolgate/toolgate/internal/manifest"
 	"github.com/toolgate/toolgate/internal/server"
@@ -78,7 +77,7 @@ func decide(args []string, out io.Writer) error {
 // printExplanation prints every rule and, under it, each of its predicates
 // in the words of the PolicySnapshot manifest (name and operand as the
 // author wrote them), with their results aligned in one column.
-func printExplanation(out io.Writer, rules []policy.RuleResult) {
+func printExplanation(out io.Writer, rules []host.RuleResult) {
 	fmt.Fprintln(out, "rules:")
 	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "  rule / predicate\teffect / operand\tresult\treason")
