@@ -87,7 +87,7 @@ func printExplanation(out io.Writer, rules []host.RuleResult) {
 			fmt.Fprintf(tw, "    %s\t%s\t%s\n", p.Predicate, p.Operand(), p.Result)
 		}
 	}
-	tw.Flush()
+	_ = tw.Flush() // stdout has nowhere better to report to
 }
 
 // parseDecideRequest reads a YAML or JSON request strictly: duplicate keys
