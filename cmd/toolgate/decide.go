@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 	"text/tabwriter"
 
@@ -52,7 +53,7 @@ func decide(args []string, out io.Writer) error {
 	}
 	wr, err := parseFile(*reqFile, "request", parseDecideRequest)
 	if err != nil {
-		return err
+		return locateRequest(*reqFile, err)
 	}
 	h, err := loadHost(set, wr.HostAuthority.Namespace, wr.HostAuthority.Name)
 	if err != nil {
@@ -88,6 +89,34 @@ func printExplanation(out io.Writer, rules []host.RuleResult) {
 		}
 	}
 	_ = tw.Flush() // stdout has nowhere better to report to
+}
+
+// locateRequest returns err, the rejection of the request file at path, as
+// a manifest.DocumentError at the line and column of the problem when the
+// file's strict decoding places it; else err.
+func locateRequest(path string, err error) error {
+	raw, rerr := os.ReadFile(path)
+	if rerr != nil {
+		return err
+	}
+	derr := func() error {
+		j, err := yaml.YAMLToJSONStrict(raw)
+		if err != nil {
+			return err
+		}
+		dec := json.NewDecoder(bytes.NewReader(j))
+		dec.DisallowUnknownFields()
+		var r decideRequest
+		return dec.Decode(&r)
+	}()
+	if derr == nil {
+		return err
+	}
+	e := manifest.LocateFile(path, raw, "a request (see examples/requests/ for its shape)", derr, func() any { return new(decideRequest) })
+	if e.Reason == "" {
+		return err
+	}
+	return e
 }
 
 // parseDecideRequest reads a YAML or JSON request strictly: duplicate keys

@@ -63,10 +63,22 @@ func TestDecideRejectsWithoutEcho(t *testing.T) {
 		"a caller without roles":  {strings.Replace(string(raw), "payments-agent-runtime", canary, 1), "unauthorized"},
 		"an unknown tenant token": {strings.Replace(string(raw), "tenant: acme", "tenant: "+strings.ToUpper(canary), 1), "malformed"},
 	}
+	// The appended line is the file's last: its line number, column 1.
+	last := strings.Count(string(raw), "\n") + 2
+	if !strings.HasSuffix(string(raw), "\n") {
+		t.Fatal("the sample request no longer ends with a newline")
+	}
+	located := map[string]string{
+		"an unknown field": fmt.Sprintf("req.yaml:%d:1: document 1: is not a request", last),
+		"a duplicated key": fmt.Sprintf("req.yaml:%d:1: document 1: is not a request", last),
+	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			r := runCLI("", "decide", "--manifests", samples(t), "--request", writeFile(t, "req.yaml", tc.content))
+			if want, ok := located[name]; ok && !strings.Contains(r.stderr, want) {
+				t.Errorf("stderr %q does not locate the problem at %q", r.stderr, want)
+			}
 			if r.code != 1 || !strings.Contains(r.stderr, tc.want) {
 				t.Errorf("exit %d, stderr %q; want exit 1 naming %q", r.code, r.stderr, tc.want)
 			}

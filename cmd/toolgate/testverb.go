@@ -153,11 +153,16 @@ func caseRequest(dir string, c testCase) (decideRequest, error) {
 	case c.Request != nil:
 		return *c.Request, nil
 	}
-	raw, err := os.ReadFile(relativeTo(dir, c.RequestFile))
+	p := relativeTo(dir, c.RequestFile)
+	raw, err := os.ReadFile(p)
 	if err != nil {
 		return decideRequest{}, err
 	}
-	return parseDecideRequest(raw)
+	r, err := parseDecideRequest(raw)
+	if err != nil {
+		return r, locateRequest(p, err)
+	}
+	return r, nil
 }
 
 // loadHost creates the Host of one HostAuthority in set and publishes its

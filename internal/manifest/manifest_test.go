@@ -110,7 +110,7 @@ func TestParseIsStrict(t *testing.T) {
 		"an unknown field rejects without echoing its name": {
 			doc:      header + "spec:\n  snapshotID: primary-registry\n  snapshotGeneration: \"1\"\n  secretfield: secret-value-123\n",
 			wantErr:  true,
-			wantText: "f.yaml:7:3: document 1: is not a valid ToolRegistry document: spec: unknown field: a key this kind does not declare here (see docs/crds.md)",
+			wantText: "f.yaml:7:3: document 1: is not a valid ToolRegistry document: spec: unknown field: no such key is declared here",
 		},
 		"an unquoted numeric tool version rejects: versions are strings": {
 			doc:      spec(definition("1", "{kind: object}")),
@@ -135,7 +135,7 @@ func TestParseIsStrict(t *testing.T) {
 		"the document number counts from one across separators": {
 			doc:      spec(definition(`"1"`, "{kind: object}")) + "---\n" + header + "spec: {snapshotID: x, snapshotGeneration: \"1\", secretfield: 1}\n",
 			wantErr:  true,
-			wantText: "f.yaml:26:48: document 2: is not a valid ToolRegistry document: spec: unknown field: a key this kind does not declare here (see docs/crds.md)",
+			wantText: "f.yaml:26:48: document 2: is not a valid ToolRegistry document: spec: unknown field: no such key is declared here",
 		},
 		"a YAML syntax error rejects without echoing the line": {
 			doc:      header + "spec: [secret-value-123\n",

@@ -46,7 +46,7 @@ func (e *DocumentError) Error() string {
 const (
 	reasonSyntax    = "YAML syntax error here"
 	reasonDuplicate = "a key appears twice in this mapping"
-	reasonUnknown   = "unknown field: a key this kind does not declare here (see docs/crds.md)"
+	reasonUnknown   = "unknown field: no such key is declared here"
 	reasonType      = "wrong value type (quote numbers that are strings, e.g. \"1\")"
 )
 
