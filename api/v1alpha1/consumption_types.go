@@ -22,13 +22,13 @@ import (
 // +kubebuilder:printcolumn:name="Authorization",type=string,JSONPath=`.spec.authorizationID`
 // +kubebuilder:printcolumn:name="Expires",type=string,JSONPath=`.spec.expiresAt`
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
-// +kubebuilder:validation:XValidation:rule="self.metadata.name == self.spec.domain + '.' + self.spec.bindingDigest",message="metadata.name must be <spec.domain>.<spec.bindingDigest>"
+// +kubebuilder:validation:XValidation:rule="self.metadata.name == self.spec.domain + '.' + self.spec.bindingDigest",message="metadata.name must be <spec.domain>.<spec.bindingDigest>",fieldPath=".spec.bindingDigest",reason="FieldValueInvalid"
 type Consumption struct {
 	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata,omitempty"`
 
 	// Spec is immutable: a Consumption is a fact, never edited.
-	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="spec is immutable"
+	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="spec is immutable",reason="FieldValueForbidden"
 	Spec ConsumptionSpec `json:"spec"`
 }
 

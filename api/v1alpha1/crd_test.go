@@ -75,8 +75,10 @@ type schemaNode struct {
 	Items                  *schemaNode           `json:"items"`
 	PreserveUnknownFields  *bool                 `json:"x-kubernetes-preserve-unknown-fields"`
 	XKubernetesValidations []struct {
-		Rule    string `json:"rule"`
-		Message string `json:"message"`
+		Rule      string `json:"rule"`
+		Message   string `json:"message"`
+		FieldPath string `json:"fieldPath"`
+		Reason    string `json:"reason"`
 	} `json:"x-kubernetes-validations"`
 }
 
@@ -361,5 +363,56 @@ func TestScheme(t *testing.T) {
 		if !s.Recognizes(SchemeGroupVersion.WithKind(kind)) {
 			t.Errorf("scheme does not recognize %s", kind)
 		}
+	}
+}
+
+// TestCELRulesNameFieldAndReason: every CEL rule names a reason the
+// apiserver reports as the cause type, and a fieldPath, when it has one,
+// reaches a property of the node the rule sits on — the apiserver refuses
+// a CRD whose fieldPath reaches none. A rule tying metadata.name to the
+// spec points at the spec field naming the identity: controller-gen
+// publishes metadata without properties, so ".metadata.name" is no valid
+// fieldPath (docs/decisions.md).
+func TestCELRulesNameFieldAndReason(t *testing.T) {
+	t.Parallel()
+	reasons := []string{"FieldValueRequired", "FieldValueInvalid", "FieldValueForbidden", "FieldValueDuplicate"}
+	files, err := filepath.Glob(filepath.Join(crdDir, "*.yaml"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no CRDs in %s: %v", crdDir, err)
+	}
+	nameRules := 0
+	for _, f := range files {
+		c := loadCRD(t, filepath.Base(f))
+		for _, v := range c.Spec.Versions {
+			walk(c.Spec.Names.Kind, v.Schema.OpenAPIV3Schema, func(path string, n schemaNode) {
+				for _, xv := range n.XKubernetesValidations {
+					if !slices.Contains(reasons, xv.Reason) {
+						t.Errorf("%s: rule %q has reason %q, want one of %v", path, xv.Rule, xv.Reason, reasons)
+					}
+					if strings.Contains(xv.Rule, "self.metadata.name") {
+						nameRules++
+						if !strings.HasPrefix(xv.FieldPath, ".spec.") {
+							t.Errorf("%s: the name rule has fieldPath %q, want the spec field naming the identity", path, xv.FieldPath)
+						}
+					}
+					if xv.FieldPath == "" {
+						continue
+					}
+					at := n
+					for _, seg := range strings.Split(strings.TrimPrefix(xv.FieldPath, "."), ".") {
+						next, ok := at.Properties[seg]
+						if !ok {
+							t.Errorf("%s: rule %q has fieldPath %q, which reaches no property", path, xv.Rule, xv.FieldPath)
+							break
+						}
+						at = next
+					}
+				}
+			})
+		}
+	}
+	// ToolRegistry, PolicySnapshot, HostAuthority, Consumption, IdentityClaim.
+	if nameRules != 5 {
+		t.Errorf("found %d name rules, want 5", nameRules)
 	}
 }

@@ -17,13 +17,13 @@ import (
 // +kubebuilder:printcolumn:name="Authority",type=string,JSONPath=`.spec.authorityID`
 // +kubebuilder:printcolumn:name="Ready",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].status`
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
-// +kubebuilder:validation:XValidation:rule="self.metadata.name == self.spec.authorityID",message="metadata.name must equal spec.authorityID"
+// +kubebuilder:validation:XValidation:rule="self.metadata.name == self.spec.authorityID",message="metadata.name must equal spec.authorityID",fieldPath=".spec.authorityID",reason="FieldValueInvalid"
 type HostAuthority struct {
 	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata,omitempty"`
 
 	// Spec is immutable: a new generation is a new object.
-	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="spec is immutable: publish a new generation as a new object"
+	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="spec is immutable: publish a new generation as a new object",reason="FieldValueForbidden"
 	Spec HostAuthoritySpec `json:"spec"`
 	// Status is written only by the controller.
 	// +optional
@@ -85,7 +85,7 @@ type HostAuthoritySpec struct {
 
 // SupersededGrace bounds how far behind the current generation a new
 // Authorization may select. When both bounds are set, both must hold.
-// +kubebuilder:validation:XValidation:rule="has(self.generations) || has(self.seconds)",message="set generations, seconds, or both"
+// +kubebuilder:validation:XValidation:rule="has(self.generations) || has(self.seconds)",message="set generations, seconds, or both",reason="FieldValueRequired"
 type SupersededGrace struct {
 	// Generations is how many generations behind the current one stay
 	// selectable: 1–16 as canonical decimal text, e.g. "1" (the previous
@@ -110,7 +110,7 @@ type RoleBinding struct {
 }
 
 // Subject names one Kubernetes identity, as in RBAC.
-// +kubebuilder:validation:XValidation:rule="self.kind == 'ServiceAccount' || !has(self.namespace)",message="only a ServiceAccount subject has a namespace"
+// +kubebuilder:validation:XValidation:rule="self.kind == 'ServiceAccount' || !has(self.namespace)",message="only a ServiceAccount subject has a namespace",fieldPath=".namespace",reason="FieldValueForbidden"
 type Subject struct {
 	// Kind is the kind of identity.
 	Kind SubjectKind `json:"kind"`

@@ -28,7 +28,7 @@ type LowerToken string
 // +kubebuilder:validation:MinLength=1
 // +kubebuilder:validation:MaxLength=20
 // +kubebuilder:validation:Pattern=`^[1-9][0-9]{0,19}$`
-// +kubebuilder:validation:XValidation:rule="size(self) < 20 || self <= '18446744073709551615'",message="a generation is at most 18446744073709551615 (2^64-1)"
+// +kubebuilder:validation:XValidation:rule="size(self) < 20 || self <= '18446744073709551615'",message="a generation is at most 18446744073709551615 (2^64-1)",reason="FieldValueInvalid"
 type Generation string
 
 // ToolIdentifier is a Section 49 Tool Identifier: 2–8 dot-separated

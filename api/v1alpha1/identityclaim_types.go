@@ -24,13 +24,13 @@ import (
 // +kubebuilder:printcolumn:name="Authorization",type=string,JSONPath=`.spec.authorizationID`
 // +kubebuilder:printcolumn:name="Expires",type=string,JSONPath=`.spec.expiresAt`
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
-// +kubebuilder:validation:XValidation:rule="self.metadata.name == self.spec.domain + '.' + self.spec.identity + '.' + (self.spec.identity == 'authorization' ? self.spec.authorizationID : self.spec.identity == 'replay' ? self.spec.replayID : self.spec.consumptionID)",message="metadata.name must be <spec.domain>.<spec.identity>.<the claimed identity>"
+// +kubebuilder:validation:XValidation:rule="self.metadata.name == self.spec.domain + '.' + self.spec.identity + '.' + (self.spec.identity == 'authorization' ? self.spec.authorizationID : self.spec.identity == 'replay' ? self.spec.replayID : self.spec.consumptionID)",message="metadata.name must be <spec.domain>.<spec.identity>.<the claimed identity>",fieldPath=".spec.identity",reason="FieldValueInvalid"
 type IdentityClaim struct {
 	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata,omitempty"`
 
 	// Spec is immutable: a claim is a fact, never edited.
-	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="spec is immutable"
+	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="spec is immutable",reason="FieldValueForbidden"
 	Spec IdentityClaimSpec `json:"spec"`
 }
 

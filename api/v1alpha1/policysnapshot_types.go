@@ -20,13 +20,13 @@ import (
 // +kubebuilder:printcolumn:name="HostAuthority",type=string,JSONPath=`.spec.hostAuthorityRef.name`
 // +kubebuilder:printcolumn:name="Ready",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].status`
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
-// +kubebuilder:validation:XValidation:rule="self.metadata.name == self.spec.snapshotID + '-' + self.spec.snapshotGeneration",message="metadata.name must be <spec.snapshotID>-<spec.snapshotGeneration>"
+// +kubebuilder:validation:XValidation:rule="self.metadata.name == self.spec.snapshotID + '-' + self.spec.snapshotGeneration",message="metadata.name must be <spec.snapshotID>-<spec.snapshotGeneration>",fieldPath=".spec.snapshotID",reason="FieldValueInvalid"
 type PolicySnapshot struct {
 	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata,omitempty"`
 
 	// Spec is immutable: a new generation is a new object.
-	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="spec is immutable: publish a new generation as a new object"
+	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="spec is immutable: publish a new generation as a new object",reason="FieldValueForbidden"
 	Spec PolicySnapshotSpec `json:"spec"`
 	// Status is written only by the controller.
 	// +optional
@@ -96,7 +96,7 @@ type PolicyDefinition struct {
 }
 
 // PolicyRule is one Policy Rule.
-// +kubebuilder:validation:XValidation:rule="self.effect == 'deny' ? !has(self.scope) : has(self.scope)",message="scope is required for allow and requireConfirmation and forbidden for deny"
+// +kubebuilder:validation:XValidation:rule="self.effect == 'deny' ? !has(self.scope) : has(self.scope)",message="scope is required for allow and requireConfirmation and forbidden for deny",fieldPath=".scope",reason="FieldValueInvalid"
 type PolicyRule struct {
 	// ID is the rule identity, unique within its policy: a lower-token of
 	// 1–64 octets (Sections 39 and 49).
@@ -149,8 +149,8 @@ type PolicyScope struct {
 }
 
 // Obligation is one inert obligation.
-// +kubebuilder:validation:XValidation:rule="self.kind == 'maximumEvaluationAgeSeconds' ? has(self.seconds) : !has(self.seconds)",message="seconds is required for maximumEvaluationAgeSeconds and forbidden for every other kind"
-// +kubebuilder:validation:XValidation:rule="self.kind == 'requireCompleteInfluenceBoundary' ? has(self.boundary) : !has(self.boundary)",message="boundary is required for requireCompleteInfluenceBoundary and forbidden for every other kind"
+// +kubebuilder:validation:XValidation:rule="self.kind == 'maximumEvaluationAgeSeconds' ? has(self.seconds) : !has(self.seconds)",message="seconds is required for maximumEvaluationAgeSeconds and forbidden for every other kind",fieldPath=".seconds",reason="FieldValueInvalid"
+// +kubebuilder:validation:XValidation:rule="self.kind == 'requireCompleteInfluenceBoundary' ? has(self.boundary) : !has(self.boundary)",message="boundary is required for requireCompleteInfluenceBoundary and forbidden for every other kind",fieldPath=".boundary",reason="FieldValueInvalid"
 type Obligation struct {
 	// Kind is the obligation kind.
 	Kind ObligationKind `json:"kind"`

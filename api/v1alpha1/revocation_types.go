@@ -26,7 +26,7 @@ type Revocation struct {
 	metav1.ObjectMeta `json:"metadata,omitempty"`
 
 	// Spec is immutable: a revocation is never edited or withdrawn.
-	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="spec is immutable: a revocation is never edited or withdrawn"
+	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="spec is immutable: a revocation is never edited or withdrawn",reason="FieldValueForbidden"
 	Spec RevocationSpec `json:"spec"`
 	// Status is written only by the controller.
 	// +optional
@@ -43,7 +43,7 @@ type RevocationList struct {
 }
 
 // RevocationSpec names the domain and exactly one target.
-// +kubebuilder:validation:XValidation:rule="(has(self.policySnapshot) ? 1 : 0) + (has(self.toolRegistry) ? 1 : 0) + (has(self.tool) ? 1 : 0) + (has(self.authorization) ? 1 : 0) + (has(self.signingKey) ? 1 : 0) == 1",message="name exactly one of policySnapshot, toolRegistry, tool, authorization, signingKey"
+// +kubebuilder:validation:XValidation:rule="(has(self.policySnapshot) ? 1 : 0) + (has(self.toolRegistry) ? 1 : 0) + (has(self.tool) ? 1 : 0) + (has(self.authorization) ? 1 : 0) + (has(self.signingKey) ? 1 : 0) == 1",message="name exactly one of policySnapshot, toolRegistry, tool, authorization, signingKey",reason="FieldValueInvalid"
 type RevocationSpec struct {
 	// HostAuthorityRef names the HostAuthority, in the same namespace, whose
 	// domain the revocation applies to.

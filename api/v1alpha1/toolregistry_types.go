@@ -18,13 +18,13 @@ import (
 // +kubebuilder:printcolumn:name="Generation",type=string,JSONPath=`.spec.snapshotGeneration`
 // +kubebuilder:printcolumn:name="Ready",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].status`
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
-// +kubebuilder:validation:XValidation:rule="self.metadata.name == self.spec.snapshotID + '-' + self.spec.snapshotGeneration",message="metadata.name must be <spec.snapshotID>-<spec.snapshotGeneration>"
+// +kubebuilder:validation:XValidation:rule="self.metadata.name == self.spec.snapshotID + '-' + self.spec.snapshotGeneration",message="metadata.name must be <spec.snapshotID>-<spec.snapshotGeneration>",fieldPath=".spec.snapshotID",reason="FieldValueInvalid"
 type ToolRegistry struct {
 	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata,omitempty"`
 
 	// Spec is immutable: a new generation is a new object.
-	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="spec is immutable: publish a new generation as a new object"
+	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="spec is immutable: publish a new generation as a new object",reason="FieldValueForbidden"
 	Spec ToolRegistrySpec `json:"spec"`
 	// Status is written only by the controller.
 	// +optional

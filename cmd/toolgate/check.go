@@ -44,9 +44,35 @@ func check(set *manifest.Set) *checked {
 	report := func(kind string, o metaObject, err error) {
 		c.problems = append(c.problems, located(set, &objectError{kind: kind, namespace: o.GetNamespace(), name: o.GetName(), err: err}))
 	}
+	// Two documents naming one object would be one object on the
+	// apiserver, the second an edit of the first.
+	c.problems = append(c.problems, set.Duplicates()...)
+	// Two objects of different names claiming one identity: the name rule
+	// rejects at least one; this names the other too.
+	claimed := map[string]string{}
+	claim := func(kind string, o metaObject, identity, path, what string) error {
+		k := kind + "\x00" + o.GetNamespace() + "\x00" + identity
+		first, ok := claimed[k]
+		if !ok {
+			claimed[k] = o.GetName()
+			return nil
+		}
+		if first == o.GetName() {
+			return nil // set.Duplicates reports it
+		}
+		where, _ := set.Where(kind, o.GetNamespace(), first)
+		return fault.At(path, fault.Duplicate, "another "+kind+" in this namespace, at "+where+", claims this "+what)
+	}
 	for i := range set.HostAuthorities {
 		o := &set.HostAuthorities[i]
 		c.objects++
+		if err := claim("HostAuthority", o, string(o.Spec.AuthorityID), "spec.authorityID", "authority identity"); err != nil {
+			errs := fault.Errors{}
+			errs.Add("", manifest.CheckHostAuthorityName(o))
+			errs.Add("", err)
+			report("HostAuthority", o, errs.Err())
+			continue
+		}
 		err := manifest.CheckHostAuthorityName(o)
 		var cfg host.Config
 		if err == nil {
@@ -69,17 +95,22 @@ func check(set *manifest.Set) *checked {
 	for i := range set.ToolRegistries {
 		o := &set.ToolRegistries[i]
 		c.objects++
-		if err := manifest.CheckConfirmed(o); err != nil {
-			report("ToolRegistry", o, err)
-			continue
-		}
-		d, err := manifest.RegistryDraft(o.Spec)
+		var errs fault.Errors
+		errs.Add("", manifest.CheckRegistryName(o))
+		errs.Add("", claim("ToolRegistry", o, string(o.Spec.SnapshotID)+"\x00"+string(o.Spec.SnapshotGeneration),
+			"spec.snapshotGeneration", "snapshot identity and generation"))
 		var s *host.RegistrySnapshot
-		if err == nil {
-			s, err = host.PublishRegistryDraft(d)
+		if err := manifest.CheckConfirmed(o); err != nil {
+			errs.Add("", err)
+		} else {
+			d, err := manifest.RegistryDraft(o.Spec)
+			if err == nil {
+				s, err = host.PublishRegistryDraft(d)
+			}
+			errs.Add("", manifest.SpecFault(err))
 		}
-		if err != nil {
-			report("ToolRegistry", o, manifest.SpecFault(err))
+		if err := errs.Err(); err != nil {
+			report("ToolRegistry", o, err)
 			continue
 		}
 		c.registries = append(c.registries, s)
@@ -90,6 +121,16 @@ func check(set *manifest.Set) *checked {
 	}
 	for _, o := range publication.InGenerationOrder(policies) {
 		c.objects++
+		if err := claim("PolicySnapshot", o, string(o.Spec.SnapshotID)+"\x00"+string(o.Spec.SnapshotGeneration),
+			"spec.snapshotGeneration", "snapshot identity and generation"); err != nil {
+			// Not published: the generation is already claimed.
+			_, derr := publication.Draft(o)
+			errs := fault.Errors{}
+			errs.Add("", derr)
+			errs.Add("", err)
+			report("PolicySnapshot", o, errs.Err())
+			continue
+		}
 		h := c.host(o.Namespace, string(o.Spec.HostAuthorityRef.Name))
 		if h == nil {
 			// Without a domain only the rules that need none apply; every

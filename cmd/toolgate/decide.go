@@ -7,7 +7,9 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"strings"
+	"text/tabwriter"
 
 	"sigs.k8s.io/yaml"
 
@@ -53,7 +55,7 @@ func decide(args []string, out io.Writer) error {
 	}
 	wr, err := parseFile(*reqFile, "request", parseDecideRequest)
 	if err != nil {
-		return err
+		return locateRequest(*reqFile, err)
 	}
 	h, err := loadHost(set, wr.HostAuthority.Namespace, wr.HostAuthority.Name)
 	if err != nil {
@@ -73,13 +75,7 @@ func decide(args []string, out io.Writer) error {
 		if err != nil {
 			return err
 		}
-		fmt.Fprintln(out, "rules:")
-		for _, rr := range rules {
-			fmt.Fprintf(out, "  %-28s %-20s %-13s %s\n", rr.Rule, rr.Effect, rr.Result, rr.Reason)
-			for _, p := range rr.Predicates {
-				fmt.Fprintf(out, "      %-13s %s\n", p.Result, p)
-			}
-		}
+		printExplanation(out, rules)
 	}
 	return denied(res)
 }
@@ -93,6 +89,50 @@ func denied(res *host.Result) error {
 		return errDenied
 	}
 	return nil
+}
+
+// printExplanation prints every rule and, under it, each of its predicates
+// in the words of the PolicySnapshot manifest (name and operand as the
+// author wrote them), with their results aligned in one column.
+func printExplanation(out io.Writer, rules []host.RuleResult) {
+	fmt.Fprintln(out, "rules:")
+	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "  rule / predicate\teffect / operand\tresult\treason")
+	for _, rr := range rules {
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\n", rr.Rule, rr.Effect, rr.Result, rr.Reason)
+		for _, p := range rr.Predicates {
+			fmt.Fprintf(tw, "    %s\t%s\t%s\n", p.Predicate, p.Operand(), p.Result)
+		}
+	}
+	_ = tw.Flush() // stdout has nowhere better to report to
+}
+
+// locateRequest returns err, the rejection of the request file at path, as
+// a manifest.DocumentError at the line and column of the problem when the
+// file's strict decoding places it; else err.
+func locateRequest(path string, err error) error {
+	raw, rerr := os.ReadFile(path)
+	if rerr != nil {
+		return err
+	}
+	derr := func() error {
+		j, err := yaml.YAMLToJSONStrict(raw)
+		if err != nil {
+			return err
+		}
+		dec := json.NewDecoder(bytes.NewReader(j))
+		dec.DisallowUnknownFields()
+		var r decideRequest
+		return dec.Decode(&r)
+	}()
+	if derr == nil {
+		return err
+	}
+	e := manifest.LocateFile(path, raw, "a request (see examples/requests/ for its shape)", derr, func() any { return new(decideRequest) })
+	if e.Reason == "" {
+		return err
+	}
+	return e
 }
 
 // parseDecideRequest reads a YAML or JSON request strictly: duplicate keys
@@ -216,7 +256,7 @@ func writeDecision(out io.Writer, mode string, h *host.Host, r host.AuthorizeReq
 			e := explainedRule{Rule: rr.Rule.String(), Effect: rr.Effect.String(), Result: rr.Result.String(),
 				Reason: rr.Reason.String(), Predicates: []explainedPredicate{}}
 			for _, p := range rr.Predicates {
-				e.Predicates = append(e.Predicates, explainedPredicate{Predicate: p.Predicate.String(), Operand: p.Operand, Result: p.Result.String()})
+				e.Predicates = append(e.Predicates, explainedPredicate{Predicate: p.Predicate.String(), Operand: p.Operand(), Result: p.Result.String()})
 			}
 			doc.Rules = append(doc.Rules, e)
 		}

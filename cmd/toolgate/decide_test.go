@@ -1,10 +1,16 @@
 package main
 
 import (
+	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"sigs.k8s.io/yaml"
 
 	"github.com/toolgate/toolgate/internal/testutil"
 )
@@ -58,10 +64,22 @@ func TestDecideRejectsWithoutEcho(t *testing.T) {
 		"a caller without roles":  {strings.Replace(string(raw), "payments-agent-runtime", canary, 1), "unauthorized"},
 		"an unknown tenant token": {strings.Replace(string(raw), "tenant: acme", "tenant: "+strings.ToUpper(canary), 1), "malformed"},
 	}
+	// The appended line is the file's last: its line number, column 1.
+	last := strings.Count(string(raw), "\n") + 2
+	if !strings.HasSuffix(string(raw), "\n") {
+		t.Fatal("the sample request no longer ends with a newline")
+	}
+	located := map[string]string{
+		"an unknown field": fmt.Sprintf("req.yaml:%d:1: document 1: is not a request", last),
+		"a duplicated key": fmt.Sprintf("req.yaml:%d:1: document 1: is not a request", last),
+	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			r := runCLI("", "decide", "--manifests", samples(t), "--request", writeFile(t, "req.yaml", tc.content))
+			if want, ok := located[name]; ok && !strings.Contains(r.stderr, want) {
+				t.Errorf("stderr %q does not locate the problem at %q", r.stderr, want)
+			}
 			if r.code != 1 || !strings.Contains(r.stderr, tc.want) {
 				t.Errorf("exit %d, stderr %q; want exit 1 naming %q", r.code, r.stderr, tc.want)
 			}
@@ -70,4 +88,118 @@ func TestDecideRejectsWithoutEcho(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestExplainSpeaksThePolicysWords: --explain lists every rule of the
+// selected policy and, under it, each predicate as its manifest names it —
+// the predicate name and an operand that, read as YAML, is the operand the
+// author wrote (collection operands compared as sets) — with every result
+// in one aligned column. The expectations come from parsing the
+// PolicySnapshot manifest, not from earlier output.
+func TestExplainSpeaksThePolicysWords(t *testing.T) {
+	t.Parallel()
+	raw, err := os.ReadFile(filepath.Join(samples(t), "stk_v1alpha1_policysnapshot.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var snap struct {
+		Spec struct {
+			Policies []struct {
+				Rules []struct {
+					ID        string         `json:"id"`
+					Condition map[string]any `json:"condition"`
+				} `json:"rules"`
+			} `json:"policies"`
+		} `json:"spec"`
+	}
+	if err := yaml.Unmarshal(raw, &snap); err != nil || len(snap.Spec.Policies) != 1 {
+		t.Fatalf("the first sample generation no longer holds one policy: %v", err)
+	}
+	// want: rule → its predicates, each "name {operand as normalized YAML}".
+	want := map[string][]string{}
+	var walk func(rule string, c map[string]any)
+	walk = func(rule string, c map[string]any) {
+		if p, ok := c["predicate"].(map[string]any); ok {
+			want[rule] = append(want[rule], predicateKey(t, p))
+			return
+		}
+		for _, k := range []string{"all", "any"} {
+			children, _ := c[k].([]any)
+			for _, ch := range children {
+				walk(rule, ch.(map[string]any))
+			}
+		}
+	}
+	for _, r := range snap.Spec.Policies[0].Rules {
+		walk(r.ID, r.Condition)
+	}
+
+	r := runCLI("", "decide", "--manifests", samples(t), "--request",
+		filepath.Join(testutil.RepoRoot(t), "examples", "requests", "payment-deny.yaml"), "--explain")
+	if r.code != 1 { // a deny exits 1
+
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	_, table, ok := strings.Cut(r.stdout, "rules:\n")
+	if !ok {
+		t.Fatalf("no rules section:\n%s", r.stdout)
+	}
+	lines := strings.Split(strings.TrimRight(table, "\n"), "\n")
+	header := lines[0]
+	opAt, resAt := strings.Index(header, "effect / operand"), strings.Index(header, "result")
+	if opAt < 0 || resAt < 0 {
+		t.Fatalf("header %q lacks the operand or result column", header)
+	}
+	results := []string{"matched", "notMatched", "indeterminate"}
+	got := map[string][]string{}
+	rule := ""
+	for _, l := range lines[1:] {
+		if len(l) <= resAt || l[resAt-1] != ' ' {
+			t.Errorf("line %q does not reach the result column at %d", l, resAt)
+			continue
+		}
+		res, _, _ := strings.Cut(l[resAt:], " ")
+		if !slices.Contains(results, res) {
+			t.Errorf("line %q: %q in the result column", l, res)
+		}
+		name, operand := strings.TrimSpace(l[:opAt]), strings.TrimSpace(l[opAt:resAt])
+		if !strings.HasPrefix(l, "    ") {
+			rule = name
+			continue
+		}
+		var p map[string]any
+		if err := yaml.Unmarshal([]byte("{"+operand+"}"), &p); err != nil {
+			t.Errorf("rule %s: operand %q is not the manifest's YAML: %v", rule, operand, err)
+			continue
+		}
+		p["name"] = name
+		got[rule] = append(got[rule], predicateKey(t, p))
+	}
+	for _, m := range []map[string][]string{want, got} {
+		for _, ps := range m {
+			slices.Sort(ps)
+		}
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("explained predicates (-manifest +explained):\n%s\n%s", diff, r.stdout)
+	}
+}
+
+// predicateKey is a predicate mapping as canonical JSON, its collection
+// operand sorted (a set).
+func predicateKey(t *testing.T, p map[string]any) string {
+	t.Helper()
+	if vs, ok := p["values"].([]any); ok {
+		s := make([]string, len(vs))
+		for i, v := range vs {
+			s[i] = fmt.Sprint(v)
+		}
+		slices.Sort(s)
+		p["values"] = s
+	}
+	b, err := json.Marshal(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }

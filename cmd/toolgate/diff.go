@@ -44,21 +44,26 @@ func diff(args []string, out io.Writer) error {
 	if mode != formatText {
 		text = io.Discard
 	}
-	invalid := 0
+	added, invalid := 0, 0
 	rep := diffReport{Generations: []generationDiff{}}
 	for i := range head.HostAuthorities {
 		o := &head.HostAuthorities[i]
-		n, err := diffDomain(text, base, head, o, &rep.Generations)
+		a, n, err := diffDomain(text, base, head, o, &rep.Generations)
 		if err != nil {
 			return err
 		}
+		added += a
 		invalid += n
 	}
-	if mode != formatText {
+	switch {
+	case mode != formatText:
 		rep.Valid = invalid == 0
 		if err := emit(out, mode, rep); err != nil {
 			return err
 		}
+	case added == 0:
+		// Silence would read as "diff did not run" in a pipeline log.
+		fmt.Fprintln(out, "no changes: NEW adds no PolicySnapshot generation to OLD")
 	}
 	if invalid > 0 {
 		return fmt.Errorf("%s is not a valid successor", plural(invalid, "new generation", "new generations"))
@@ -87,38 +92,39 @@ type generationDiff struct {
 }
 
 // diffDomain publishes the base tree's generations of one HostAuthority,
-// then each generation only the head has, and reports each.
-func diffDomain(out io.Writer, base, head *manifest.Set, o *v1alpha1.HostAuthority, rep *[]generationDiff) (int, error) {
+// then each generation only the head has, and reports each (to out, and
+// as entries of rep). It returns how many generations the head adds and how
+// many of them are invalid.
+func diffDomain(out io.Writer, base, head *manifest.Set, o *v1alpha1.HostAuthority, rep *[]generationDiff) (added, invalid int, err error) {
 	where := fmt.Sprintf("HostAuthority %s/%s", o.Namespace, o.Name)
 	cfg, err := manifest.HostConfig(o)
 	if err != nil {
-		return 0, fmt.Errorf("%s: %w", where, err)
+		return 0, 0, fmt.Errorf("%s: %w", where, err)
 	}
 	h, err := host.New(cfg)
 	if err != nil {
-		return 0, fmt.Errorf("%s: %w", where, err)
+		return 0, 0, fmt.Errorf("%s: %w", where, err)
 	}
 	admin, _ := manifest.AdministratorOf(o)
 	if err := publication.Into(base, h, o.Namespace, o.Name, admin); err != nil {
-		return 0, fmt.Errorf("OLD: %w", err)
+		return 0, 0, fmt.Errorf("OLD: %w", err)
 	}
-	var added []*v1alpha1.PolicySnapshot
+	var news []*v1alpha1.PolicySnapshot
 	for i := range head.PolicySnapshots {
 		p := &head.PolicySnapshots[i]
 		if p.Namespace != o.Namespace || string(p.Spec.HostAuthorityRef.Name) != o.Name {
 			continue
 		}
 		if _, err := h.Policy(string(p.Spec.SnapshotID), string(p.Spec.SnapshotGeneration)); err != nil {
-			added = append(added, p)
+			news = append(news, p)
 		}
 	}
-	slices.SortFunc(added, func(a, b *v1alpha1.PolicySnapshot) int {
+	slices.SortFunc(news, func(a, b *v1alpha1.PolicySnapshot) int {
 		return cmp.Or(strings.Compare(string(a.Spec.SnapshotID), string(b.Spec.SnapshotID)),
 			cmp.Compare(len(a.Spec.SnapshotGeneration), len(b.Spec.SnapshotGeneration)),
 			strings.Compare(string(a.Spec.SnapshotGeneration), string(b.Spec.SnapshotGeneration)))
 	})
-	invalid := 0
-	for _, p := range added {
+	for _, p := range news {
 		id, gen := string(p.Spec.SnapshotID), string(p.Spec.SnapshotGeneration)
 		g := generationDiff{Object: objName(p.Namespace, p.Name), SnapshotID: id, Generation: gen}
 		next, err := publication.Policy(h, admin, p)
@@ -144,7 +150,7 @@ func diffDomain(out io.Writer, base, head *manifest.Set, o *v1alpha1.HostAuthori
 		}
 		*rep = append(*rep, g)
 	}
-	return invalid, nil
+	return len(news), invalid, nil
 }
 
 // describe lists what next changes relative to prev (nil for a first

@@ -46,8 +46,8 @@ func TestDiffShowsWhatAGenerationChanges(t *testing.T) {
 			t.Errorf("diff lacks %q:\n%s", want, r.stdout)
 		}
 	}
-	if r := runCLI("", "diff", old, old); r.code != 0 || r.stdout != "" {
-		t.Errorf("no new generation: exit %d, stdout %q", r.code, r.stdout)
+	if r := runCLI("", "diff", old, old); r.code != 0 || r.stdout != "no changes: NEW adds no PolicySnapshot generation to OLD\n" {
+		t.Errorf("identical trees: exit %d, stdout %q; want exit 0 saying there are no changes", r.code, r.stdout)
 	}
 
 	head := copySamples(t, append(base, "stk_v1alpha1_policysnapshot_generation2.yaml")...)

@@ -120,7 +120,7 @@ func TestRegistryValidateRejectsWithoutEcho(t *testing.T) {
 		"spec:\n  snapshotID: primary-registry\n  snapshotGeneration: \"1\"\n  secretfield: x\n"
 	p := writeFile(t, "bad.yaml", doc)
 	r := runCLI("", "registry", "validate", p)
-	oneLine(t, r, 1, "bad.yaml: document 1: is not a valid ToolRegistry document")
+	oneLine(t, r, 1, "bad.yaml:7:3: document 1: is not a valid ToolRegistry document: spec: unknown field")
 	if strings.Contains(r.stderr, "secretfield") {
 		t.Errorf("stderr echoes the unknown field name: %q", r.stderr)
 	}

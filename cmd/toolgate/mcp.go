@@ -6,7 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"log/slog"
 	"net"
 	"net/http"
 	"os"
@@ -97,7 +96,7 @@ func mcpGateway(ctx context.Context, args []string, stderr io.Writer) error {
 			return &mcp.StreamableClientTransport{Endpoint: u, MaxRetries: -1, HTTPClient: hc}
 		}
 	}
-	logger := slog.New(slog.NewJSONHandler(stderr, nil))
+	logger := processLogger(stderr)
 	g, err := mcpgate.New(cfg, mcpgate.Options{Connect: connect, Recheck: *recheck, CallTimeout: *callTimeout, Logger: logger})
 	if err != nil {
 		return err

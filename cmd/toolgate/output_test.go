@@ -208,10 +208,13 @@ func TestValidateOutputsParse(t *testing.T) {
 		t.Parallel()
 		dir := invalidSamples(t)
 		rep, r := parseBoth[docValidation](t, "validate", "-f", dir)
-		want := []docFinding{{
-			File: filepath.Join(dir, "stk_v1alpha1_toolregistry.yaml"), Line: 13, Kind: "ToolRegistry",
-			Object: "payments/primary-registry-1", Path: "spec.snapshotID", Reason: "malformed",
-		}}
+		// The malformed identity also breaks the name = identity rule
+		// (metadata.name is <snapshotID>-<snapshotGeneration>): two findings.
+		file := filepath.Join(dir, "stk_v1alpha1_toolregistry.yaml")
+		want := []docFinding{
+			{File: file, Line: 10, Kind: "ToolRegistry", Object: "payments/primary-registry-1", Path: "metadata.name", Reason: "mismatch"},
+			{File: file, Line: 13, Kind: "ToolRegistry", Object: "payments/primary-registry-1", Path: "spec.snapshotID", Reason: "malformed"},
+		}
 		got := rep.Findings
 		for i := range got {
 			if got[i].Message == "" {
@@ -219,7 +222,7 @@ func TestValidateOutputsParse(t *testing.T) {
 			}
 			got[i].Message = ""
 		}
-		if r.code != 1 || rep.Valid || rep.Invalid != 1 {
+		if r.code != 1 || rep.Valid || rep.Invalid != 1 { // one object invalid
 			t.Errorf("exit %d, %+v", r.code, rep)
 		}
 		if d := cmp.Diff(want, got); d != "" {
@@ -244,7 +247,7 @@ func TestValidateOutputsParse(t *testing.T) {
 			if (c.Failure != nil) != (c.Name == "ToolRegistry payments/primary-registry-1") {
 				t.Errorf("case %q failure %v", c.Name, c.Failure)
 			}
-			if c.Failure != nil && (c.Line != 13 || !strings.Contains(c.Failure.Text, "spec.snapshotID")) {
+			if c.Failure != nil && (c.Line != 10 || !strings.Contains(c.Failure.Text, ":13: ") || !strings.Contains(c.Failure.Text, "spec.snapshotID")) {
 				t.Errorf("case %+v", c)
 			}
 		}
@@ -253,8 +256,9 @@ func TestValidateOutputsParse(t *testing.T) {
 		t.Parallel()
 		dir := invalidSamples(t)
 		r := runCLI("", "validate", "-f", dir, "--format", "github")
-		m := ghLine.FindStringSubmatch(strings.TrimSuffix(r.stdout, "\n"))
-		if r.code != 1 || m == nil || m[1] != filepath.Join(dir, "stk_v1alpha1_toolregistry.yaml") || m[2] != "13" ||
+		lines := strings.Split(strings.TrimSuffix(r.stdout, "\n"), "\n")
+		m := ghLine.FindStringSubmatch(lines[len(lines)-1])
+		if r.code != 1 || len(lines) != 2 || m == nil || m[1] != filepath.Join(dir, "stk_v1alpha1_toolregistry.yaml") || m[2] != "13" ||
 			!strings.Contains(m[5], "spec.snapshotID: malformed") {
 			t.Errorf("exit %d, stdout %q", r.code, r.stdout)
 		}

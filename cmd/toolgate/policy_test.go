@@ -121,6 +121,7 @@ func TestPolicyValidateRejects(t *testing.T) {
 		"a second object cannot claim a published generation": {
 			docs:     []string{host, pol, edit(t, pol, "name: payments-policy-1\n", "name: payments-policy-1b\n")},
 			wantText: "PolicySnapshot payments/payments-policy-1b: metadata.name: mismatch: a PolicySnapshot is named <spec.snapshotID>-<spec.snapshotGeneration>",
+			also:     "PolicySnapshot payments/payments-policy-1b: spec.snapshotGeneration: duplicate: another PolicySnapshot in this namespace, at ",
 		},
 		"a chain must start at generation 1": {
 			docs:     []string{host, generation(t, pol, 2)},

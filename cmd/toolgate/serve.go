@@ -38,7 +38,7 @@ func serveContext(ctx context.Context, args []string, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	logger := slog.New(slog.NewJSONHandler(stderr, nil))
+	logger := processLogger(stderr)
 	svc, err := buildServe(o)
 	if err != nil {
 		return err

@@ -86,6 +86,10 @@ func testPolicies(args []string, out io.Writer) error {
 		if mode == formatText {
 			printCases(out, rs)
 		}
+		var located *manifest.DocumentError
+		if errors.As(err, &located) {
+			return err // it names the file, line and column
+		}
 		if err != nil {
 			return fmt.Errorf("%s: %w", f, err)
 		}
@@ -175,7 +179,13 @@ func runTestFile(path string) ([]caseResult, error) {
 	}
 	var tf testFile
 	if err := yaml.UnmarshalStrict(raw, &tf); err != nil {
-		return nil, errors.New("not {manifests, cases: [{name, requestFile | request, expect}]}, or a key appears twice")
+		// The decoder's own text quotes the input; the located error names
+		// the line, column and key path instead.
+		e := manifest.LocateFile(path, raw, "{manifests, cases: [{name, requestFile | request, expect}]}", err, func() any { return new(testFile) })
+		if e.Reason == "" {
+			e.Reason = "unknown field, duplicate key or wrong value type"
+		}
+		return nil, e
 	}
 	if len(tf.Manifests) == 0 || len(tf.Cases) == 0 {
 		return nil, errors.New("a test file names its manifests and at least one case")
@@ -244,11 +254,16 @@ func caseRequest(dir string, c testCase) (decideRequest, error) {
 	case c.Request != nil:
 		return *c.Request, nil
 	}
-	raw, err := os.ReadFile(relativeTo(dir, c.RequestFile))
+	p := relativeTo(dir, c.RequestFile)
+	raw, err := os.ReadFile(p)
 	if err != nil {
 		return decideRequest{}, err
 	}
-	return parseDecideRequest(raw)
+	r, err := parseDecideRequest(raw)
+	if err != nil {
+		return r, locateRequest(p, err)
+	}
+	return r, nil
 }
 
 // loadHost creates the Host of one HostAuthority in set and publishes its

@@ -48,10 +48,23 @@ cases:
 	if r.code != 1 || !strings.Contains(r.stderr, "1 policy test failed") {
 		t.Errorf("exit %d, stderr %q", r.code, r.stderr)
 	}
-	if err := os.WriteFile(filepath.Join(dir, "wrong.test.yaml"), []byte("manifests: [x]\ncases: [{name: a, surprise: 1}]\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	if r := runCLI("", "test", dir); r.code != 1 || !strings.Contains(r.stderr, "not {manifests, cases") {
-		t.Errorf("a malformed test file: exit %d, stderr %q", r.code, r.stderr)
+	// A malformed test file is named with the line and column of the
+	// problem and the key path leading to it, never its text.
+	for name, tc := range map[string]struct{ content, want string }{
+		"an unknown key": {"manifests: [x]\ncases: [{name: a, surprise: 1}]\n",
+			"wrong.test.yaml:2:19: document 1: is not {manifests, cases: [{name, requestFile | request, expect}]}: cases[0]: unknown field"},
+		"a key twice": {"manifests: [x]\ncases:\n- name: a\n  expect: {outcome: allow}\n  name: b\n",
+			"wrong.test.yaml:5:3: document 1: is not {manifests, cases: [{name, requestFile | request, expect}]}: cases[0]: a key appears twice"},
+		// The unclosed "[" is noticed where the next key starts.
+		"broken YAML": {"manifests: [x\ncases: []\n",
+			"wrong.test.yaml:2:1: document 1: is not {manifests, cases: [{name, requestFile | request, expect}]}: YAML syntax error here"},
+	} {
+		p := filepath.Join(dir, "wrong.test.yaml")
+		if err := os.WriteFile(p, []byte(tc.content), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if r := runCLI("", "test", p); r.code != 1 || !strings.Contains(r.stderr, tc.want) || strings.Contains(r.stderr, "surprise") {
+			t.Errorf("%s: exit %d, stderr %q; want exit 1 and %q", name, r.code, r.stderr, tc.want)
+		}
 	}
 }

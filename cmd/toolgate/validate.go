@@ -1,26 +1,43 @@
 package main
 
 import (
+	"bytes"
+	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
 	"strings"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+
+	"github.com/toolgate/toolgate/internal/engine/fault"
 	"github.com/toolgate/toolgate/internal/manifest"
+	"github.com/toolgate/toolgate/internal/webhook"
 )
 
-// validate checks every object in the given manifests with the admission
-// webhook's rules, offline, for pull-request pipelines: a HostAuthority
-// must build a domain, a ToolRegistry must publish, and each PolicySnapshot
-// generation must publish in its HostAuthority's domain as the exact
-// successor of the generation before it, on behalf of the domain's policy
-// administrator. It reports every violation of every object with its file,
-// YAML line and field path, and exits 1 when any object is invalid.
+// validate checks every object in the given manifests with the rules the
+// apiserver (the CRDs' schemas and CEL rules) and the admission webhook
+// apply, offline, for pull-request pipelines: names are the identities
+// (<snapshotID>-<generation>, the authorityID), no two documents name one
+// object or claim one identity, a HostAuthority must build a domain, a
+// ToolRegistry must publish, and each PolicySnapshot generation must
+// publish in its HostAuthority's domain as the exact successor of the
+// generation before it, on behalf of the domain's policy administrator.
+// With --against, an object the base already has must not change: the
+// webhook refuses an edit of a published generation. It reports every
+// violation of every object with its file, YAML line and field path, and
+// exits 1 when any object is invalid or there is none.
 func validate(args []string, out io.Writer) error {
 	fs := flag.NewFlagSet("validate", flag.ContinueOnError)
 	var files []string
 	fs.Func("f", "a manifest file or directory (repeatable)", func(p string) error { files = append(files, p); return nil })
 	of := addOutputFlags(fs, true)
+	against := fs.String("against", "", "the published state: a directory of manifests, or a git revision whose copy of the -f paths is read; an object both hold must not change")
 	rest, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -41,18 +58,32 @@ func validate(args []string, out io.Writer) error {
 		return err
 	}
 	c := check(set)
+	if c.objects == 0 {
+		// An empty or mistyped path must not pass a pipeline.
+		return errors.New("no HostAuthority, ToolRegistry, PolicySnapshot or Revocation in the given paths: nothing was validated")
+	}
+	invalid := len(c.problems)
+	if *against != "" {
+		base, err := loadAgainst(*against, files)
+		if err != nil {
+			return fmt.Errorf("--against: %w", err)
+		}
+		edits := publishedEdits(base, set)
+		c.problems = append(c.problems, edits...)
+		invalid += len(edits)
+	}
 	if mode != formatText {
 		var failed error
-		if len(c.problems) > 0 {
-			failed = fmt.Errorf("%s of %d invalid", plural(len(c.problems), "object", "objects"), c.objects)
+		if invalid > 0 {
+			failed = fmt.Errorf("%s of %d invalid", plural(invalid, "object", "objects"), c.objects)
 		}
 		return writeValidation(out, mode, set, c.objects, c.problems, failed)
 	}
 	for _, p := range c.problems {
 		fmt.Fprintln(out, userMessage(p))
 	}
-	if len(c.problems) > 0 {
-		return fmt.Errorf("%s of %d invalid", plural(len(c.problems), "object", "objects"), c.objects)
+	if invalid > 0 {
+		return fmt.Errorf("%s of %d invalid", plural(invalid, "object", "objects"), c.objects)
 	}
 	fmt.Fprintf(out, "%s valid\n", plural(c.objects, "object", "objects"))
 	return nil
@@ -143,4 +174,171 @@ func junitFailureOf(fs []finding) *junitFailure {
 		msg = fs[0].text()
 	}
 	return &junitFailure{Message: msg, Type: "invalid", Text: strings.Join(lines, "\n")}
+}
+
+// publishedEdits returns, for every object of head that base also holds
+// (kind, namespace and name), the webhook's refusal of head as an update of
+// base's object, located in head's file: a published generation is never
+// edited. Objects only base holds are deletions, which the webhook admits
+// except for a Revocation (located in base's file).
+func publishedEdits(base, head *manifest.Set) []error {
+	var out []error
+	for i := range base.Revocations {
+		o := &base.Revocations[i]
+		if find(head.Revocations, o.Namespace, o.Name) != nil {
+			continue
+		}
+		if _, err := (webhook.RevocationValidator{}).ValidateDelete(context.Background(), o); err != nil {
+			out = append(out, located(base, &objectError{kind: "Revocation", namespace: o.Namespace, name: o.Name,
+				err: fault.At("metadata.name", fault.Ineligible, "a Revocation is never withdrawn (the webhook refuses its deletion): keep it in the tree")}))
+		}
+	}
+	check := func(kind string, name, namespace string, err error) {
+		if err == nil {
+			return
+		}
+		out = append(out, located(head, &objectError{kind: kind, namespace: namespace, name: name, err: asFaults(err)}))
+	}
+	ctx := context.Background()
+	for i := range head.HostAuthorities {
+		o := &head.HostAuthorities[i]
+		if old := find(base.HostAuthorities, o.Namespace, o.Name); old != nil {
+			_, err := webhook.HostAuthorityValidator{}.ValidateUpdate(ctx, old, o)
+			check("HostAuthority", o.Name, o.Namespace, err)
+		}
+	}
+	for i := range head.ToolRegistries {
+		o := &head.ToolRegistries[i]
+		if old := find(base.ToolRegistries, o.Namespace, o.Name); old != nil {
+			_, err := webhook.ToolRegistryValidator{}.ValidateUpdate(ctx, old, o)
+			check("ToolRegistry", o.Name, o.Namespace, err)
+		}
+	}
+	for i := range head.PolicySnapshots {
+		o := &head.PolicySnapshots[i]
+		if old := find(base.PolicySnapshots, o.Namespace, o.Name); old != nil {
+			_, err := webhook.PolicySnapshotValidator{}.ValidateUpdate(ctx, old, o)
+			check("PolicySnapshot", o.Name, o.Namespace, err)
+		}
+	}
+	for i := range head.Revocations {
+		o := &head.Revocations[i]
+		if old := find(base.Revocations, o.Namespace, o.Name); old != nil {
+			_, err := webhook.RevocationValidator{}.ValidateUpdate(ctx, old, o)
+			check("Revocation", o.Name, o.Namespace, err)
+		}
+	}
+	return out
+}
+
+// find returns the first object of list in namespace with name.
+func find[T any, P interface {
+	*T
+	GetNamespace() string
+	GetName() string
+}](list []T, namespace, name string) P {
+	for i := range list {
+		if p := P(&list[i]); p.GetNamespace() == namespace && p.GetName() == name {
+			return p
+		}
+	}
+	return nil
+}
+
+// asFaults turns the webhook's field errors (constant rule text, no value)
+// into faults at their field paths, so they are located like every other
+// violation; a published spec that differs is a mismatch.
+func asFaults(err error) error {
+	var se apierrors.APIStatus
+	if !errors.As(err, &se) || se.Status().Details == nil || len(se.Status().Details.Causes) == 0 {
+		return fault.At("spec", fault.Mismatch, "the webhook refuses this update")
+	}
+	var errs fault.Errors
+	for _, c := range se.Status().Details.Causes {
+		_, rule, _ := strings.Cut(c.Message, ": ")
+		errs.Add("", fault.At(c.Field, fault.Mismatch, rule))
+	}
+	return errs.Err()
+}
+
+// loadAgainst reads the base: ref itself when it is a directory or a file,
+// otherwise every manifest the -f paths name in git revision ref, read with
+// git ls-tree and git show in the repository holding the paths (a path
+// missing at ref contributes nothing: it is new).
+func loadAgainst(ref string, paths []string) (*manifest.Set, error) {
+	if _, err := os.Stat(ref); err == nil {
+		return manifest.LoadPaths(ref)
+	}
+	if strings.HasPrefix(ref, "-") {
+		return nil, errors.New("not a directory, a file or a git revision")
+	}
+	var files []manifest.File
+	for _, p := range paths {
+		abs, err := filepath.Abs(p)
+		if err != nil {
+			return nil, err
+		}
+		dir := abs
+		if fi, err := os.Stat(abs); err == nil && !fi.IsDir() {
+			dir = filepath.Dir(abs)
+		}
+		git := func(args ...string) ([]byte, error) {
+			cmd := exec.Command("git", args...)
+			cmd.Dir = dir
+			var stderr bytes.Buffer
+			cmd.Stderr = &stderr
+			b, err := cmd.Output()
+			if err != nil {
+				return nil, fmt.Errorf("git %s: %s", args[0], strings.TrimSpace(stderr.String()))
+			}
+			return b, nil
+		}
+		// The path itself: a tree (a directory), a blob (a file) or nothing.
+		self, err := git("ls-tree", "-z", "--full-name", ref, "--", abs)
+		if err != nil {
+			return nil, err
+		}
+		var blobs []string
+		for _, e := range treeEntries(self) {
+			switch e.kind {
+			case "blob":
+				blobs = append(blobs, e.path)
+			case "tree":
+				// A directory is read non-recursively, as LoadPaths does.
+				inside, err := git("ls-tree", "-z", "--full-name", ref, "--", abs+string(filepath.Separator))
+				if err != nil {
+					return nil, err
+				}
+				for _, f := range treeEntries(inside) {
+					if ext := filepath.Ext(f.path); f.kind == "blob" && (ext == ".yaml" || ext == ".yml") && !manifest.IsKustomization(filepath.Base(f.path)) {
+						blobs = append(blobs, f.path)
+					}
+				}
+			}
+		}
+		slices.Sort(blobs)
+		for _, b := range blobs {
+			data, err := git("show", ref+":"+b)
+			if err != nil {
+				return nil, err
+			}
+			files = append(files, manifest.File{Name: ref + ":" + b, Data: data})
+		}
+	}
+	return manifest.ParseFiles(files...)
+}
+
+type treeEntry struct{ kind, path string }
+
+// treeEntries parses git ls-tree -z's "<mode> <type> <object>\t<path>"
+// entries (NUL-terminated, paths unquoted).
+func treeEntries(out []byte) []treeEntry {
+	var es []treeEntry
+	for _, l := range strings.Split(string(out), "\x00") {
+		meta, path, ok := strings.Cut(l, "\t")
+		if f := strings.Fields(meta); ok && len(f) == 3 {
+			es = append(es, treeEntry{kind: f[1], path: path})
+		}
+	}
+	return es
 }

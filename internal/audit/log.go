@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"golang.org/x/mod/sumdb/tlog"
+
+	"github.com/toolgate/toolgate/internal/logtime"
 )
 
 // The files of a log directory.
@@ -486,7 +488,7 @@ func readAll(f *os.File) ([]byte, error) {
 // lost (a full buffer, a failed write, a crash) at unixTime: the drop is in
 // the log itself, not only in a metric.
 func AppendDroppedLine(b []byte, unixTime int64, n uint64) []byte {
-	b = strconv.AppendInt(append(b, `{"time":`...), unixTime, 10)
+	b = append(logtime.AppendUnix(append(b, `{"time":"`...), unixTime), '"')
 	b = strconv.AppendUint(append(b, `,"verb":"dropped","dropped":`...), n, 10)
 	return append(b, `,"result":"dropped"}`...)
 }

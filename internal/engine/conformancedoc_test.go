@@ -26,7 +26,7 @@ func TestConformanceTableNamesRealTests(t *testing.T) {
 		if err != nil {
 			return err
 		}
-		if d.IsDir() && (d.Name() == ".git" || d.Name() == "hack") {
+		if d.IsDir() && skipDir(root, path, d.Name()) {
 			return filepath.SkipDir
 		}
 		if !d.IsDir() && strings.HasSuffix(path, "_test.go") {
@@ -78,7 +78,7 @@ func TestConformanceTableCitesTestsInTheirPackages(t *testing.T) {
 		if err != nil {
 			return err
 		}
-		if d.IsDir() && (d.Name() == ".git" || d.Name() == "hack") {
+		if d.IsDir() && skipDir(root, path, d.Name()) {
 			return filepath.SkipDir
 		}
 		if d.IsDir() || !strings.HasSuffix(path, "_test.go") {
@@ -169,4 +169,20 @@ func TestConformanceTableCitesTestsInTheirPackages(t *testing.T) {
 	if rows < 100 {
 		t.Errorf("only %d table rows parsed; the tables were not read", rows)
 	}
+}
+
+// skipDir reports whether the conformance tests' walk skips a directory:
+// .git, and the tool modules under hack/ (their own go.mod; hack/ship and
+// the other hack packages of this module are walked, as their tests are
+// cited).
+func skipDir(root, path, name string) bool {
+	if name == ".git" {
+		return true
+	}
+	rel, err := filepath.Rel(root, path)
+	if err != nil || !strings.HasPrefix(filepath.ToSlash(rel), "hack/") {
+		return false
+	}
+	_, err = os.Stat(filepath.Join(path, "go.mod"))
+	return err == nil
 }

@@ -224,9 +224,9 @@ func TestExplain_ReportsEveryRuleAndPredicate(t *testing.T) {
 	// alice of tenant acme pays with payments.submit: the allow rule's two
 	// predicates hold; globex and bob are not she.
 	want := []row{
-		{"allow-acme-payments", "matched", []string{"exactToolID:payments.submit=matched", "exactTenant:acme=matched"}},
-		{"confirm-bob", "notMatched", []string{"exactSubject:bob=notMatched"}},
-		{"deny-globex", "notMatched", []string{"exactTenant:globex=notMatched"}},
+		{"allow-acme-payments", "matched", []string{"{name: exactToolID, identifier: payments.submit}=matched", "{name: exactTenant, identifier: acme}=matched"}},
+		{"confirm-bob", "notMatched", []string{"{name: exactSubject, identifier: bob}=notMatched"}},
+		{"deny-globex", "notMatched", []string{"{name: exactTenant, identifier: globex}=notMatched"}},
 	}
 	if diff := cmp.Diff(want, rows); diff != "" {
 		t.Errorf("explanation (-want +got):\n%s", diff)

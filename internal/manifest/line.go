@@ -128,3 +128,43 @@ func child(n *yamlv3.Node, seg string) *yamlv3.Node {
 	}
 	return nil
 }
+
+// Duplicates returns, for every document that names an object (kind,
+// namespace and name) an earlier document already named, a *LocatedError
+// at that document's metadata.name: the apiserver keeps one object per
+// name, so kubectl apply would read the later document as an edit of the
+// first, not as a second object.
+func (s *Set) Duplicates() []error {
+	var out []error
+	for _, d := range s.dups {
+		line := d.at.nameLine()
+		out = append(out, &LocatedError{
+			Kind: d.key.kind, Namespace: d.key.namespace, Name: d.key.name, File: d.at.file,
+			Faults: []*fault.Error{fault.At("metadata.name", fault.Duplicate,
+				"another "+d.key.kind+" with this namespace and name is at "+d.first.where()+"; one object per name")},
+			Lines: []int{line},
+		})
+	}
+	return out
+}
+
+// Where returns "file:line" of the document that first named the object,
+// or false when it was not read from a file.
+func (s *Set) Where(kind, namespace, name string) (string, bool) {
+	o, ok := s.origins[objectKey{kind, namespace, name}]
+	if !ok {
+		return "", false
+	}
+	return o.where(), true
+}
+
+func (o origin) where() string { return o.file + ":" + strconv.Itoa(o.nameLine()) }
+
+// nameLine returns the file line of the document's metadata.name.
+func (o origin) nameLine() int {
+	var root yamlv3.Node
+	if yamlv3.Unmarshal(o.raw, &root) != nil {
+		return o.line
+	}
+	return o.line + nodeLine(&root, "metadata.name") - 1
+}

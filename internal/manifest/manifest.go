@@ -35,8 +35,24 @@ type Set struct {
 	PolicySnapshots []v1alpha1.PolicySnapshot
 	Revocations     []v1alpha1.Revocation
 
-	// origins records where each object was read, for Locate.
+	// origins records where each object was first read, for Locate.
 	origins map[objectKey]origin
+	// dups records every later document repeating an object's kind,
+	// namespace and name, in file and document order.
+	dups []duplicate
+}
+
+// duplicate is a document naming an object another document already named.
+type duplicate struct {
+	key   objectKey
+	at    origin
+	first origin
+}
+
+// File is one manifest file's name and content.
+type File struct {
+	Name string
+	Data []byte
 }
 
 type header struct {
@@ -64,19 +80,30 @@ func LoadPaths(paths ...string) (*Set, error) {
 			return nil, err
 		}
 		for _, e := range entries {
-			if ext := filepath.Ext(e.Name()); !e.IsDir() && (ext == ".yaml" || ext == ".yml") && !isKustomization(e.Name()) {
+			if ext := filepath.Ext(e.Name()); !e.IsDir() && (ext == ".yaml" || ext == ".yml") && !IsKustomization(e.Name()) {
 				files = append(files, filepath.Join(p, e.Name()))
 			}
 		}
 	}
 	slices.Sort(files)
-	set := &Set{}
+	contents := make([]File, 0, len(files))
 	for _, f := range files {
 		b, err := os.ReadFile(f)
 		if err != nil {
 			return nil, err
 		}
-		if err := set.add(f, b); err != nil {
+		contents = append(contents, File{Name: f, Data: b})
+	}
+	return ParseFiles(contents...)
+}
+
+// ParseFiles reads the YAML documents of files, in the order given, into
+// one Set: what LoadPaths does once the files are read, for manifests read
+// from elsewhere (a git revision).
+func ParseFiles(files ...File) (*Set, error) {
+	set := &Set{}
+	for _, f := range files {
+		if err := set.add(f.Name, f.Data); err != nil {
 			return nil, err
 		}
 	}
@@ -112,14 +139,21 @@ func (s *Set) add(name string, data []byte) error {
 			if s.origins == nil {
 				s.origins = map[objectKey]origin{}
 			}
-			s.origins[objectKey{kind, namespace, objName}] = origin{file: name, line: line, raw: raw}
+			k, o := objectKey{kind, namespace, objName}, origin{file: name, line: line, raw: raw}
+			if first, ok := s.origins[k]; ok {
+				s.dups = append(s.dups, duplicate{key: k, at: o, first: first})
+				return
+			}
+			s.origins[k] = o
 		}
 		if len(bytes.TrimSpace(raw)) == 0 || isCommentOnly(raw) {
 			continue
 		}
 		var h header
 		if err := yaml.Unmarshal(raw, &h); err != nil {
-			return fmt.Errorf("%s: document %d: %s", name, doc, notYAMLObject)
+			e := &DocumentError{File: name, Document: doc, What: strings.TrimPrefix(notYAMLObject, "is not ")}
+			e.locate(raw, line, err, nil)
+			return e
 		}
 		if h.APIVersion == "v1" && h.Kind == "Namespace" {
 			// The namespace the manifests live in, installed with them
@@ -130,20 +164,29 @@ func (s *Set) add(name string, data []byte) error {
 			return fmt.Errorf("%s: document %d: apiVersion must be %s", name, doc, v1alpha1.GroupVersion)
 		}
 		var obj metav1.Object
+		var target func() any
 		switch h.Kind {
 		case "ToolRegistry":
 			obj, err = appendDecoded(raw, &s.ToolRegistries)
+			target = func() any { return new(v1alpha1.ToolRegistry) }
 		case "HostAuthority":
 			obj, err = appendDecoded(raw, &s.HostAuthorities)
+			target = func() any { return new(v1alpha1.HostAuthority) }
 		case "PolicySnapshot":
 			obj, err = appendDecoded(raw, &s.PolicySnapshots)
+			target = func() any { return new(v1alpha1.PolicySnapshot) }
 		case "Revocation":
 			obj, err = appendDecoded(raw, &s.Revocations)
+			target = func() any { return new(v1alpha1.Revocation) }
 		default:
 			return fmt.Errorf("%s: document %d: kind is not a toolgate kind this build reads (%s)", name, doc, knownKinds)
 		}
 		if err != nil {
-			return fmt.Errorf("%s: document %d: is not a valid %s document: %s", name, doc, h.Kind, invalidDocument)
+			e := &DocumentError{File: name, Document: doc, What: "a valid " + h.Kind + " document"}
+			if e.locate(raw, line, err, target); e.Reason == "" {
+				e.Reason = invalidDocument
+			}
+			return e
 		}
 		record(h.Kind, obj.GetNamespace(), obj.GetName())
 	}
@@ -190,9 +233,9 @@ func decodeStrict(raw []byte, obj any) error {
 	return dec.Decode(obj)
 }
 
-// isKustomization reports whether a file name is one kustomize reads as its
+// IsKustomization reports whether a file name is one kustomize reads as its
 // configuration.
-func isKustomization(name string) bool {
+func IsKustomization(name string) bool {
 	switch name {
 	case "kustomization.yaml", "kustomization.yml", "Kustomization":
 		return true

@@ -86,7 +86,8 @@ func spec(defs string) string {
 // TestParseIsStrict proves the manifest reader's strictness: duplicate
 // keys, unknown fields, the wrong apiVersion or kind, and scalars of the
 // wrong YAML type reject the document; the error names the file and the
-// document number and never echoes the offending key or value.
+// document number, the line and column of the offending key or token and
+// the key path leading to it, and never echoes the offending key or value.
 func TestParseIsStrict(t *testing.T) {
 	t.Parallel()
 	cases := map[string]struct {
@@ -99,27 +100,27 @@ func TestParseIsStrict(t *testing.T) {
 		"a duplicate key rejects": {
 			doc:      header + "spec:\n  snapshotID: primary-registry\n  snapshotID: secret-value-123\n  snapshotGeneration: \"1\"\n",
 			wantErr:  true,
-			wantText: "f.yaml: document 1: is not a valid ToolRegistry document: unknown field, duplicate key or wrong value type",
+			wantText: "f.yaml:6:3: document 1: is not a valid ToolRegistry document: spec: a key appears twice in this mapping",
 		},
 		"a duplicate key inside a schema tree rejects": {
 			doc:      spec(definition(`"1"`, "{kind: object, kind: secret-value-123}")),
 			wantErr:  true,
-			wantText: "f.yaml: document 1: is not a valid ToolRegistry document: unknown field, duplicate key or wrong value type",
+			wantText: "f.yaml:21:28: document 1: is not a valid ToolRegistry document: spec.definitions[0].schema.root: a key appears twice in this mapping",
 		},
 		"an unknown field rejects without echoing its name": {
 			doc:      header + "spec:\n  snapshotID: primary-registry\n  snapshotGeneration: \"1\"\n  secretfield: secret-value-123\n",
 			wantErr:  true,
-			wantText: "f.yaml: document 1: is not a valid ToolRegistry document: unknown field, duplicate key or wrong value type",
+			wantText: "f.yaml:7:3: document 1: is not a valid ToolRegistry document: spec: unknown field: no such key is declared here",
 		},
 		"an unquoted numeric tool version rejects: versions are strings": {
 			doc:      spec(definition("1", "{kind: object}")),
 			wantErr:  true,
-			wantText: "f.yaml: document 1: is not a valid ToolRegistry document: unknown field, duplicate key or wrong value type",
+			wantText: "f.yaml:10:14: document 1: is not a valid ToolRegistry document: spec.definitions[0].version: wrong value type (quote numbers that are strings, e.g. \"1\")",
 		},
 		"an unquoted numeric generation rejects": {
 			doc:      header + "spec:\n  snapshotID: primary-registry\n  snapshotGeneration: 1\n",
 			wantErr:  true,
-			wantText: "f.yaml: document 1: is not a valid ToolRegistry document: unknown field, duplicate key or wrong value type",
+			wantText: "f.yaml:6:23: document 1: is not a valid ToolRegistry document: spec.snapshotGeneration: wrong value type (quote numbers that are strings, e.g. \"1\")",
 		},
 		"a wrong apiVersion rejects": {
 			doc:      strings.Replace(spec(definition(`"1"`, "{kind: object}")), "v1alpha1", "v1beta1", 1),
@@ -134,12 +135,12 @@ func TestParseIsStrict(t *testing.T) {
 		"the document number counts from one across separators": {
 			doc:      spec(definition(`"1"`, "{kind: object}")) + "---\n" + header + "spec: {snapshotID: x, snapshotGeneration: \"1\", secretfield: 1}\n",
 			wantErr:  true,
-			wantText: "f.yaml: document 2: is not a valid ToolRegistry document: unknown field, duplicate key or wrong value type",
+			wantText: "f.yaml:26:48: document 2: is not a valid ToolRegistry document: spec: unknown field: no such key is declared here",
 		},
 		"a YAML syntax error rejects without echoing the line": {
 			doc:      header + "spec: [secret-value-123\n",
 			wantErr:  true,
-			wantText: "f.yaml: document 1: is not a valid YAML mapping with string apiVersion and kind",
+			wantText: "f.yaml:4:7: document 1: is not a valid YAML mapping with string apiVersion and kind: YAML syntax error here",
 		},
 	}
 	for name, tc := range cases {

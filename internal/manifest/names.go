@@ -27,3 +27,12 @@ func CheckPolicyName(o *v1alpha1.PolicySnapshot) error {
 	}
 	return nil
 }
+
+// CheckRegistryName rejects a ToolRegistry whose metadata.name is not
+// <spec.snapshotID>-<spec.snapshotGeneration>.
+func CheckRegistryName(o *v1alpha1.ToolRegistry) error {
+	if o.Name != string(o.Spec.SnapshotID)+"-"+string(o.Spec.SnapshotGeneration) {
+		return fault.At("metadata.name", fault.Mismatch, "a ToolRegistry is named <spec.snapshotID>-<spec.snapshotGeneration>")
+	}
+	return nil
+}

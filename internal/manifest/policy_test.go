@@ -309,7 +309,7 @@ func policyDoc(generation, condition, obligation string) string {
 // tree at conversion, and nothing rejected is echoed.
 func TestPolicySnapshotYAMLIsStrict(t *testing.T) {
 	t.Parallel()
-	const invalid = "f.yaml: document 1: is not a valid PolicySnapshot document: unknown field, duplicate key or wrong value type"
+	const invalid = ": document 1: is not a valid PolicySnapshot document: "
 	cases := map[string]struct {
 		doc      string
 		wantText string // a Parse rejection
@@ -321,19 +321,19 @@ func TestPolicySnapshotYAMLIsStrict(t *testing.T) {
 		},
 		"an unquoted snapshot generation rejects": {
 			doc:      policyDoc("1", "{predicate: {name: riskIs, value: low}}", "{kind: requireAuditEvent}"),
-			wantText: invalid,
+			wantText: invalid + "spec.snapshotGeneration: wrong value type",
 		},
 		"unquoted obligation seconds reject": {
 			doc:      policyDoc(`"1"`, "{predicate: {name: riskIs, value: low}}", "{kind: maximumEvaluationAgeSeconds, seconds: 60}"),
-			wantText: invalid,
+			wantText: invalid + "spec.policies[0].rules[0].obligations[0].seconds: wrong value type",
 		},
 		"an unknown rule field rejects without echoing its name": {
 			doc:      strings.Replace(policyDoc(`"1"`, "{predicate: {name: riskIs, value: low}}", "{kind: requireAuditEvent}"), "      effect: allow\n", "      effect: allow\n      secretfield: x\n", 1),
-			wantText: invalid,
+			wantText: invalid + "spec.policies[0].rules[0]: unknown field",
 		},
 		"a duplicate key inside a condition rejects at parse": {
 			doc:      policyDoc(`"1"`, "{predicate: {name: riskIs, value: low, value: secret-value}}", "{kind: requireAuditEvent}"),
-			wantText: invalid,
+			wantText: invalid + "spec.policies[0].rules[0].condition.predicate: a key appears twice",
 		},
 		"unquoted predicate seconds reject at the operand": {
 			doc:     policyDoc(`"1"`, "{predicate: {name: maximumIntentAge, seconds: 60}}", "{kind: requireAuditEvent}"),
@@ -356,8 +356,9 @@ func TestPolicySnapshotYAMLIsStrict(t *testing.T) {
 				if err == nil {
 					t.Fatalf("Parse accepted the document")
 				}
-				if diff := cmp.Diff(tc.wantText, err.Error()); diff != "" {
-					t.Errorf("error text (-want +got):\n%s", diff)
+				// f.yaml:LINE:COLUMN, then the path and the rule.
+				if msg := err.Error(); !strings.HasPrefix(msg, "f.yaml:") || !strings.Contains(msg, tc.wantText) || strings.Contains(msg, "secret") {
+					t.Errorf("error %q; want f.yaml:LINE:COLUMN and %q, nothing echoed", msg, tc.wantText)
 				}
 				return
 			}

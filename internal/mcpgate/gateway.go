@@ -23,6 +23,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/toolgate/toolgate/client"
+	"github.com/toolgate/toolgate/internal/logtime"
 )
 
 // MetaKey is the params._meta key of a tools/call that carries the
@@ -96,7 +97,7 @@ func New(cfg *Config, opts Options) (*Gateway, error) {
 		return nil, err
 	}
 	if opts.Logger == nil {
-		opts.Logger = slog.New(slog.NewJSONHandler(os.Stderr, nil))
+		opts.Logger = slog.New(slog.NewJSONHandler(os.Stderr, logtime.SlogOptions()))
 	}
 	if opts.Recheck <= 0 {
 		opts.Recheck = 30 * time.Second

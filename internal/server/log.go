@@ -1,20 +1,22 @@
 package server
 
 import (
+	"encoding/json"
+	"errors"
 	"io"
-	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/toolgate/toolgate/internal/audit"
 	"github.com/toolgate/toolgate/internal/jsonlex"
+	"github.com/toolgate/toolgate/internal/logtime"
 )
 
 // Entry is one decision-log line. It holds identities, digests, outcomes
 // and reason codes; never argument values, prompts, bindings or tokens.
 type Entry struct {
-	Time            int64    `json:"time"`
+	Time            UnixTime `json:"time"`
 	Verb            string   `json:"verb"`
 	Caller          string   `json:"caller,omitempty"`
 	Namespace       string   `json:"namespace,omitempty"`
@@ -28,6 +30,30 @@ type Entry struct {
 	Result          string   `json:"result"`
 	Code            string   `json:"code,omitempty"`
 	Path            string   `json:"path,omitempty"`
+}
+
+// UnixTime is a decision-log time in Unix seconds, written as a string in
+// logtime.Layout (UTC), the one time format of toolgate's logs.
+type UnixTime int64
+
+// MarshalJSON writes t as a JSON string in logtime.Layout.
+func (t UnixTime) MarshalJSON() ([]byte, error) {
+	return append(logtime.AppendUnix([]byte{'"'}, int64(t)), '"'), nil
+}
+
+// UnmarshalJSON reads a time written by MarshalJSON, for tools reading
+// the log back.
+func (t *UnixTime) UnmarshalJSON(b []byte) error {
+	var s string
+	if err := json.Unmarshal(b, &s); err != nil {
+		return err
+	}
+	v, err := time.Parse(logtime.Layout, s)
+	if err != nil {
+		return errors.New("decision log: time is not in the log time layout")
+	}
+	*t = UnixTime(v.Unix())
+	return nil
 }
 
 // DecisionLog writes one JSON line per request. By default it never blocks
@@ -199,8 +225,8 @@ func (l *DecisionLog) Close() {
 // omitempty, string escaping by jsonlex.HTMLSafe; TestEntryJSONIsEncodingJSON),
 // without reflection: one line per request.
 func (e *Entry) appendJSON(b []byte) []byte {
-	b = append(b, `{"time":`...)
-	b = strconv.AppendInt(b, e.Time, 10)
+	b = append(b, `{"time":"`...)
+	b = append(logtime.AppendUnix(b, int64(e.Time)), '"')
 	b = appendField(b, "verb", e.Verb, false)
 	b = appendField(b, "caller", e.Caller, true)
 	b = appendField(b, "namespace", e.Namespace, true)

@@ -39,7 +39,7 @@ func TestEntryJSONIsEncodingJSON(t *testing.T) {
 		return out
 	}
 	for range 5000 {
-		e := Entry{Time: r.Int64() - r.Int64(), Verb: str(), Caller: str(), Namespace: str(), HostAuthority: str(),
+		e := Entry{Time: UnixTime(r.Int64() - r.Int64()), Verb: str(), Caller: str(), Namespace: str(), HostAuthority: str(),
 			DecisionID: str(), Outcome: str(), Reasons: list(), MatchedRules: list(), AuthorizationID: str(),
 			Binding: str(), Result: str(), Code: str(), Path: str()}
 		want, err := json.Marshal(e)
@@ -65,7 +65,7 @@ func TestDecisionLogBatchesCompleteLines(t *testing.T) {
 	for w := range writers {
 		wg.Go(func() {
 			for i := range each {
-				l.Write(Entry{Time: int64(i), Verb: "authorize", Caller: strconv.Itoa(w), Result: "issued", Reasons: []string{"a<b"}})
+				l.Write(Entry{Time: UnixTime(i), Verb: "authorize", Caller: strconv.Itoa(w), Result: "issued", Reasons: []string{"a<b"}})
 			}
 		})
 	}
@@ -74,7 +74,7 @@ func TestDecisionLogBatchesCompleteLines(t *testing.T) {
 	if l.Dropped() != 0 {
 		t.Fatalf("dropped %d lines with room for all", l.Dropped())
 	}
-	next := make([]int64, writers)
+	next := make([]UnixTime, writers)
 	lines := bytes.Split(bytes.TrimSuffix(out.Bytes(), []byte("\n")), []byte("\n"))
 	if len(lines) != writers*each {
 		t.Fatalf("%d lines, want %d", len(lines), writers*each)
@@ -120,7 +120,7 @@ func (f writerFunc) Write(p []byte) (int, error) { return f(p) }
 func TestDropsAreLinesOfTheLog(t *testing.T) {
 	t.Parallel()
 	type dropLine struct {
-		Time    int64  `json:"time"`
+		Time    string `json:"time"`
 		Verb    string `json:"verb"`
 		Dropped uint64 `json:"dropped"`
 		Result  string `json:"result"`
@@ -134,8 +134,9 @@ func TestDropsAreLinesOfTheLog(t *testing.T) {
 				t.Fatalf("line %q: %v", line, err)
 			}
 			if d.Verb == "dropped" {
-				if d.Time != 1234 || d.Result != "dropped" || d.Dropped == 0 {
-					t.Errorf("drop line %s: want time 1234, result dropped, a count", line)
+				// The clock's 1234 s after the epoch, in the one log time format.
+				if d.Time != "1970-01-01T00:20:34.000Z" || d.Result != "dropped" || d.Dropped == 0 {
+					t.Errorf("drop line %s: want time 1970-01-01T00:20:34.000Z, result dropped, a count", line)
 				}
 				drops = append(drops, d)
 				order = append(order, "dropped")

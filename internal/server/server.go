@@ -152,7 +152,7 @@ func (s *Server) post(verb string, h handler) http.HandlerFunc {
 		q.entry = Entry{Verb: verb}
 		status, body := s.serve(r, q, h)
 		s.readClock(q) // a request rejected before its body was read
-		q.entry.Time = q.now.Unix()
+		q.entry.Time = UnixTime(q.now.Unix())
 		if e, ok := body.(client.Error); ok {
 			q.entry.Code, q.entry.Path = e.Code, e.Path
 			if q.entry.Result == "" {

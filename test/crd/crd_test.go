@@ -84,6 +84,20 @@ func expectInvalid(err error, want string) {
 	Expect(err.Error()).To(ContainSubstring(want))
 }
 
+// expectCause asserts the apiserver rejected the request as Invalid with a
+// cause of reason at field: what kubectl and clients show a user.
+func expectCause(err error, reason metav1.CauseType, field string) {
+	GinkgoHelper()
+	var se apierrors.APIStatus
+	Expect(errors.As(err, &se)).To(BeTrue(), "want an API status error, got: %v", err)
+	Expect(se.Status().Details).NotTo(BeNil())
+	var got []string
+	for _, c := range se.Status().Details.Causes {
+		got = append(got, string(c.Type)+" at "+c.Field)
+	}
+	Expect(got).To(ContainElement(string(reason) + " at " + field))
+}
+
 // sameJSON asserts a and b have equal JSON meaning.
 func sameJSON(a, b any) {
 	GinkgoHelper()
@@ -195,7 +209,9 @@ var _ = Describe("the toolgate CRDs", Ordered, ContinueOnFailure, func() {
 
 		It("reject a second object with another name claiming the same snapshot identity and generation", func() {
 			tr := fresh(&set.ToolRegistries[0], "primary-registry-copy")
-			expectInvalid(k8s.Create(ctx, tr), "metadata.name must be <spec.snapshotID>-<spec.snapshotGeneration>")
+			err := k8s.Create(ctx, tr)
+			expectInvalid(err, "metadata.name must be <spec.snapshotID>-<spec.snapshotGeneration>")
+			expectCause(err, metav1.CauseTypeFieldValueInvalid, "spec.snapshotID")
 			// Under the bound name the pair is taken: name uniqueness.
 			dup := fresh(&set.ToolRegistries[0], "primary-registry-1")
 			Expect(apierrors.IsAlreadyExists(k8s.Create(ctx, dup))).To(BeTrue())
@@ -237,7 +253,9 @@ var _ = Describe("the toolgate CRDs", Ordered, ContinueOnFailure, func() {
 
 		It("reject a second object with another name claiming the same identity and generation", func() {
 			ps := fresh(&set.PolicySnapshots[1], "payments-policy-two")
-			expectInvalid(k8s.Create(ctx, ps), "metadata.name must be <spec.snapshotID>-<spec.snapshotGeneration>")
+			err := k8s.Create(ctx, ps)
+			expectInvalid(err, "metadata.name must be <spec.snapshotID>-<spec.snapshotGeneration>")
+			expectCause(err, metav1.CauseTypeFieldValueInvalid, "spec.snapshotID")
 		})
 
 		It("reject a deny rule with a scope", func() {
@@ -274,7 +292,9 @@ var _ = Describe("the toolgate CRDs", Ordered, ContinueOnFailure, func() {
 	Describe("HostAuthority", func() {
 		It("reject a name that differs from the authority identity", func() {
 			ha := fresh(&set.HostAuthorities[0], "payments-host-copy")
-			expectInvalid(k8s.Create(ctx, ha), "metadata.name must equal spec.authorityID")
+			err := k8s.Create(ctx, ha)
+			expectInvalid(err, "metadata.name must equal spec.authorityID")
+			expectCause(err, metav1.CauseTypeFieldValueInvalid, "spec.authorityID")
 		})
 
 		It("reject a lifetime above 3,600 seconds", func() {

@@ -1,6 +1,7 @@
 package policy
 
 import (
+	"strconv"
 	"strings"
 
 	"github.com/toolgate/toolgate/internal/engine/evalinput"
@@ -55,20 +56,86 @@ type RuleResult struct {
 	Predicates []PredicateResult
 }
 
-// PredicateResult is one predicate's result: the predicate, its published
-// operand in normalized text (never input content) and its result.
+// PredicateResult is one predicate's result: the predicate as a policy
+// author writes it (Draft: the Section 48 tokens and the published operand
+// in normalized form, never input content) and its result.
 type PredicateResult struct {
 	Predicate vocab.Predicate
-	Operand   string
+	Draft     PredicateDraft
 	Result    Match
 }
 
-// String returns predicate:operand, or the predicate alone.
-func (p PredicateResult) String() string {
-	if p.Operand == "" {
-		return p.Predicate.String()
+// Operand returns the operand in the words of a PolicySnapshot manifest,
+// for example "value: financial" or "values: [acct-1001, acct-2002]"; empty
+// for a predicate without one.
+func (p PredicateResult) Operand() string {
+	d := &p.Draft
+	var parts []string
+	add := func(key, v string) {
+		if v != "" {
+			parts = append(parts, key+": "+v)
+		}
 	}
-	return p.Predicate.String() + ":" + p.Operand
+	add("identifier", d.Identifier)
+	add("generation", d.Generation)
+	add("value", d.Value)
+	if len(d.Values) > 0 {
+		parts = append(parts, "values: ["+strings.Join(d.Values, ", ")+"]")
+	}
+	add("count", d.Count)
+	add("seconds", d.Seconds)
+	if w := d.Window; w != nil {
+		parts = append(parts, "window: {issuedAt: "+w.IssuedAt+", notBefore: "+w.NotBefore+", expiresAt: "+w.ExpiresAt+"}")
+	}
+	return strings.Join(parts, ", ")
+}
+
+// String returns the predicate as a manifest's flow mapping, for example
+// "{name: sideEffectIs, value: financial}".
+func (p PredicateResult) String() string {
+	if op := p.Operand(); op != "" {
+		return "{name: " + p.Predicate.String() + ", " + op + "}"
+	}
+	return "{name: " + p.Predicate.String() + "}"
+}
+
+// draft returns p in the vocabulary of its draft: the tokens of its closed
+// operands (Section 48 order for sets), its identifiers exact, its numbers
+// canonical decimal, its Resources in ASCII order.
+func (p *predicate) draft() PredicateDraft {
+	sig := signatures[p.name]
+	d := PredicateDraft{Name: p.name.String()}
+	switch sig.op {
+	case opToolID, opDefinitionID, opControlled, opResource, opRegistry, opBoundaryCompleteness:
+		d.Identifier = p.id
+	}
+	switch sig.op {
+	case opGeneration, opRegistry:
+		d.Generation = strconv.FormatUint(p.num, 10)
+	case opEnum, opBoundaryCompleteness:
+		d.Value = sig.vocab.token(p.enum)
+	case opEnumSet, opCapabilitySet:
+		for e := 1; e < 32; e++ {
+			if p.mask&(1<<e) != 0 {
+				d.Values = append(d.Values, sig.vocab.token(uint8(e)))
+			}
+		}
+	case opResourceSet:
+		for _, r := range p.resources {
+			d.Values = append(d.Values, r.String())
+		}
+	case opCount:
+		d.Count = strconv.FormatUint(p.num, 10)
+	case opSeconds:
+		d.Seconds = strconv.FormatUint(p.num, 10)
+	case opWindow:
+		d.Window = &WindowDraft{
+			IssuedAt:  strconv.FormatUint(p.window.IssuedAt().Seconds(), 10),
+			NotBefore: strconv.FormatUint(p.window.NotBefore().Seconds(), 10),
+			ExpiresAt: strconv.FormatUint(p.window.ExpiresAt().Seconds(), 10),
+		}
+	}
+	return d
 }
 
 // Explain evaluates every rule of the exactly selected Policy Definition
@@ -98,8 +165,7 @@ func Explain(in *evalinput.Input, snap *Snapshot, sel Selection) ([]RuleResult, 
 		var walk func(c *Condition)
 		walk = func(c *Condition) {
 			if c.kind == vocab.ConditionPredicate {
-				_, operand, _ := strings.Cut(c.pred.key, ":")
-				rr.Predicates = append(rr.Predicates, PredicateResult{Predicate: c.pred.name, Operand: operand, Result: matchOf(c.pred.eval(v))})
+				rr.Predicates = append(rr.Predicates, PredicateResult{Predicate: c.pred.name, Draft: c.pred.draft(), Result: matchOf(c.pred.eval(v))})
 				return
 			}
 			for _, ch := range c.children {

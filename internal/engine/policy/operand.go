@@ -36,15 +36,19 @@ const (
 // closed is one closed vocabulary used by enum operands.
 type closed struct {
 	parse  func(string) (uint8, error)
-	maxSet int    // bound of a set operand of this vocabulary
-	bound  string // rule text for that bound
+	token  func(uint8) string // the inverse of parse, for explanations
+	maxSet int                // bound of a set operand of this vocabulary
+	bound  string             // rule text for that bound
 }
 
-func vocabulary[T ~uint8](parse func(string) (T, error), maxSet int, bound string) *closed {
+func vocabulary[T interface {
+	~uint8
+	String() string
+}](parse func(string) (T, error), maxSet int, bound string) *closed {
 	return &closed{parse: func(s string) (uint8, error) {
 		v, err := parse(s)
 		return uint8(v), err
-	}, maxSet: maxSet, bound: bound}
+	}, token: func(v uint8) string { return T(v).String() }, maxSet: maxSet, bound: bound}
 }
 
 var (
