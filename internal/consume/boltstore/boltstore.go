@@ -4,8 +4,8 @@
 // A Consume creates its record only when it is absent. Consumes and Claims
 // are group-committed (issue 18, item 2): the write that finds no commit
 // running takes every write waiting, decides them together against what
-// the store holds, appends what they write to the journal in one write,
-// and answers each only after that append's fdatasync returned; writes that
+// the store holds, writes what they write to the journal in one write, and
+// answers each only after that write's fdatasync returned; writes that
 // arrive meanwhile share the next one. A lone write therefore commits at
 // once, in its caller's goroutine, and there is no timer. A batch in which
 // one write fails is decided again one write at a time, so each still
@@ -142,6 +142,11 @@ type Store struct {
 	mem      map[string]entry
 	memBytes int64
 
+	// spares are the retired segments kept for reuse; the leading write
+	// takes them, checkpoints return them.
+	spareMu sync.Mutex
+	spares  []uint64
+
 	// frozen are the generations a checkpoint is copying into the file,
 	// newest last; fmu orders their removal after that copy's commit
 	// against a batch's reads (see run).
@@ -220,43 +225,49 @@ func Open(dir string, opts Options) (*Store, error) {
 		_ = db.Close()
 		return nil, consume.Unavailable("create buckets", err)
 	}
-	seg, err := replay(db, dir)
+	seg, spares, err := replay(db, dir)
 	if err != nil {
 		_ = db.Close()
 		return nil, consume.Unavailable("replay journal", err)
 	}
 	s := &Store{db: db, dir: dir, clock: opts.Clock,
 		retention: uint64((opts.Retention + time.Second - 1) / time.Second),
-		maxBatch:  opts.MaxBatch, seg: seg, mem: map[string]entry{},
+		maxBatch:  opts.MaxBatch, seg: seg, spares: spares, mem: map[string]entry{},
 		kick: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{})}
 	go s.background(opts.SweepInterval, opts.CheckpointInterval)
 	return s, nil
 }
 
 // replay copies every durable journal entry into the file in one synced
-// transaction, deletes the segments, and starts the next one.
-func replay(db *bolt.DB, dir string) (*segment, error) {
-	seqs, err := segments(dir)
+// transaction, retires the segments, and opens the next one.
+func replay(db *bolt.DB, dir string) (*segment, []uint64, error) {
+	seqs, spares, err := journalFiles(dir)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	entries, err := readSegments(dir, seqs)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if len(entries) > 0 {
 		if err := db.Update(func(tx *bolt.Tx) error { return putAll(tx, entries) }); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
-	if err := removeSegments(dir, seqs); err != nil {
-		return nil, err
-	}
+	// The next seq is above every seq a file ever had, so nothing a
+	// recycled file holds checks in its new segment.
 	next := uint64(1)
-	if len(seqs) > 0 {
-		next = seqs[len(seqs)-1] + 1
+	if all := append(slices.Clone(seqs), spares...); len(all) > 0 {
+		next = slices.Max(all) + 1
 	}
-	return createSegment(dir, next)
+	if err := retire(dir, seqs, &spares); err != nil {
+		return nil, nil, err
+	}
+	seg, err := openSegment(dir, next, &spares)
+	if err != nil {
+		return nil, nil, err
+	}
+	return seg, spares, nil
 }
 
 // putAll writes entries, and their expiry index keys, in tx. A key the
@@ -479,9 +490,9 @@ func (s *Store) run(batch []*write) {
 	if len(t.puts) > 0 {
 		buf := make([]byte, 0, t.bytes)
 		for _, e := range t.puts {
-			buf = appendEntry(buf, e)
+			buf = appendEntry(buf, s.seg.seq, e)
 		}
-		if err := s.seg.append(buf); err != nil {
+		if err := s.seg.write(buf); err != nil {
 			// The segment's tail is unknown now: later appends after it
 			// could be lost to a replay, so nothing more is appended.
 			s.fail()
@@ -559,11 +570,16 @@ func (s *Store) freeze() error {
 	if len(s.mem) == 0 {
 		return nil
 	}
-	next, err := createSegment(s.dir, s.seg.seq+1)
+	if err := s.seg.seal(); err != nil {
+		return err
+	}
+	s.spareMu.Lock()
+	next, err := openSegment(s.dir, s.seg.seq+1, &s.spares)
+	s.spareMu.Unlock()
 	if err != nil {
 		return err
 	}
-	_ = s.seg.f.Close() // synced by its last append
+	_ = s.seg.f.Close() // synced by its seal
 	s.fmu.Lock()
 	s.frozen = append(s.frozen, generation{seq: s.seg.seq, entries: s.mem})
 	s.fmu.Unlock()
@@ -616,7 +632,9 @@ func (s *Store) writeFrozen() error {
 	for i, g := range gens {
 		seqs[i] = g.seq
 	}
-	return removeSegments(s.dir, seqs)
+	s.spareMu.Lock()
+	defer s.spareMu.Unlock()
+	return retire(s.dir, seqs, &s.spares)
 }
 
 // Sweep copies what the journal holds into the file, then deletes every

@@ -94,21 +94,16 @@ func TestATornJournalTailIsDroppedAndEverythingBeforeItHeld(t *testing.T) {
 	}
 	consumeAll(t, s, 0, 10)
 	s.Crash()
-	segs := journalSegments(t, dir)
 	torn := rec(10)
-	whole := boltstore.AppendEntry(nil, torn.Key.Domain+"/"+torn.Key.Binding, 0)
-	for _, cut := range []int{1, 7, len(whole) - 1} {
+	key := torn.Key.Domain + "/" + torn.Key.Binding
+	whole := boltstore.EntryLen(len(key))
+	for _, cut := range []int{1, 7, whole - 1} {
 		t.Run(fmt.Sprintf("cut after %d octets", cut), func(t *testing.T) {
 			d := filepath.Join(t.TempDir(), "state")
 			copyDir(t, dir, d)
-			f, err := os.OpenFile(filepath.Join(d, filepath.Base(segs[len(segs)-1])), os.O_APPEND|os.O_WRONLY, 0)
-			if err != nil {
+			if err := boltstore.TearNewestSegment(d, key, cut); err != nil {
 				t.Fatal(err)
 			}
-			if _, err := f.Write(whole[:cut]); err != nil {
-				t.Fatal(err)
-			}
-			_ = f.Close()
 			s := open(t, d, noCheckpoint)
 			for i := range 10 {
 				if err := s.Consume(context.Background(), rec(i)); !errors.Is(err, consume.ErrConsumed) {
@@ -120,9 +115,19 @@ func TestATornJournalTailIsDroppedAndEverythingBeforeItHeld(t *testing.T) {
 			}
 		})
 	}
+	// The same entry written whole is held: the tear, not the entry's
+	// place, is what drops it.
+	d := filepath.Join(t.TempDir(), "whole")
+	copyDir(t, dir, d)
+	if err := boltstore.TearNewestSegment(d, key, 0); err != nil {
+		t.Fatal(err)
+	}
+	if err := open(t, d, noCheckpoint).Consume(context.Background(), torn); !errors.Is(err, consume.ErrConsumed) {
+		t.Fatalf("a whole entry's Consume after replay = %v, want ErrConsumed", err)
+	}
 }
 
-func TestACorruptJournalSegmentBeforeTheNewestFailsClosed(t *testing.T) {
+func TestAnOlderJournalSegmentThatDoesNotEndWithItsSealFailsClosed(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	s, err := boltstore.Open(dir, noCheckpoint)
@@ -131,19 +136,21 @@ func TestACorruptJournalSegmentBeforeTheNewestFailsClosed(t *testing.T) {
 	}
 	consumeAll(t, s, 0, 10)
 	s.Crash()
-	// The crash leaves one segment holding the ten entries: corrupt one
-	// octet in its middle, then make it the older of two.
-	segs := journalSegments(t, dir)
-	older := segs[len(segs)-1]
+	// The crash leaves one unsealed segment holding the ten entries:
+	// corrupt one octet in its middle, then make it the older of two.
+	older, end, err := boltstore.NewestSegmentEntries(dir)
+	if err != nil || end == 0 {
+		t.Fatalf("newest segment: %v, %d octets of entries", err, end)
+	}
 	b, err := os.ReadFile(older)
 	if err != nil {
 		t.Fatal(err)
 	}
-	b[len(b)/2] ^= 0xff
+	b[end/2] ^= 0xff
 	if err := os.WriteFile(older, b, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	newer := older[:len(older)-16] + fmt.Sprintf("%016d", 1<<40)
+	newer := boltstore.SegmentPath(dir, 1<<40)
 	if err := os.WriteFile(newer, nil, 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -151,13 +158,42 @@ func TestACorruptJournalSegmentBeforeTheNewestFailsClosed(t *testing.T) {
 		if err == nil {
 			_ = s.Close()
 		}
-		t.Fatalf("Open over a corrupt older segment = %v, want ErrUnavailable", err)
+		t.Fatalf("Open over an unsealed older segment = %v, want ErrUnavailable", err)
 	}
 	// The same corruption in the newest segment is a torn tail: it opens.
 	if err := os.Remove(newer); err != nil {
 		t.Fatal(err)
 	}
 	open(t, dir, noCheckpoint)
+}
+
+// A crash after a checkpoint sealed a segment and before it copied the
+// entries into the file leaves two segments: both are replayed.
+func TestASealedSegmentAndItsSuccessorAreBothReplayed(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	s := open(t, dir, noCheckpoint)
+	snapshot := filepath.Join(t.TempDir(), "crashed")
+	var once sync.Once // Close checkpoints too
+	boltstore.SetBeforeCopy(s, func() {
+		once.Do(func() {
+			consumeAll(t, s, 10, 20) // into the successor
+			copyDir(t, dir, snapshot)
+		})
+	})
+	consumeAll(t, s, 0, 10)
+	if _, err := s.Len(); err != nil { // a checkpoint
+		t.Fatal(err)
+	}
+	if segs := journalSegments(t, snapshot); len(segs) != 2 {
+		t.Fatalf("the snapshot holds %d segments, want the sealed one and its successor", len(segs))
+	}
+	s2 := open(t, snapshot, noCheckpoint)
+	for i := range 20 {
+		if err := s2.Consume(context.Background(), rec(i)); !errors.Is(err, consume.ErrConsumed) {
+			t.Fatalf("Consume %d after the crash = %v, want ErrConsumed", i, err)
+		}
+	}
 }
 
 func TestAJournalFileTheStoreNeverWritesFailsClosed(t *testing.T) {
