@@ -301,15 +301,69 @@ func verifyServingCert(t *testing.T, data object) {
 	}
 }
 
+// TestEtcdConsumptionStoreSetsTheManagerFlags: with the etcd store the
+// manager gets the endpoints, the TLS files of the named Secret (mounted
+// read-only where the flags point) and the prefix, so it passes the
+// manager's own checks (https needs a CA, cert and key together).
 func TestEtcdConsumptionStoreSetsTheManagerFlags(t *testing.T) {
-	got := renderChart(t, map[string]any{"consumptionStore": map[string]any{
-		"type": "etcd", "etcd": map[string]any{"endpoints": "https://etcd-0:2379,https://etcd-1:2379"},
-	}})
-	args := managerArgs(t, got)
-	for _, want := range []string{"--consumption-store=etcd", "--etcd-endpoints=https://etcd-0:2379,https://etcd-1:2379"} {
-		if !slices.Contains(args, want) {
-			t.Errorf("manager args %q lack %q", args, want)
-		}
+	const endpoints = "https://etcd-0:2379,https://etcd-1:2379"
+	tests := []struct {
+		name     string
+		etcd     map[string]any
+		want     []string
+		excluded []string
+	}{
+		{
+			name: "a client certificate and a prefix",
+			etcd: map[string]any{"endpoints": endpoints, "prefix": "/toolgate/consumptions/prod/", "tls": map[string]any{"secretName": "etcd-client"}},
+			want: []string{"--consumption-store=etcd", "--etcd-endpoints=" + endpoints, "--etcd-ca=/etc/toolgate/etcd/ca.crt",
+				"--etcd-cert=/etc/toolgate/etcd/tls.crt", "--etcd-key=/etc/toolgate/etcd/tls.key", "--etcd-prefix=/toolgate/consumptions/prod/"},
+		},
+		{
+			name:     "server TLS only, the manager's default prefix",
+			etcd:     map[string]any{"endpoints": endpoints, "tls": map[string]any{"secretName": "etcd-ca", "clientCertificate": false}},
+			want:     []string{"--consumption-store=etcd", "--etcd-endpoints=" + endpoints, "--etcd-ca=/etc/toolgate/etcd/ca.crt"},
+			excluded: []string{"--etcd-cert", "--etcd-key", "--etcd-prefix"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := renderChart(t, map[string]any{"consumptionStore": map[string]any{"type": "etcd", "etcd": tt.etcd}})
+			args := managerArgs(t, got)
+			for _, want := range tt.want {
+				if !slices.Contains(args, want) {
+					t.Errorf("manager args %q lack %q", args, want)
+				}
+			}
+			for _, a := range args {
+				for _, ex := range tt.excluded {
+					if strings.HasPrefix(a, ex+"=") {
+						t.Errorf("manager args hold %q", a)
+					}
+				}
+			}
+			secret := tt.etcd["tls"].(map[string]any)["secretName"]
+			spec := got["Deployment/toolgate-system/toolgate-manager"]["spec"].(object)["template"].(object)["spec"].(object)
+			var volume string
+			for _, v := range spec["volumes"].([]any) {
+				if s, ok := v.(object)["secret"].(object); ok && s["secretName"] == secret {
+					volume = v.(object)["name"].(string)
+				}
+			}
+			if volume == "" {
+				t.Fatalf("no volume of the Secret %v", secret)
+			}
+			mounted := false
+			for _, m := range spec["containers"].([]any)[0].(object)["volumeMounts"].([]any) {
+				m := m.(object)
+				if m["name"] == volume && m["mountPath"] == "/etc/toolgate/etcd" && m["readOnly"] == true {
+					mounted = true
+				}
+			}
+			if !mounted {
+				t.Errorf("the Secret's volume %s is not mounted read-only at /etc/toolgate/etcd", volume)
+			}
+		})
 	}
 }
 
@@ -322,6 +376,8 @@ func TestInvalidValuesFailToRender(t *testing.T) {
 	}{
 		{"an unknown Consumption store", map[string]any{"consumptionStore": map[string]any{"type": "memory"}}, "/consumptionStore/type"},
 		{"the etcd store without endpoints", map[string]any{"consumptionStore": map[string]any{"type": "etcd"}}, "consumptionStore.etcd.endpoints"},
+		{"the etcd store without its TLS Secret", map[string]any{"consumptionStore": map[string]any{"type": "etcd", "etcd": map[string]any{"endpoints": "https://etcd:2379"}}}, "consumptionStore.etcd.tls.secretName"},
+		{"an etcd prefix that is not a key directory", map[string]any{"consumptionStore": map[string]any{"type": "etcd", "etcd": map[string]any{"endpoints": "https://etcd:2379", "prefix": "/tg/prod", "tls": map[string]any{"secretName": "s"}}}}, "/consumptionStore/etcd/prefix"},
 		{"an unknown certificate source", map[string]any{"certificates": map[string]any{"source": "none"}}, "/certificates/source"},
 		// values.schema.json: a misspelt key must not be silently ignored
 		{"a misspelt top-level key", map[string]any{"certificate": map[string]any{"source": "selfSigned"}}, "certificate"},

@@ -142,7 +142,34 @@ func newRoot(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 		}
 		parent.AddCommand(leaf(v, words[len(words)-1], ex[v.name]))
 	}
+	strictHelp(root)
 	return root
+}
+
+// strictHelp makes `toolgate help WORDS` a usage error, with the "did you
+// mean" of an unknown verb, when WORDS name no verb: cobra's help command
+// would print the nearest command's help and exit 0, so a typo in a CI
+// script would pass unnoticed. It keeps cobra's help command (its
+// completion) and replaces only what it runs.
+func strictHelp(root *cobra.Command) {
+	root.InitDefaultHelpCmd()
+	for _, c := range root.Commands() {
+		if c.Name() == "help" {
+			c.Use = "help [VERB]"
+			c.Run = nil
+			c.RunE = func(c *cobra.Command, args []string) error {
+				cmd, rest, err := c.Root().Find(args)
+				if err != nil || cmd == nil {
+					return unknownVerb(c.Root(), args)
+				}
+				if len(rest) > 0 {
+					return unknownVerb(cmd, rest)
+				}
+				cmd.InitDefaultHelpFlag() // so that the help lists --help
+				return cmd.Help()
+			}
+		}
+	}
 }
 
 // group is the command for a verb's first word, created on first use: it

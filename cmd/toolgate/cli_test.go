@@ -39,7 +39,9 @@ func TestCLIConventions(t *testing.T) {
 		"flags after other flags and values": {
 			args: []string{"decide", "--request", req, "--explain", "--manifests", samplesDir(t)}, stdout: "rules:",
 		},
-		"version": {args: []string{"version"}, stdout: "toolgate "},
+		"version":              {args: []string{"version"}, stdout: "toolgate "},
+		"help of a verb group": {args: []string{"help", "registry"}, stdout: "usage: toolgate registry VERB"},
+		"help of an unknown verb is a usage error": {args: []string{"help", "nosuchverb"}, code: 2, stderr: `unknown verb "nosuchverb"`},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
@@ -148,13 +150,16 @@ func TestDidYouMean(t *testing.T) {
 		args []string
 		want string
 	}{
-		"a transposed verb":         {[]string{"tset", "examples"}, `did you mean "test"?`},
-		"a verb's first word":       {[]string{"regsitry", "validate"}, `did you mean "registry"?`},
-		"a two-word verb's second":  {[]string{"keys", "rotat", "a/b"}, `did you mean "keys rotate"?`},
-		"a flag missing its s":      {[]string{"decide", "--manifest", "x"}, "did you mean --manifests?"},
-		"a flag missing a letter":   {[]string{"decide", "--requst", "x"}, "did you mean --request?"},
-		"a flag's prefix":           {[]string{"serve", "--tls", "x"}, "did you mean --tls-cert or --tls-key?"},
-		"nothing near: no guessing": {[]string{"policy", "delete"}, `unknown verb "policy delete"` + "\n"},
+		"a transposed verb":                 {[]string{"tset", "examples"}, `did you mean "test"?`},
+		"a verb's first word":               {[]string{"regsitry", "validate"}, `did you mean "registry"?`},
+		"a two-word verb's second":          {[]string{"keys", "rotat", "a/b"}, `did you mean "keys rotate"?`},
+		"a flag missing its s":              {[]string{"decide", "--manifest", "x"}, "did you mean --manifests?"},
+		"a flag missing a letter":           {[]string{"decide", "--requst", "x"}, "did you mean --request?"},
+		"a flag's prefix":                   {[]string{"serve", "--tls", "x"}, "did you mean --tls-cert or --tls-key?"},
+		"nothing near: no guessing":         {[]string{"policy", "delete"}, `unknown verb "policy delete"` + "\n"},
+		"help of a transposed verb":         {[]string{"help", "tset"}, `unknown verb "tset"; did you mean "test"?`},
+		"help of a mistyped second word":    {[]string{"help", "registry", "validat"}, `unknown verb "registry validat"; did you mean "registry validate"?`},
+		"help of a word after a whole verb": {[]string{"help", "decide", "bogus"}, `unknown verb "decide bogus"` + "\n"},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {

@@ -87,7 +87,7 @@ func verbs() []verb {
 			func(a []string, in io.Reader, out io.Writer) error {
 				return mcpVerb(append([]string{"outcomes"}, a...), in, out)
 			}},
-		{"manager", "[--leader-elect] [--webhook-cert-dir DIR] [--metrics-bind-address ADDR] [--metrics-secure] [--pprof-listen ADDR]",
+		{"manager", "[--leader-elect] [--webhook-cert-dir DIR] [--metrics-bind-address ADDR] [--metrics-secure] [--pprof-listen ADDR] [--consumption-store apiserver|etcd --etcd-endpoints URL,... [--etcd-ca F --etcd-cert F --etcd-key F] [--etcd-prefix P]]",
 			"run the controllers and admission webhooks (in a cluster)",
 			func(a []string, _ io.Reader, _ io.Writer) error { return manager(a) }},
 		{"version", "", "print the build: version, commit and Go version",

@@ -6,7 +6,6 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"k8s.io/apimachinery/pkg/runtime"
@@ -24,37 +23,69 @@ import (
 	tgwebhook "github.com/toolgate/toolgate/internal/webhook"
 )
 
+// managerOptions are the manager's flags, checked.
+type managerOptions struct {
+	metricsAddr   string
+	metricsSecure bool
+	probeAddr     string
+	leaderElect   bool
+	leaderNS      string
+	certDir       string
+	port          int
+	keyNS         string
+	pprof         string
+	service       serviceOptions
+}
+
+// storeAPIServer is the manager's default Consumption store: Consumption
+// objects.
+const storeAPIServer = "apiserver"
+
+// parseManager reads the manager's flags and checks them before anything
+// starts: the --etcd-* flags with the rules serve applies (etcdflags.go).
+func parseManager(args []string) (managerOptions, error) {
+	var o managerOptions
+	fs := flag.NewFlagSet("manager", flag.ContinueOnError)
+	fs.StringVar(&o.metricsAddr, "metrics-bind-address", ":8443", "address of the metrics endpoint (0 disables it)")
+	fs.BoolVar(&o.metricsSecure, "metrics-secure", true, "serve metrics over HTTPS, only to callers the apiserver authenticates and authorizes for GET /metrics")
+	fs.StringVar(&o.probeAddr, "health-probe-bind-address", ":8081", "address of the health probes")
+	fs.BoolVar(&o.leaderElect, "leader-elect", true, "elect a leader among replicas; only the leader writes status")
+	fs.StringVar(&o.leaderNS, "leader-election-namespace", "", "namespace of the leader-election Lease (default: the pod's namespace)")
+	fs.StringVar(&o.certDir, "webhook-cert-dir", "/tmp/k8s-webhook-server/serving-certs", "directory holding the webhook serving certificate tls.crt and tls.key")
+	fs.IntVar(&o.port, "webhook-port", 9443, "port of the webhook server")
+	fs.StringVar(&o.keyNS, "key-namespace", cmp.Or(os.Getenv("POD_NAMESPACE"), controllers.DefaultKeyNamespace), "namespace of the domains' signing-key Secrets (only toolgate reads it)")
+	so := &o.service
+	fs.StringVar(&so.addr, "service-bind-address", ":8444", "address of the authorization service (TLS with the webhook's certificate; 0 disables it)")
+	fs.StringVar(&so.store, "consumption-store", storeAPIServer, "where Consumptions are recorded: apiserver (Consumption objects) or etcd (shared by every replica on the same --etcd-prefix)")
+	fs.StringVar(&so.namespace, "consumption-namespace", os.Getenv("POD_NAMESPACE"), "namespace of the Consumption objects (apiserver store)")
+	so.etcd.register(fs)
+	fs.DurationVar(&so.tokenTTL, "token-cache-ttl", 10*time.Second, "how long a TokenReview answer is cached")
+	fs.BoolVar(&so.decisionLog, "decision-log", true, "write one decision-log line per request to stdout")
+	fs.StringVar(&so.auditLog, "audit-log", "", "tamper-evident decision log directory (default: none)")
+	fs.StringVar(&so.auditKey, "audit-key", "", "the audit log's checkpoint signing key, created when absent (default AUDIT-LOG.key)")
+	fs.StringVar(&o.pprof, "pprof-listen", "", pprofListenUsage)
+	if rest, err := parseFlags(fs, args); err != nil {
+		return o, err
+	} else if len(rest) != 0 {
+		return o, usageError{"manager takes no positional arguments"}
+	}
+	if err := checkPprofListen(o.pprof); err != nil {
+		return o, err
+	}
+	if so.store != storeAPIServer && so.store != storeEtcd {
+		return o, usageError{"--consumption-store is apiserver or etcd"}
+	}
+	return o, so.etcd.checkFor(so.store)
+}
+
 // manager runs the controller-runtime manager: the three reconcilers (every
 // replica fills its own store; only the leader writes status) and the
 // admission webhooks, serving TLS from --webhook-cert-dir (tls.crt, tls.key)
 // through controller-runtime's certificate watcher, so a renewed certificate
 // (cert-manager) is picked up without a restart.
 func manager(args []string) error {
-	fs := flag.NewFlagSet("manager", flag.ContinueOnError)
-	metricsAddr := fs.String("metrics-bind-address", ":8443", "address of the metrics endpoint (0 disables it)")
-	metricsSecure := fs.Bool("metrics-secure", true, "serve metrics over HTTPS, only to callers the apiserver authenticates and authorizes for GET /metrics")
-	probeAddr := fs.String("health-probe-bind-address", ":8081", "address of the health probes")
-	leaderElect := fs.Bool("leader-elect", true, "elect a leader among replicas; only the leader writes status")
-	leaderNS := fs.String("leader-election-namespace", "", "namespace of the leader-election Lease (default: the pod's namespace)")
-	certDir := fs.String("webhook-cert-dir", "/tmp/k8s-webhook-server/serving-certs", "directory holding the webhook serving certificate tls.crt and tls.key")
-	port := fs.Int("webhook-port", 9443, "port of the webhook server")
-	keyNS := fs.String("key-namespace", cmp.Or(os.Getenv("POD_NAMESPACE"), controllers.DefaultKeyNamespace), "namespace of the domains' signing-key Secrets (only toolgate reads it)")
-	var so serviceOptions
-	fs.StringVar(&so.addr, "service-bind-address", ":8444", "address of the authorization service (TLS with the webhook's certificate; 0 disables it)")
-	fs.StringVar(&so.store, "consumption-store", "apiserver", "where Consumptions are recorded: apiserver (Consumption objects) or etcd")
-	fs.StringVar(&so.namespace, "consumption-namespace", os.Getenv("POD_NAMESPACE"), "namespace of the Consumption objects (apiserver store)")
-	etcdEndpoints := fs.String("etcd-endpoints", "", "comma-separated etcd endpoints (etcd store)")
-	fs.DurationVar(&so.tokenTTL, "token-cache-ttl", 10*time.Second, "how long a TokenReview answer is cached")
-	fs.BoolVar(&so.decisionLog, "decision-log", true, "write one decision-log line per request to stdout")
-	fs.StringVar(&so.auditLog, "audit-log", "", "tamper-evident decision log directory (default: none)")
-	fs.StringVar(&so.auditKey, "audit-key", "", "the audit log's checkpoint signing key, created when absent (default AUDIT-LOG.key)")
-	pprofAddr := fs.String("pprof-listen", "", pprofListenUsage)
-	if rest, err := parseFlags(fs, args); err != nil {
-		return err
-	} else if len(rest) != 0 {
-		return usageError{"manager takes no positional arguments"}
-	}
-	if err := checkPprofListen(*pprofAddr); err != nil {
+	o, err := parseManager(args)
+	if err != nil {
 		return err
 	}
 	ctrl.SetLogger(managerLogger(os.Stderr))
@@ -66,20 +97,20 @@ func manager(args []string) error {
 	if err := v1alpha1.AddToScheme(scheme); err != nil {
 		return err
 	}
-	watcher, err := certwatcher.New(filepath.Join(*certDir, "tls.crt"), filepath.Join(*certDir, "tls.key"))
+	watcher, err := certwatcher.New(filepath.Join(o.certDir, "tls.crt"), filepath.Join(o.certDir, "tls.key"))
 	if err != nil {
 		return err
 	}
 	mgr, err := ctrl.NewManager(ctrl.GetConfigOrDie(), ctrl.Options{
 		Scheme:                  scheme,
-		Cache:                   controllers.CacheOptions(*keyNS),
-		Metrics:                 metricsOptions(*metricsAddr, *metricsSecure),
-		HealthProbeBindAddress:  *probeAddr,
-		LeaderElection:          *leaderElect,
+		Cache:                   controllers.CacheOptions(o.keyNS),
+		Metrics:                 metricsOptions(o.metricsAddr, o.metricsSecure),
+		HealthProbeBindAddress:  o.probeAddr,
+		LeaderElection:          o.leaderElect,
 		LeaderElectionID:        "toolgate-manager.stk.toolgate.dev",
-		LeaderElectionNamespace: *leaderNS,
+		LeaderElectionNamespace: o.leaderNS,
 		WebhookServer: webhook.NewServer(webhook.Options{
-			Port:    *port,
+			Port:    o.port,
 			TLSOpts: []func(*tls.Config){func(c *tls.Config) { c.GetCertificate = watcher.GetCertificate; c.MinVersion = tls.VersionTLS12 }},
 		}),
 	})
@@ -90,7 +121,7 @@ func manager(args []string) error {
 		return err
 	}
 	ctx := ctrl.SetupSignalHandler()
-	pprofListening, err := startPprof(ctx, *pprofAddr)
+	pprofListening, err := startPprof(ctx, o.pprof)
 	if err != nil {
 		return err
 	}
@@ -98,16 +129,13 @@ func manager(args []string) error {
 		ctrl.Log.Info("serving pprof", "address", pprofListening.String())
 	}
 	s := store.New()
-	if err := controllers.Setup(ctx, mgr, s, controllers.Options{KeyNamespace: *keyNS}); err != nil {
+	if err := controllers.Setup(ctx, mgr, s, controllers.Options{KeyNamespace: o.keyNS}); err != nil {
 		return err
 	}
 	if err := tgwebhook.Setup(mgr, s); err != nil {
 		return err
 	}
-	if *etcdEndpoints != "" {
-		so.etcd = strings.Split(*etcdEndpoints, ",")
-	}
-	if err := addService(mgr, s, watcher, so); err != nil {
+	if err := addService(mgr, s, watcher, o.service); err != nil {
 		return err
 	}
 	if err := mgr.AddHealthzCheck("healthz", healthz.Ping); err != nil {

@@ -10,7 +10,6 @@ import (
 	"os"
 	"time"
 
-	clientv3 "go.etcd.io/etcd/client/v3"
 	"k8s.io/client-go/kubernetes"
 	"sigs.k8s.io/controller-runtime/pkg/certwatcher"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -19,7 +18,6 @@ import (
 	"github.com/toolgate/toolgate/internal/audit"
 	"github.com/toolgate/toolgate/internal/consume"
 	"github.com/toolgate/toolgate/internal/consume/apistore"
-	"github.com/toolgate/toolgate/internal/consume/etcdstore"
 	"github.com/toolgate/toolgate/internal/server"
 	"github.com/toolgate/toolgate/internal/store"
 )
@@ -27,10 +25,10 @@ import (
 // serviceOptions configure the in-cluster authorization service the
 // manager runs on every replica.
 type serviceOptions struct {
-	addr        string // "0" disables the service
-	store       string // apiserver or etcd
-	namespace   string // where Consumption objects live (apiserver store)
-	etcd        []string
+	addr        string    // "0" disables the service
+	store       string    // apiserver or etcd
+	namespace   string    // where Consumption objects live (apiserver store)
+	etcd        etcdFlags // checked by parseManager
 	tokenTTL    time.Duration
 	decisionLog bool // write decision-log lines to stdout
 	auditLog    string
@@ -52,7 +50,7 @@ func addService(mgr ctrlmanager.Manager, s *store.Store, watcher *certwatcher.Ce
 	}
 	var cstore consume.Store
 	switch o.store {
-	case "apiserver":
+	case storeAPIServer:
 		if o.namespace == "" {
 			return errors.New("--consumption-namespace (or POD_NAMESPACE) names where Consumption objects live")
 		}
@@ -68,11 +66,8 @@ func addService(mgr ctrlmanager.Manager, s *store.Store, watcher *certwatcher.Ce
 		if err := mgr.Add(apistore.NewCollector(direct, o.namespace, apistore.CollectorOptions{})); err != nil {
 			return err
 		}
-	case "etcd":
-		if len(o.etcd) == 0 {
-			return errors.New("--consumption-store=etcd needs --etcd-endpoints")
-		}
-		es, err := etcdstore.Open(clientv3.Config{Endpoints: o.etcd, DialTimeout: 5 * time.Second}, etcdstore.Options{})
+	case storeEtcd:
+		es, err := o.etcd.open()
 		if err != nil {
 			return err
 		}

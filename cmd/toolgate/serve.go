@@ -15,7 +15,6 @@ import (
 
 	"github.com/toolgate/toolgate/internal/audit"
 	"github.com/toolgate/toolgate/internal/consume"
-	"github.com/toolgate/toolgate/internal/consume/etcdstore"
 	"github.com/toolgate/toolgate/internal/server"
 	"github.com/toolgate/toolgate/internal/serving"
 	"github.com/toolgate/toolgate/internal/standalone"
@@ -86,11 +85,7 @@ func parseServe(args []string) (serveOptions, error) {
 	fs.StringVar(&o.auditKey, "audit-key", "", "the audit log's checkpoint signing key, created when absent (default AUDIT-LOG.key)")
 	fs.StringVar(&o.pprof, "pprof-listen", "", pprofListenUsage)
 	fs.StringVar(&o.store, "consumption-store", storeBolt, "where Consumptions and identity claims are recorded: bolt (STATE/consumptions.db, one process) or etcd (shared by every replica on the same --etcd-prefix)")
-	fs.StringVar(&o.etcd.endpoints, "etcd-endpoints", "", "comma-separated etcd endpoints, https://host:port (plain http only on loopback)")
-	fs.StringVar(&o.etcd.ca, "etcd-ca", "", "CA certificate (PEM) that signed the etcd servers' certificates; turns on TLS")
-	fs.StringVar(&o.etcd.cert, "etcd-cert", "", "client certificate (PEM) for etcd, reread at each connection")
-	fs.StringVar(&o.etcd.key, "etcd-key", "", "the client certificate's private key (PEM)")
-	fs.StringVar(&o.etcd.prefix, "etcd-prefix", etcdstore.DefaultPrefix, "etcd key prefix of this deployment: every replica of it gives the same one, other deployments another")
+	o.etcd.register(fs)
 	rest, err := parseFlags(fs, args)
 	if err != nil {
 		return o, err
@@ -108,15 +103,11 @@ func parseServe(args []string) (serveOptions, error) {
 	if err := checkPprofListen(o.pprof); err != nil {
 		return o, err
 	}
-	switch {
-	case o.store == storeEtcd:
-		if err := o.etcd.check(); err != nil {
-			return o, err
-		}
-	case o.store != storeBolt:
+	if o.store != storeBolt && o.store != storeEtcd {
 		return o, usageError{"--consumption-store is bolt or etcd"}
-	case o.etcd != etcdFlags{prefix: etcdstore.DefaultPrefix}:
-		return o, usageError{"the --etcd-* flags need --consumption-store=etcd"}
+	}
+	if err := o.etcd.checkFor(o.store); err != nil {
+		return o, err
 	}
 	o.loopback = isLoopback(host)
 	if !o.loopback && (o.certFile == "" || o.keyFile == "") {

@@ -1,0 +1,145 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/toolgate/toolgate/internal/consume/etcdstore"
+)
+
+// TestParseManager: the manager's Consumption-store flags are checked
+// before anything starts, by the rules serve applies to its --etcd-*
+// flags (cert and key together, https needs a CA, no plaintext etcd off
+// loopback, a prefix that is a key directory), and an --etcd-* flag without
+// the etcd store is refused instead of ignored.
+func TestParseManager(t *testing.T) {
+	t.Parallel()
+	defaults := etcdFlags{prefix: etcdstore.DefaultPrefix}
+	tests := map[string]struct {
+		args      []string
+		wantUsage bool
+		wantErr   bool
+		store     string
+		etcd      etcdFlags
+	}{
+		"no flags: the apiserver store": {store: storeAPIServer, etcd: defaults},
+		"the etcd store on a loopback endpoint without TLS": {args: []string{"--consumption-store", "etcd", "--etcd-endpoints", "http://127.0.0.1:2379,localhost:2380"},
+			store: storeEtcd, etcd: etcdFlags{endpoints: "http://127.0.0.1:2379,localhost:2380", prefix: etcdstore.DefaultPrefix}},
+		"the etcd store over TLS with a client certificate and a prefix": {
+			args:  []string{"--consumption-store=etcd", "--etcd-endpoints=https://etcd-0.etcd:2379,https://etcd-1.etcd:2379", "--etcd-ca=ca.crt", "--etcd-cert=tls.crt", "--etcd-key=tls.key", "--etcd-prefix=/toolgate/consumptions/prod/"},
+			store: storeEtcd, etcd: etcdFlags{endpoints: "https://etcd-0.etcd:2379,https://etcd-1.etcd:2379", ca: "ca.crt", cert: "tls.crt", key: "tls.key", prefix: "/toolgate/consumptions/prod/"}},
+		"the etcd store over TLS without a client certificate": {args: []string{"--consumption-store", "etcd", "--etcd-endpoints", "https://etcd:2379", "--etcd-ca", "ca.crt"},
+			store: storeEtcd, etcd: etcdFlags{endpoints: "https://etcd:2379", ca: "ca.crt", prefix: etcdstore.DefaultPrefix}},
+		"an unknown Consumption store is a usage error":            {args: []string{"--consumption-store", "bolt"}, wantUsage: true},
+		"the etcd store without endpoints is a usage error":        {args: []string{"--consumption-store", "etcd"}, wantUsage: true},
+		"an --etcd flag without the etcd store is a usage error":   {args: []string{"--etcd-endpoints", "https://etcd:2379", "--etcd-ca", "ca.crt"}, wantUsage: true},
+		"an --etcd-prefix without the etcd store is a usage error": {args: []string{"--etcd-prefix", "/tg/prod/"}, wantUsage: true},
+		"an etcd client certificate without its key":               {args: []string{"--consumption-store", "etcd", "--etcd-endpoints", "https://e:2379", "--etcd-ca", "ca", "--etcd-cert", "c"}, wantUsage: true},
+		"an etcd client key without its certificate":               {args: []string{"--consumption-store", "etcd", "--etcd-endpoints", "https://e:2379", "--etcd-ca", "ca", "--etcd-key", "k"}, wantUsage: true},
+		"an https etcd endpoint without a CA":                      {args: []string{"--consumption-store", "etcd", "--etcd-endpoints", "https://e:2379", "--etcd-cert", "c", "--etcd-key", "k"}, wantUsage: true},
+		"an etcd prefix that is not a key directory":               {args: []string{"--consumption-store", "etcd", "--etcd-endpoints", "127.0.0.1:2379", "--etcd-prefix", "/tg/prod"}, wantUsage: true},
+		"an etcd endpoint without a port":                          {args: []string{"--consumption-store", "etcd", "--etcd-endpoints", "https://etcd"}, wantUsage: true},
+		"plaintext etcd off loopback is refused":                   {args: []string{"--consumption-store", "etcd", "--etcd-endpoints", "127.0.0.1:2379,etcd.toolgate-system.svc:2379"}, wantErr: true},
+		"plaintext http etcd off loopback is refused":              {args: []string{"--consumption-store", "etcd", "--etcd-endpoints", "http://etcd:2379", "--etcd-ca", "ca.crt"}, wantErr: true},
+		"a positional argument is a usage error":                   {args: []string{"etcd"}, wantUsage: true},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			got, err := parseManager(tc.args)
+			var usage usageError
+			switch {
+			case tc.wantUsage:
+				if !errors.As(err, &usage) {
+					t.Errorf("err = %v, want a usage error", err)
+				}
+			case tc.wantErr:
+				if err == nil || errors.As(err, &usage) {
+					t.Errorf("err = %v, want a refusal", err)
+				}
+			case err != nil:
+				t.Errorf("err = %v", err)
+			case got.service.store != tc.store || got.service.etcd != tc.etcd:
+				t.Errorf("store %q, etcd %+v; want %q, %+v", got.service.store, got.service.etcd, tc.store, tc.etcd)
+			}
+		})
+	}
+}
+
+// TestManagerAndServeDeclareTheSameEtcdFlags: the two verbs on the etcd
+// store offer the same --etcd-* flags, with the same defaults and help.
+func TestManagerAndServeDeclareTheSameEtcdFlags(t *testing.T) {
+	t.Parallel()
+	etcdFlagsOf := func(name string) map[string][2]string {
+		for _, v := range verbs() {
+			if v.name != name {
+				continue
+			}
+			fs := declaredFlags(v)
+			if fs == nil {
+				t.Fatalf("%s declares no flags", name)
+			}
+			out := map[string][2]string{}
+			fs.VisitAll(func(f *flag.Flag) {
+				if strings.HasPrefix(f.Name, "etcd-") {
+					out[f.Name] = [2]string{f.DefValue, f.Usage}
+				}
+			})
+			return out
+		}
+		t.Fatalf("no verb %s", name)
+		return nil
+	}
+	manager, serve := etcdFlagsOf("manager"), etcdFlagsOf("serve")
+	for _, name := range []string{"etcd-endpoints", "etcd-ca", "etcd-cert", "etcd-key", "etcd-prefix"} {
+		if _, ok := manager[name]; !ok {
+			t.Errorf("the manager has no --%s", name)
+		}
+	}
+	if diff := cmp.Diff(serve, manager); diff != "" {
+		t.Errorf("the --etcd-* flags differ (-serve +manager):\n%s", diff)
+	}
+}
+
+// TestManagerRefusesUnreadableEtcdTLSFilesWithoutTheirContents: a CA,
+// certificate or key that is not PEM stops the manager's etcd store from
+// opening, with errEtcdTLS, which quotes none of the file's bytes.
+func TestManagerRefusesUnreadableEtcdTLSFilesWithoutTheirContents(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	const canary = "canary-secret-bytes-4712"
+	junk := filepath.Join(dir, "junk.pem")
+	if err := os.WriteFile(junk, []byte(canary), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	tests := map[string][]string{
+		"a CA that is not PEM":                          {"--etcd-ca", junk},
+		"a client certificate and key that are not PEM": {"--etcd-ca", junk, "--etcd-cert", junk, "--etcd-key", junk},
+		"a CA file that does not exist":                 {"--etcd-ca", filepath.Join(dir, "absent.pem")},
+	}
+	for name, tlsFlags := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			o, err := parseManager(append([]string{"--consumption-store", "etcd", "--etcd-endpoints", "https://127.0.0.1:1"}, tlsFlags...))
+			if err != nil {
+				t.Fatal(err)
+			}
+			s, err := o.service.etcd.open()
+			if s != nil {
+				_ = s.Close()
+			}
+			if !errors.Is(err, errEtcdTLS) {
+				t.Fatalf("err = %v, want errEtcdTLS", err)
+			}
+			if strings.Contains(userMessage(err), canary) {
+				t.Errorf("the error quotes the file: %q", userMessage(err))
+			}
+		})
+	}
+}
