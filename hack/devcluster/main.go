@@ -166,13 +166,14 @@ func up(o options, stdout io.Writer) error {
 			return fmt.Errorf("the dev cluster stopped while starting (%v); its log:\n%s", err, tail(o.path(logFile), 40))
 		case <-deadline:
 			_ = syscall.Kill(cmd.Process.Pid, syscall.SIGTERM)
+			var stopped error
 			select {
-			case <-exited:
+			case stopped = <-exited:
 			case <-time.After(time.Minute):
 				killSession(cmd.Process.Pid)
-				<-exited
+				stopped = <-exited
 			}
-			return fmt.Errorf("the dev cluster was not up within %s; its log:\n%s", o.timeout, tail(o.path(logFile), 40))
+			return fmt.Errorf("the dev cluster was not up within %s (stopped: %v); its log:\n%s", o.timeout, stopped, tail(o.path(logFile), 40))
 		case <-tick.C:
 			st, err := readState(o)
 			if err != nil {

@@ -194,14 +194,13 @@ func expectOneConsumed(res []*tgclient.ValidateResponse, errs []error) *tgclient
 	GinkgoHelper()
 	var ok []*tgclient.ValidateResponse
 	for i, err := range errs {
-		switch {
-		case err == nil:
+		if err == nil {
 			Expect(res[i].Consumed).To(BeTrue())
 			ok = append(ok, res[i])
-		default:
-			// The client returns ErrConsumed for a 409 consumed only.
-			Expect(err).To(MatchError(tgclient.ErrConsumed), "consume %d", i)
+			continue
 		}
+		// The client returns ErrConsumed for a 409 consumed only.
+		Expect(err).To(MatchError(tgclient.ErrConsumed), "consume %d", i)
 	}
 	Expect(ok).To(HaveLen(1), "successful consumes among %d", len(errs))
 	return ok[0]

@@ -43,9 +43,11 @@ func TearNewestSegment(dir, key string, n int) error {
 	if err != nil {
 		return err
 	}
-	defer f.Close()
-	_, err = f.WriteAt(e, int64(end))
-	return err
+	if _, err := f.WriteAt(e, int64(end)); err != nil {
+		_ = f.Close()
+		return err
+	}
+	return f.Close()
 }
 
 // NewestSegmentEntries is the octet range of the entries of dir's newest
