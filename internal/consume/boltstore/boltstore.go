@@ -361,7 +361,10 @@ var (
 type write struct {
 	fn     func(*txn) error
 	freeze bool
-	done   chan error
+	// closing marks Close's own freeze: the one write admitted after
+	// Close began, so nothing runs once Close closes the files.
+	closing bool
+	done    chan error
 }
 
 // errLead hands the committing to a waiting write; it never leaves the
@@ -420,7 +423,7 @@ func (s *Store) commit(fn func(*txn) error) error {
 func (s *Store) enqueue(w *write) error {
 	s.mu.Lock()
 	switch {
-	case s.closed && !w.freeze:
+	case s.closed && !w.closing:
 		s.mu.Unlock()
 		return bberrors.ErrDatabaseNotOpen
 	case s.broken:
@@ -590,8 +593,10 @@ func (s *Store) freeze() error {
 // checkpoint copies everything the journal holds into the file: it freezes
 // the segment through the commit queue, so after every write enqueued
 // before it, then writes the frozen generations.
-func (s *Store) checkpoint() error {
-	if err := s.enqueue(&write{freeze: true, done: make(chan error, 1)}); err != nil {
+func (s *Store) checkpoint() error { return s.checkpointAs(false) }
+
+func (s *Store) checkpointAs(closing bool) error {
+	if err := s.enqueue(&write{freeze: true, closing: closing, done: make(chan error, 1)}); err != nil {
 		return err
 	}
 	return s.writeFrozen()
@@ -811,7 +816,7 @@ func (s *Store) Close() error {
 		<-s.done
 		// Writes enqueued before closed are ahead of this freeze; a failed
 		// checkpoint leaves the journal for the next Open to replay.
-		_ = s.checkpoint()
+		_ = s.checkpointAs(true)
 		s.mu.Lock()
 		_ = s.seg.f.Close()
 		s.mu.Unlock()

@@ -248,6 +248,13 @@ func TestClosedStoreFailsClosed(t *testing.T) {
 	if _, err := s.Sweep(ctx); !errors.Is(err, consume.ErrUnavailable) {
 		t.Fatalf("Sweep on a closed store: %v, want ErrUnavailable", err)
 	}
+	// Len and Claims checkpoint first: after Close no checkpoint runs.
+	if _, err := s.Len(); !errors.Is(err, consume.ErrUnavailable) {
+		t.Fatalf("Len on a closed store: %v, want ErrUnavailable", err)
+	}
+	if _, err := s.Claims(); !errors.Is(err, consume.ErrUnavailable) {
+		t.Fatalf("Claims on a closed store: %v, want ErrUnavailable", err)
+	}
 }
 
 func TestCanceledContextFailsClosed(t *testing.T) {

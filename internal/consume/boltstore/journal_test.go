@@ -221,8 +221,9 @@ func TestCheckpointsRacingConsumesNeverAdmitASecondConsume(t *testing.T) {
 	const keys, workers = 400, 8
 	var wins [keys]atomic.Int32
 	var wg sync.WaitGroup
-	stop := make(chan struct{})
+	stop, stopped := make(chan struct{}), make(chan struct{})
 	go func() { // and forced checkpoints on top of the background ones
+		defer close(stopped)
 		for {
 			select {
 			case <-stop:
@@ -255,6 +256,7 @@ func TestCheckpointsRacingConsumesNeverAdmitASecondConsume(t *testing.T) {
 	}
 	wg.Wait()
 	close(stop)
+	<-stopped
 	for i := range keys {
 		if n := wins[i].Load(); n != 1 {
 			t.Errorf("key %d was consumed %d times, want exactly once", i, n)
