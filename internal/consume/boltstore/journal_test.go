@@ -87,13 +87,7 @@ func TestAnAnsweredConsumeIsHeldAfterACrashBeforeAnyCheckpoint(t *testing.T) {
 
 func TestATornJournalTailIsDroppedAndEverythingBeforeItHeld(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
-	s, err := boltstore.Open(dir, noCheckpoint)
-	if err != nil {
-		t.Fatal(err)
-	}
-	consumeAll(t, s, 0, 10)
-	s.Crash()
+	dir := crashedAfter(t, 10)
 	torn := rec(10)
 	key := torn.Key.Domain + "/" + torn.Key.Binding
 	whole := boltstore.EntryLen(len(key))
@@ -129,13 +123,7 @@ func TestATornJournalTailIsDroppedAndEverythingBeforeItHeld(t *testing.T) {
 
 func TestAnOlderJournalSegmentThatDoesNotEndWithItsSealFailsClosed(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
-	s, err := boltstore.Open(dir, noCheckpoint)
-	if err != nil {
-		t.Fatal(err)
-	}
-	consumeAll(t, s, 0, 10)
-	s.Crash()
+	dir := crashedAfter(t, 10)
 	// The crash leaves one unsealed segment holding the ten entries:
 	// corrupt one octet in its middle, then make it the older of two.
 	older, end, err := boltstore.NewestSegmentEntries(dir)
@@ -154,12 +142,7 @@ func TestAnOlderJournalSegmentThatDoesNotEndWithItsSealFailsClosed(t *testing.T)
 	if err := os.WriteFile(newer, nil, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if s, err := boltstore.Open(dir, noCheckpoint); !errors.Is(err, consume.ErrUnavailable) {
-		if err == nil {
-			_ = s.Close()
-		}
-		t.Fatalf("Open over an unsealed older segment = %v, want ErrUnavailable", err)
-	}
+	expectOpenRefused(t, dir, "over an unsealed older segment")
 	// The same corruption in the newest segment is a torn tail: it opens.
 	if err := os.Remove(newer); err != nil {
 		t.Fatal(err)
@@ -205,12 +188,7 @@ func TestAJournalFileTheStoreNeverWritesFailsClosed(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, boltstore.JournalPrefix+"x"), nil, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if s, err := boltstore.Open(dir, noCheckpoint); !errors.Is(err, consume.ErrUnavailable) {
-		if err == nil {
-			_ = s.Close()
-		}
-		t.Fatalf("Open = %v, want ErrUnavailable", err)
-	}
+	expectOpenRefused(t, dir, "over a file name the store never writes")
 }
 
 // Checkpoints move entries from the journal into the file while batches
@@ -264,6 +242,32 @@ func TestCheckpointsRacingConsumesNeverAdmitASecondConsume(t *testing.T) {
 	}
 	if n, err := s.Len(); err != nil || n != keys {
 		t.Errorf("Len = %d, %v; want %d", n, err, keys)
+	}
+}
+
+// crashedAfter is the state directory of a store that answered Consumes
+// 0..n-1 and then crashed before any checkpoint.
+func crashedAfter(t *testing.T, n int) string {
+	t.Helper()
+	dir := t.TempDir()
+	s, err := boltstore.Open(dir, noCheckpoint)
+	if err != nil {
+		t.Fatal(err)
+	}
+	consumeAll(t, s, 0, n)
+	s.Crash()
+	return dir
+}
+
+// expectOpenRefused fails unless opening dir fails closed.
+func expectOpenRefused(t *testing.T, dir, what string) {
+	t.Helper()
+	s, err := boltstore.Open(dir, noCheckpoint)
+	if err == nil {
+		_ = s.Close()
+	}
+	if !errors.Is(err, consume.ErrUnavailable) {
+		t.Fatalf("Open %s = %v, want ErrUnavailable", what, err)
 	}
 }
 
