@@ -89,6 +89,7 @@ func manager(args []string) error {
 		return err
 	}
 	ctrl.SetLogger(managerLogger(os.Stderr))
+	ctrl.Log.Info("garbage collection", "settings", tuneGC(os.Getenv, cgroupMemoryMax).String())
 
 	scheme := runtime.NewScheme()
 	if err := clientgoscheme.AddToScheme(scheme); err != nil {

@@ -11,7 +11,6 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
-	"runtime/debug"
 	"strings"
 	"syscall"
 	"time"
@@ -25,9 +24,6 @@ const (
 	mcpGatewayArgs  = "--config FILE --listen ADDR (--upstream-command 'CMD ARG...' | --upstream-url URL) [--recheck D] [--call-timeout D] [--pprof-listen ADDR]"
 	mcpOutcomesArgs = "[--outcome completed|failed|uncertain] LOG..."
 )
-
-// gatewayGCPercent is the gateway's GOGC unless the environment sets one.
-const gatewayGCPercent = 400
 
 // mcpVerb dispatches `toolgate mcp gateway` and `toolgate mcp outcomes`
 // (issue 19, item 2; docs/mcp.md).
@@ -71,14 +67,6 @@ func mcpGateway(ctx context.Context, args []string, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if os.Getenv("GOGC") == "" {
-		// The SDK's JSON decoder allocates a 32 KiB buffer per message,
-		// several per tools/call, while the live heap stays small: at the
-		// default GOGC a fifth of the gateway's CPU went to collecting
-		// them. The process's own setting, so the operator's GOGC wins
-		// (docs/performance.md, docs/decisions.md).
-		debug.SetGCPercent(gatewayGCPercent)
-	}
 	var connect func() mcp.Transport
 	if *command != "" {
 		argv := strings.Fields(*command)
@@ -97,6 +85,10 @@ func mcpGateway(ctx context.Context, args []string, stderr io.Writer) error {
 		}
 	}
 	logger := processLogger(stderr)
+	// The SDK's JSON decoder allocates a 32 KiB buffer per message, several
+	// per tools/call, over a small live heap: at the default GOGC a fifth of
+	// the gateway's CPU went to collecting them.
+	logger.Info("garbage collection", "settings", tuneGC(os.Getenv, cgroupMemoryMax).String())
 	g, err := mcpgate.New(cfg, mcpgate.Options{Connect: connect, Recheck: *recheck, CallTimeout: *callTimeout, Logger: logger})
 	if err != nil {
 		return err

@@ -25,9 +25,15 @@ import (
 // directory, callers from a token file, and the signing keys and
 // Consumptions live in a state directory.
 func serve(args []string, stderr io.Writer) error {
+	o, err := parseServe(args)
+	if err != nil {
+		return err
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	return serveContext(ctx, args, stderr)
+	// The process's own setting, so not in runServe: tests run that in process.
+	processLogger(stderr).Info("garbage collection", "settings", tuneGC(os.Getenv, cgroupMemoryMax).String())
+	return runServe(ctx, o, stderr)
 }
 
 // serveContext is serve until ctx is done: parse the flags, build the
@@ -37,6 +43,11 @@ func serveContext(ctx context.Context, args []string, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	return runServe(ctx, o, stderr)
+}
+
+// runServe builds the service and runs it until ctx is done.
+func runServe(ctx context.Context, o serveOptions, stderr io.Writer) error {
 	logger := processLogger(stderr)
 	svc, err := buildServe(o)
 	if err != nil {

@@ -24,6 +24,15 @@
 //     examples/api/authorize-deny.json, which the policy refuses: every
 //     step up to the decision and its digest, but no artifact, no signature
 //     and no durable write — the work closest to OPA's.
+//   - go-http-floor: this command re-executed as a minimal net/http server
+//     that reads OPA's request body and answers a fixed 15-octet JSON
+//     document: no decoding, no decision. It is the ceiling any Go HTTP
+//     service reaches on this machine under this generator, and the floor
+//     of its CPU per request, so the other rows can be read against what
+//     the HTTP round trip alone costs here.
+//
+// Each row also reports the server process's CPU time (user + system,
+// /proc/PID/stat) divided by the requests it answered in the attack.
 //
 // Both services run with their request logs off (toolgate: --decision-log
 // /dev/null, --audit-log off).
@@ -64,7 +73,11 @@ func main() {
 	rounds := flag.Int("rounds", 3, "interleaved rounds")
 	dur := flag.Duration("d", 5*time.Second, "duration of each attack")
 	clientsFlag := flag.String("clients", "4,16", "client counts (each one keep-alive connection, requests back to back)")
+	floor := flag.String("serve-floor", "", "only serve the go-http-floor row's minimal handler on this loopback address (used by the command itself)")
 	flag.Parse()
+	if *floor != "" {
+		log.Fatal(serveFloor(*floor))
+	}
 	if err := run(*opaBin, *tgBin, *root, *rounds, *dur, *clientsFlag); err != nil {
 		log.Fatal(err)
 	}
@@ -73,6 +86,23 @@ func main() {
 type server struct {
 	name, work string
 	targeter   vegeta.Targeter
+	pid        int
+}
+
+// floorAnswer is the go-http-floor row's whole response body.
+const floorAnswer = `{"result":true}`
+
+// serveFloor is the go-http-floor row: net/http with the defaults, one
+// handler that reads the body and writes a constant.
+func serveFloor(addr string) error {
+	return http.ListenAndServe(addr, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if _, err := io.Copy(io.Discard, r.Body); err != nil {
+			http.Error(w, "read", http.StatusBadRequest)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = io.WriteString(w, floorAnswer)
+	}))
 }
 
 func run(opaBin, tgBin, root string, rounds int, dur time.Duration, clientsFlag string) error {
@@ -137,7 +167,20 @@ func run(opaBin, tgBin, root string, rounds int, dur time.Duration, clientsFlag 
 	if err != nil {
 		return err
 	}
-	for _, a := range []string{opaAddr, tgAddr} {
+	self, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	floorAddr, err := freeAddr()
+	if err != nil {
+		return err
+	}
+	floor, err := start(self, "-serve-floor", floorAddr)
+	if err != nil {
+		return err
+	}
+	defer stop(floor)
+	for _, a := range []string{opaAddr, tgAddr, floorAddr} {
 		if err := waitUp(a); err != nil {
 			return err
 		}
@@ -146,11 +189,13 @@ func run(opaBin, tgBin, root string, rounds int, dur time.Duration, clientsFlag 
 	prefix := "hp-" + strconv.FormatInt(time.Now().UnixNano(), 36) + "-"
 	servers := []server{
 		{"opa", "OPA server, 20-rule generated Rego policy, POST /v1/data/peers/allow",
-			rotating("http://"+opaAddr+"/v1/data/peers/allow", nil, opaBodies)},
+			rotating("http://"+opaAddr+"/v1/data/peers/allow", nil, opaBodies), opa.Process.Pid},
 		{"toolgate-issue", "toolgate authorize, allowed: auth, validation, decision, digests, Ed25519 artifact, durable bbolt claim (fsync)",
-			fresh("http://"+tgAddr+"/v1/authorize", allow, prefix+"i-")},
+			fresh("http://"+tgAddr+"/v1/authorize", allow, prefix+"i-"), tg.Process.Pid},
 		{"toolgate-deny", "toolgate authorize, refused by policy: auth, validation, decision and digest; no artifact, no write",
-			fresh("http://"+tgAddr+"/v1/authorize", deny, prefix+"d-")},
+			fresh("http://"+tgAddr+"/v1/authorize", deny, prefix+"d-"), tg.Process.Pid},
+		{"go-http-floor", "net/http, defaults, reads OPA's request body and writes a constant: the HTTP round trip alone",
+			rotating("http://"+floorAddr+"/", nil, opaBodies), floor.Process.Pid},
 	}
 	fmt.Printf("machine: %s/%s, %d CPUs, %s; load average %s\n", runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), runtime.Version(), loadavg())
 	fmt.Printf("load generator: vegeta v12.13.0 (library), one keep-alive connection per client, requests back to back, %s per attack, %d interleaved rounds\n", dur, rounds)
@@ -161,32 +206,78 @@ func run(opaBin, tgBin, root string, rounds int, dur time.Duration, clientsFlag 
 		server string
 		c      int
 	}
-	results := map[key][]vegeta.Metrics{}
+	results := map[key][]result{}
 	for r := range rounds {
 		for _, c := range clients {
 			for _, s := range servers {
+				before, err := processCPU(s.pid)
+				if err != nil {
+					return err
+				}
 				m, err := attack(s, c, dur)
 				if err != nil {
 					return err
 				}
-				results[key{s.name, c}] = append(results[key{s.name, c}], m)
-				fmt.Printf("round %d  %-15s c=%-3d %8.0f req/s  p50 %-10s p99 %-10s success %.4f  codes %v  load %s\n",
-					r+1, s.name, c, m.Throughput, m.Latencies.P50.Round(time.Microsecond), m.Latencies.P99.Round(time.Microsecond), m.Success, m.StatusCodes, loadavg())
+				after, err := processCPU(s.pid)
+				if err != nil {
+					return err
+				}
+				res := result{m, (after - before) / time.Duration(m.Requests)}
+				results[key{s.name, c}] = append(results[key{s.name, c}], res)
+				fmt.Printf("round %d  %-15s c=%-3d %8.0f req/s  p50 %-10s p99 %-10s cpu %6.1f µs/req  success %.4f  codes %v  load %s\n",
+					r+1, s.name, c, m.Throughput, m.Latencies.P50.Round(time.Microsecond), m.Latencies.P99.Round(time.Microsecond),
+					micros(res.cpu), m.Success, m.StatusCodes, loadavg())
 			}
 		}
 	}
-	fmt.Printf("\nmedians over %d rounds (ratio: toolgate's req/s over OPA's; latency ratios OPA's over toolgate's, so above 1 means toolgate is better)\n", rounds)
-	fmt.Printf("%-15s %4s %10s %10s %10s %10s %10s %10s\n", "server", "c", "req/s", "p50", "p99", "× req/s", "× p50", "× p99")
+	fmt.Printf("\nmedians over %d rounds (ratios: a server's req/s over OPA's; latency ratios OPA's over the server's, so above 1 means better than OPA;\n", rounds)
+	fmt.Printf("cpu: the server process's CPU time per request; \"floor\" columns divide by go-http-floor's)\n")
+	fmt.Printf("%-15s %4s %9s %9s %9s %9s %8s %8s %8s %10s %10s\n", "server", "c", "req/s", "p50", "p99", "cpu µs", "× req/s", "× p50", "× p99", "req/s÷flr", "cpu÷flr")
 	for _, c := range clients {
 		opaM := median(results[key{"opa", c}])
+		floorM := median(results[key{"go-http-floor", c}])
 		for _, s := range servers {
 			m := median(results[key{s.name, c}])
-			fmt.Printf("%-15s %4d %10.0f %10s %10s %10.2f %10.2f %10.2f\n", s.name, c, m.rate,
-				m.p50.Round(time.Microsecond), m.p99.Round(time.Microsecond),
-				m.rate/opaM.rate, float64(opaM.p50)/float64(m.p50), float64(opaM.p99)/float64(m.p99))
+			fmt.Printf("%-15s %4d %9.0f %9s %9s %9.1f %8.2f %8.2f %8.2f %10.2f %10.2f\n", s.name, c, m.rate,
+				m.p50.Round(time.Microsecond), m.p99.Round(time.Microsecond), micros(m.cpu),
+				m.rate/opaM.rate, float64(opaM.p50)/float64(m.p50), float64(opaM.p99)/float64(m.p99),
+				m.rate/floorM.rate, float64(m.cpu)/float64(floorM.cpu))
 		}
 	}
 	return nil
+}
+
+// result is one attack's metrics and the server's CPU time per request.
+type result struct {
+	m   vegeta.Metrics
+	cpu time.Duration
+}
+
+func micros(d time.Duration) float64 { return float64(d) / float64(time.Microsecond) }
+
+// processCPU is the user plus system CPU time of process pid so far, from
+// /proc/PID/stat (fields 14 and 15, in clock ticks of 1/100 s: Linux's
+// USER_HZ on every architecture Go supports).
+func processCPU(pid int) (time.Duration, error) {
+	raw, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return 0, err
+	}
+	// The command name (field 2) is parenthesized and may hold spaces.
+	i := bytes.LastIndexByte(raw, ')')
+	if i < 0 {
+		return 0, fmt.Errorf("/proc/%d/stat: malformed", pid)
+	}
+	f := strings.Fields(string(raw[i+1:]))
+	if len(f) < 13 {
+		return 0, fmt.Errorf("/proc/%d/stat: malformed", pid)
+	}
+	utime, err1 := strconv.ParseInt(f[11], 10, 64)
+	stime, err2 := strconv.ParseInt(f[12], 10, 64)
+	if err1 != nil || err2 != nil {
+		return 0, fmt.Errorf("/proc/%d/stat: malformed", pid)
+	}
+	return time.Duration(utime+stime) * (time.Second / 100), nil
 }
 
 // attack drives s from c workers, each with its own connection and one
@@ -243,21 +334,24 @@ func fresh(url string, example []byte, prefix string) vegeta.Targeter {
 }
 
 type summary struct {
-	rate     float64
-	p50, p99 time.Duration
+	rate          float64
+	p50, p99, cpu time.Duration
 }
 
-func median(ms []vegeta.Metrics) summary {
-	rates := make([]float64, len(ms))
-	p50s := make([]time.Duration, len(ms))
-	p99s := make([]time.Duration, len(ms))
-	for i, m := range ms {
-		rates[i], p50s[i], p99s[i] = m.Throughput, m.Latencies.P50, m.Latencies.P99
+// median takes each column's median on its own.
+func median(rs []result) summary {
+	rates := make([]float64, len(rs))
+	p50s := make([]time.Duration, len(rs))
+	p99s := make([]time.Duration, len(rs))
+	cpus := make([]time.Duration, len(rs))
+	for i, r := range rs {
+		rates[i], p50s[i], p99s[i], cpus[i] = r.m.Throughput, r.m.Latencies.P50, r.m.Latencies.P99, r.cpu
 	}
 	slices.Sort(rates)
 	slices.Sort(p50s)
 	slices.Sort(p99s)
-	return summary{rates[len(ms)/2], p50s[len(ms)/2], p99s[len(ms)/2]}
+	slices.Sort(cpus)
+	return summary{rates[len(rs)/2], p50s[len(rs)/2], p99s[len(rs)/2], cpus[len(rs)/2]}
 }
 
 func freeAddr() (string, error) {
