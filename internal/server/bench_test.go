@@ -3,6 +3,7 @@ package server_test
 import (
 	"bytes"
 	"encoding/json"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"syscall"
@@ -47,9 +48,25 @@ func cpuTime(b *testing.B) time.Duration {
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
+// quietLog sends the decision log to io.Discard: the tests' log buffer
+// grows without bound and its copying would be measured.
+func quietLog(c *server.Config) { c.Log = server.NewDecisionLog(io.Discard, 1024, true) }
+
+// BenchmarkAuthorize issues: from the second call on, the same request is
+// an idempotent retry answered from its claim, re-run and re-signed.
 func BenchmarkAuthorize(b *testing.B) {
-	s := newService(b, b.TempDir())
+	s := newServiceWith(b, b.TempDir(), quietLog)
 	body, err := json.Marshal(example(b, "payment-allow.yaml"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	benchPost(b, s.srv.Handler(), "/v1/authorize", agentToken, body)
+}
+
+// BenchmarkAuthorizeDeny is refused by the policy: no artifact, no claim.
+func BenchmarkAuthorizeDeny(b *testing.B) {
+	s := newServiceWith(b, b.TempDir(), quietLog)
+	body, err := json.Marshal(example(b, "payment-deny.yaml"))
 	if err != nil {
 		b.Fatal(err)
 	}
