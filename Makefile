@@ -1,5 +1,6 @@
 # toolgate — see README.md. Every target works on a fresh clone with only Go
-# (and, for the agent-safe differential test, Node.js) installed.
+# (and, for make test, Node.js with npm: the agent-safe differential test and the
+# MCP reference-server spec) installed.
 
 GO        ?= go
 BIN       ?= $(CURDIR)/bin

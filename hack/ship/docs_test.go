@@ -21,13 +21,29 @@ import (
 	"github.com/toolgate/toolgate/internal/testutil"
 )
 
-// docPages are the pages whose every command block a test executes.
-var docPages = []string{"README.md", "docs/quickstart.md"}
+// docPage is a page whose every command block a test executes.
+type docPage struct {
+	path string
+	// clone runs the page in a git clone of the repository's HEAD whose
+	// origin/main is that same commit (the pull request's base of a page
+	// about reviewing changes), instead of links to the working tree.
+	clone bool
+	// noneRun admits a page whose every block is marked not run (it is
+	// still checked for blocks the test would miss and for shell syntax).
+	noneRun bool
+}
 
-// TestDocCommandBlocks executes every ```sh block of the README and the
-// quickstart, in order, in a temporary directory that holds the repository's
-// files, bin/toolgate (also on PATH as toolgate) and a scratch directory for
-// /tmp/, and compares the output each block prints with the output it shows
+var docPages = []docPage{
+	{path: "README.md"},
+	{path: "docs/quickstart.md"},
+	{path: "docs/gitops.md", clone: true},
+	{path: "CONTRIBUTING.md", noneRun: true},
+}
+
+// TestDocCommandBlocks executes every ```sh block of the pages of docPages,
+// in order, in a temporary directory that holds the repository's files (or
+// a clone of it), bin/toolgate (also on PATH as toolgate) and a scratch
+// directory for /tmp/, and compares the output each block prints with the output it shows
 // (issue 20, item 7). The page's HTML comment directly before a block says how
 // it runs:
 //
@@ -50,7 +66,8 @@ func TestDocCommandBlocks(t *testing.T) {
 	if b, err := exec.Command("go", "build", "-o", bin, filepath.Join(root, "cmd", "toolgate")).CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, b)
 	}
-	for _, page := range docPages {
+	for _, p := range docPages {
+		page := p.path
 		t.Run(page, func(t *testing.T) {
 			raw, err := os.ReadFile(filepath.Join(root, page))
 			if err != nil {
@@ -72,7 +89,7 @@ func TestDocCommandBlocks(t *testing.T) {
 					}
 				}
 			}
-			d := newDocRun(t, root, bin)
+			d := newDocRun(t, root, bin, p.clone)
 			ran := 0
 			for _, b := range blocks {
 				where := fmt.Sprintf("%s:%d", page, b.line)
@@ -93,7 +110,7 @@ func TestDocCommandBlocks(t *testing.T) {
 				ran++
 				d.runBlock(t, where, b)
 			}
-			if ran == 0 {
+			if ran == 0 && !p.noneRun {
 				t.Errorf("%s: no command block ran", page)
 			}
 			d.stopServer(t)
@@ -205,27 +222,17 @@ type docRun struct {
 	stopped                   bool
 }
 
-func newDocRun(t *testing.T, root, bin string) *docRun {
+func newDocRun(t *testing.T, root, bin string, clone bool) *docRun {
 	t.Helper()
 	tmp := t.TempDir()
 	d := &docRun{root: root, work: filepath.Join(tmp, "work"), scratch: filepath.Join(tmp, "tmp")}
+	if clone {
+		cloneHead(t, root, d.work)
+	} else {
+		linkTopLevel(t, root, d.work)
+	}
 	for _, dir := range []string{filepath.Join(d.work, "bin"), d.scratch} {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	// The repository's top-level entries, read-only by convention; bin/ and
-	// the state directory are the run's own.
-	entries, err := os.ReadDir(root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, e := range entries {
-		switch e.Name() {
-		case "bin", ".state", "dist", ".git":
-			continue
-		}
-		if err := os.Symlink(filepath.Join(root, e.Name()), filepath.Join(d.work, e.Name())); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -238,6 +245,45 @@ func newDocRun(t *testing.T, root, bin string) *docRun {
 	}
 	d.env = append(os.Environ(), "PATH="+filepath.Join(d.work, "bin")+string(os.PathListSeparator)+os.Getenv("PATH"))
 	return d
+}
+
+// linkTopLevel fills work with links to the repository's top-level
+// entries, read-only by convention; bin/ and the state directory are the
+// run's own.
+func linkTopLevel(t *testing.T, root, work string) {
+	t.Helper()
+	if err := os.MkdirAll(work, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	entries, err := os.ReadDir(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		switch e.Name() {
+		case "bin", ".state", "dist", ".git":
+			continue
+		}
+		if err := os.Symlink(filepath.Join(root, e.Name()), filepath.Join(work, e.Name())); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// cloneHead clones the repository's HEAD into work (sharing its objects)
+// and points origin/main at that commit: a page's `git worktree add
+// /tmp/base origin/main` then checks out the same tree, whatever branch
+// the test runs on.
+func cloneHead(t *testing.T, root, work string) {
+	t.Helper()
+	for _, args := range [][]string{
+		{"clone", "--quiet", "--shared", root, work},
+		{"-C", work, "update-ref", "refs/remotes/origin/main", "HEAD"},
+	} {
+		if out, err := exec.Command("git", args...).CombinedOutput(); err != nil {
+			t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+	}
 }
 
 // substitute maps the page's fixed paths and address to the run's.
