@@ -133,6 +133,13 @@ bench: ## Run the engine benchmarks (numbers go to docs/performance.md).
 PEER_ROUNDS     ?= 10
 BENCHTIME_PEERS ?= 1s
 
+# Where make profile writes; docs/profiles holds the committed baseline.
+PROFILE_DIR ?= $(CURDIR)/.profiles
+
+.PHONY: profile
+profile: build ## CPU and allocation profiles of authorize and consume: bin/toolgate serve under hack/loadgen, 16 clients, 10 s per phase, into PROFILE_DIR (compare with docs/profiles).
+	hack/profile.sh $(BIN)/toolgate $(PROFILE_DIR)
+
 .PHONY: bench-check
 bench-check: ## The bench/ module builds (its go.mod is tidy) and every engine agrees on every input; no timing.
 	cd bench && $(GO) vet ./...

@@ -29,6 +29,11 @@
 // phase also prints the CPU time that process spent (user + system, from
 // /proc/PID/stat) divided by the requests of the phase: the service's CPU
 // per request, which a shared host disturbs far less than its latency.
+// With -pprof URL (the service's --pprof-listen, on loopback) each phase
+// also writes that process's CPU profile and allocation profile over the
+// phase's -d to -profile-dir as PHASE.cpu.pprof and PHASE.allocs.pprof
+// (the allocations made during the phase only); `make profile` writes the
+// committed baseline this way (docs/profiles).
 package main
 
 import (
@@ -81,6 +86,7 @@ type options struct {
 	serve                     string
 	serverPID                 int
 	stateParent               string
+	pprof, profileDir         string
 }
 
 func main() {
@@ -96,6 +102,8 @@ func main() {
 	flag.StringVar(&o.serve, "serve", "", "only serve the samples on this loopback address (host:port) for -d, then exit: a separately profiled service (-cpuprofile) for another loadgen's -target")
 	flag.IntVar(&o.serverPID, "server-pid", 0, "with -target: the service's process ID; each phase prints that process's CPU time per request (Linux /proc)")
 	flag.StringVar(&o.stateParent, "state", "", "directory to hold the in-process service's temporary state (the bbolt file); default: the system's temporary directory. On a tmpfs (/dev/shm) the fsync costs nothing: the service's CPU apart from the disk's")
+	flag.StringVar(&o.pprof, "pprof", "", "with -target: the service's pprof listener (http://127.0.0.1:PORT); each phase writes that process's CPU and allocation profiles over -d (whole seconds; give an -n the phase does not reach first) to -profile-dir")
+	flag.StringVar(&o.profileDir, "profile-dir", ".", "directory for -pprof's PHASE.cpu.pprof and PHASE.allocs.pprof")
 	flag.StringVar(&o.idPrefix, "id-prefix", "", "prefix of the authorization IDs (default: unique per run, so a long-running target never sees an ID twice)")
 	flag.Parse()
 	if o.idPrefix == "" {
@@ -157,6 +165,13 @@ func run(o options) error {
 		}
 		addr, where = u.Host, "at "+o.target
 	}
+	var prof *profiler
+	if o.pprof != "" {
+		var err error
+		if prof, err = newProfiler(o); err != nil {
+			return err
+		}
+	}
 
 	authorizeTmpl, err := authorizeTemplate()
 	if err != nil {
@@ -178,7 +193,7 @@ func run(o options) error {
 	}
 	artifacts := make([]string, o.n)
 	var issued atomic.Int64
-	err = phase("authorize", addr, o.serverPID, o.conc, o.n, o.d, func(i int) []byte { return reqs[i] }, func(i, status int, body []byte) {
+	err = phase("authorize", addr, prof, o.serverPID, o.conc, o.n, o.d, func(i int) []byte { return reqs[i] }, func(i, status int, body []byte) {
 		if status != http.StatusOK {
 			return
 		}
@@ -213,7 +228,7 @@ func run(o options) error {
 		for k, b := range bodies {
 			reqs[k] = request(addr, "/v1/"+verb, o.executorToken, b)
 		}
-		if err := phase(verb, addr, o.serverPID, o.conc, len(reqs), o.d, func(k int) []byte { return reqs[k] }, nil); err != nil {
+		if err := phase(verb, addr, prof, o.serverPID, o.conc, len(reqs), o.d, func(k int) []byte { return reqs[k] }, nil); err != nil {
 			return err
 		}
 	}
@@ -518,8 +533,9 @@ func (c *conn) readChunked() error {
 
 // phase sends req(0..n-1) from conc clients until n requests or d elapse,
 // hands each response to seen (when not nil), and prints the throughput
-// and latency percentiles of the requests made.
-func phase(name, addr string, pid, conc, n int, d time.Duration, req func(i int) []byte, seen func(i, status int, body []byte)) error {
+// and latency percentiles of the requests made. With prof, the service's
+// profiles are taken over the phase.
+func phase(name, addr string, prof *profiler, pid, conc, n int, d time.Duration, req func(i int) []byte, seen func(i, status int, body []byte)) error {
 	var next atomic.Int64
 	lat := make([][]time.Duration, conc)
 	statuses := make([]map[int]int, conc)
@@ -540,6 +556,7 @@ func phase(name, addr string, pid, conc, n int, d time.Duration, req func(i int)
 	if err != nil {
 		return err
 	}
+	profiled := prof.start(name)
 	var wg sync.WaitGroup
 	start := time.Now()
 	deadline := start.Add(d)
@@ -573,6 +590,9 @@ func phase(name, addr string, pid, conc, n int, d time.Duration, req func(i int)
 	if err != nil {
 		return err
 	}
+	if err := profiled(); err != nil {
+		return err
+	}
 	all := slices.Concat(lat...)
 	slices.Sort(all)
 	count := map[int]int{}
@@ -593,6 +613,64 @@ func phase(name, addr string, pid, conc, n int, d time.Duration, req func(i int)
 			float64((cpu1-cpu0).Microseconds())/float64(len(all)))
 	}
 	return nil
+}
+
+// profiler fetches the service's profiles from its pprof listener.
+type profiler struct {
+	base    string // http://127.0.0.1:PORT
+	seconds int
+	dir     string
+}
+
+func newProfiler(o options) (*profiler, error) {
+	u, err := url.Parse(o.pprof)
+	if err != nil || u.Scheme != "http" || u.Host == "" || (u.Path != "" && u.Path != "/") {
+		return nil, errors.New("-pprof is a plain-HTTP base URL such as http://127.0.0.1:6060")
+	}
+	if err := loopback(u.Host); err != nil {
+		return nil, err
+	}
+	if o.d < time.Second || o.d%time.Second != 0 {
+		return nil, errors.New("-pprof profiles over -d, which must then be whole seconds")
+	}
+	if err := os.MkdirAll(o.profileDir, 0o755); err != nil {
+		return nil, err
+	}
+	return &profiler{base: "http://" + u.Host, seconds: int(o.d / time.Second), dir: o.profileDir}, nil
+}
+
+// start begins the CPU profile and the allocation delta of phase name,
+// both over the profiler's seconds, and returns the wait for both files.
+// A nil profiler takes none.
+func (p *profiler) start(name string) func() error {
+	if p == nil {
+		return func() error { return nil }
+	}
+	errs := make(chan error, 2)
+	fetch := func(kind, query string) {
+		errs <- func() error {
+			resp, err := http.Get(p.base + "/debug/pprof/" + query + "?seconds=" + strconv.Itoa(p.seconds))
+			if err != nil {
+				return err
+			}
+			defer func() { _ = resp.Body.Close() }()
+			if resp.StatusCode != http.StatusOK {
+				return fmt.Errorf("%s profile: %s", kind, resp.Status)
+			}
+			f, err := os.Create(filepath.Join(p.dir, name+"."+kind+".pprof"))
+			if err != nil {
+				return err
+			}
+			if _, err := io.Copy(f, resp.Body); err != nil {
+				_ = f.Close()
+				return err
+			}
+			return f.Close()
+		}()
+	}
+	go fetch("cpu", "profile")
+	go fetch("allocs", "allocs")
+	return func() error { return errors.Join(<-errs, <-errs) }
 }
 
 // cpuTime returns the user plus system CPU time of process pid so far,
