@@ -13,40 +13,51 @@ import (
 	"github.com/toolgate/toolgate/internal/audit"
 )
 
+// auditVerifyOptions are audit verify's flags.
+type auditVerifyOptions struct {
+	dir, proof, key string
+	kept            []string // --checkpoints, in order
+}
+
+func auditVerifyFlags() (*flag.FlagSet, *auditVerifyOptions) {
+	var o auditVerifyOptions
+	fs := flag.NewFlagSet("audit verify", flag.ContinueOnError)
+	fs.StringVar(&o.dir, "log", "", "the audit log directory")
+	fs.StringVar(&o.proof, "proof", "", "a proof file written by audit prove")
+	fs.StringVar(&o.key, "key", "", "the verifier key: the key's .pub file, or its text")
+	fs.Func("checkpoints", "a file of signed checkpoints kept outside the log (a copy of its checkpoints file, a proof); repeatable", func(s string) error {
+		o.kept = append(o.kept, s)
+		return nil
+	})
+	return fs, &o
+}
+
 // auditVerify checks an audit log directory (--log) or a proof file
 // (--proof) against the verifier key of its checkpoints. Every finding is a
 // line on out; any finding is exit 1.
 func auditVerify(args []string, out io.Writer) error {
-	fs := flag.NewFlagSet("audit verify", flag.ContinueOnError)
-	dir := fs.String("log", "", "the audit log directory")
-	proof := fs.String("proof", "", "a proof file written by audit prove")
-	key := fs.String("key", "", "the verifier key: the key's .pub file, or its text")
-	var kept []string
-	fs.Func("checkpoints", "a file of signed checkpoints kept outside the log (a copy of its checkpoints file, a proof); repeatable", func(s string) error {
-		kept = append(kept, s)
-		return nil
-	})
+	fs, o := auditVerifyFlags()
 	if rest, err := parseFlags(fs, args); err != nil {
 		return err
-	} else if len(rest) != 0 || *key == "" || (*dir == "") == (*proof == "") {
+	} else if len(rest) != 0 || o.key == "" || (o.dir == "") == (o.proof == "") {
 		return usageError{"audit verify needs --key and one of --log or --proof"}
 	}
-	v, err := readVerifier(*key)
+	v, err := readVerifier(o.key)
 	if err != nil {
 		return err
 	}
-	if *proof != "" {
-		return checkProofFile(*proof, v, out)
+	if o.proof != "" {
+		return checkProofFile(o.proof, v, out)
 	}
 	var keptNotes [][]byte
-	for _, path := range kept {
+	for _, path := range o.kept {
 		raw, err := os.ReadFile(path)
 		if err != nil {
 			return err
 		}
 		keptNotes = append(keptNotes, raw)
 	}
-	r, err := audit.Verify(*dir, v, keptNotes...)
+	r, err := audit.Verify(o.dir, v, keptNotes...)
 	if err != nil {
 		return err
 	}
@@ -56,7 +67,7 @@ func auditVerify(args []string, out io.Writer) error {
 	if r.Omitted > 0 {
 		fmt.Fprintf(out, "… and %d more findings\n", r.Omitted)
 	}
-	fmt.Fprintf(out, "%s: %s, %s", *dir, plural(int(r.Records), "record", "records"), plural(r.Checkpoints, "signed checkpoint", "signed checkpoints"))
+	fmt.Fprintf(out, "%s: %s, %s", o.dir, plural(int(r.Records), "record", "records"), plural(r.Checkpoints, "signed checkpoint", "signed checkpoints"))
 	if r.Checkpoints > 0 {
 		fmt.Fprintf(out, " (the last of size %d)", r.Signed)
 	}
@@ -89,27 +100,42 @@ func checkProofFile(path string, v note.Verifier, out io.Writer) error {
 	return nil
 }
 
+// auditProveOptions are audit prove's flags.
+type auditProveOptions struct {
+	dir   string
+	index int64
+	size  int64
+	from  int64
+	to    int64
+}
+
+func auditProveFlags() (*flag.FlagSet, *auditProveOptions) {
+	var o auditProveOptions
+	fs := flag.NewFlagSet("audit prove", flag.ContinueOnError)
+	fs.StringVar(&o.dir, "log", "", "the audit log directory")
+	fs.Int64Var(&o.index, "index", -1, "the seq of the record to prove")
+	fs.Int64Var(&o.size, "size", 0, "the checkpoint size to prove it in (default: the latest)")
+	fs.Int64Var(&o.from, "from", 0, "the size of the earlier checkpoint")
+	fs.Int64Var(&o.to, "to", 0, "the size of the later checkpoint")
+	return fs, &o
+}
+
 // auditProve writes an inclusion proof of one record (--index) or a
 // consistency proof between two checkpoints (--from, --to).
 func auditProve(args []string, out io.Writer) error {
-	fs := flag.NewFlagSet("audit prove", flag.ContinueOnError)
-	dir := fs.String("log", "", "the audit log directory")
-	index := fs.Int64("index", -1, "the seq of the record to prove")
-	size := fs.Int64("size", 0, "the checkpoint size to prove it in (default: the latest)")
-	from := fs.Int64("from", 0, "the size of the earlier checkpoint")
-	to := fs.Int64("to", 0, "the size of the later checkpoint")
+	fs, o := auditProveFlags()
 	rest, err := parseFlags(fs, args)
 	switch {
 	case err != nil:
 		return err
-	case len(rest) != 0 || *dir == "":
+	case len(rest) != 0 || o.dir == "":
 		return usageError{"audit prove needs --log"}
-	case *index >= 0 && (*from != 0 || *to != 0), *index < 0 && (*from == 0 || *to == 0):
+	case o.index >= 0 && (o.from != 0 || o.to != 0), o.index < 0 && (o.from == 0 || o.to == 0):
 		return usageError{"audit prove needs either --index (and optionally --size) or --from and --to"}
-	case *index >= 0:
-		return audit.ProveRecord(out, *dir, *index, *size)
+	case o.index >= 0:
+		return audit.ProveRecord(out, o.dir, o.index, o.size)
 	}
-	return audit.ProveTree(out, *dir, *from, *to)
+	return audit.ProveTree(out, o.dir, o.from, o.to)
 }
 
 // readVerifier reads a verifier key from the file named s, or takes s as

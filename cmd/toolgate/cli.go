@@ -16,40 +16,26 @@ import (
 // The verbs run on spf13/cobra (issue 20, item 3): cobra routes, parses
 // the flags (pflag: --name, -f, flags after positional arguments), prints
 // help with every flag and its default, suggests a verb for a typo and
-// writes the shell completion scripts. Each verb still declares its flags
-// on a standard flag.FlagSet inside its run function and parses them with
-// parseFlags; cli.go reads that FlagSet once (describeArgs), declares its
-// flags to cobra, and hands the verb the values cobra parsed as
-// --name=value arguments. So a flag a verb adds is in its help, its
-// completion and its parsing with no second list to keep in step.
+// writes the shell completion scripts. Each verb declares its flags on a
+// standard flag.FlagSet in its own xFlags function, which both its run
+// function (parsing with parseFlags) and the verb table (verb.flags) call;
+// cli.go declares those flags to cobra and hands the verb the values cobra
+// parsed as --name=value arguments. So a flag a verb adds is in its help,
+// its completion and its parsing with no second list to keep in step.
 
 // exitCodesLine is the exit-code table in one line, for help; docs/cli.md
 // has the table and TestExitCodesTableMatchesBehaviour holds them to it.
 const exitCodesLine = "exit codes: 0 ok, 1 findings or deny (invalid input, a failed test, a deny), 2 usage (docs/cli.md)"
 
-// describeArgs is the argument list that makes parseFlags hand back a
-// verb's FlagSet instead of parsing: a NUL byte cannot occur in a command
-// line argument, so no user can pass it.
-const describeArgs = "\x00describe-flags"
-
-func isDescribe(args []string) bool { return len(args) == 1 && args[0] == describeArgs }
-
-// describedError is parseFlags's answer to describeArgs.
-type describedError struct{ fs *flag.FlagSet }
-
-func (describedError) Error() string { return "flags described" }
-
 // shorthands are the one-letter forms of long flags (kubectl's -o).
 var shorthands = map[string]string{"output": "o"}
 
-// declaredFlags runs v in describe mode and returns its FlagSet, or nil
-// for a verb without flags (it answers describeArgs with a usage error).
+// declaredFlags is v's FlagSet, or nil for a verb without flags.
 func declaredFlags(v verb) *flag.FlagSet {
-	var d describedError
-	if errors.As(v.run([]string{describeArgs}, strings.NewReader(""), io.Discard), &d) {
-		return d.fs
+	if v.flags == nil {
+		return nil
 	}
-	return nil
+	return v.flags()
 }
 
 // setting is one flag the user set, in command-line order.

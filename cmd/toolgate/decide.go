@@ -35,27 +35,40 @@ type decideRequest struct {
 // it publishes the registry and policy generations, runs Authorize on one
 // request file and prints the complete Decision and, on an eligible allow,
 // the Authorization. --explain adds every rule's and predicate's result.
-func decide(args []string, out io.Writer) error {
+// decideOptions are decide's flags.
+type decideOptions struct {
+	manifests, request string
+	explain            bool
+	out                *outputFlags
+}
+
+func decideFlags() (*flag.FlagSet, *decideOptions) {
+	var o decideOptions
 	fs := flag.NewFlagSet("decide", flag.ContinueOnError)
-	manifests := fs.String("manifests", "", "file or directory of HostAuthority, ToolRegistry and PolicySnapshot manifests")
-	reqFile := fs.String("request", "", "authorization request file (YAML or JSON)")
-	explain := fs.Bool("explain", false, "show every rule's and predicate's result")
-	of := addOutputFlags(fs, false)
+	fs.StringVar(&o.manifests, "manifests", "", "file or directory of HostAuthority, ToolRegistry and PolicySnapshot manifests")
+	fs.StringVar(&o.request, "request", "", "authorization request file (YAML or JSON)")
+	fs.BoolVar(&o.explain, "explain", false, "show every rule's and predicate's result")
+	o.out = addOutputFlags(fs, false)
+	return fs, &o
+}
+
+func decide(args []string, out io.Writer) error {
+	fs, o := decideFlags()
 	rest, err := parseFlags(fs, args)
 	if err != nil {
 		return err
 	}
-	mode, _ := of.mode() // no --format: one flag, no conflict
-	if *manifests == "" || *reqFile == "" || len(rest) != 0 {
+	mode, _ := o.out.mode() // no --format: one flag, no conflict
+	if o.manifests == "" || o.request == "" || len(rest) != 0 {
 		return usageError{"decide needs --manifests PATH and --request FILE"}
 	}
-	set, err := manifest.LoadPaths(*manifests)
+	set, err := manifest.LoadPaths(o.manifests)
 	if err != nil {
 		return err
 	}
-	wr, err := parseFile(*reqFile, "request", parseDecideRequest)
+	wr, err := parseFile(o.request, "request", parseDecideRequest)
 	if err != nil {
-		return locateRequest(*reqFile, err)
+		return locateRequest(o.request, err)
 	}
 	h, err := loadHost(set, wr.HostAuthority.Namespace, wr.HostAuthority.Name)
 	if err != nil {
@@ -67,10 +80,10 @@ func decide(args []string, out io.Writer) error {
 		return fmt.Errorf("rejected: %w", err)
 	}
 	if mode != formatText {
-		return writeDecision(out, mode, h, r, res, *explain)
+		return writeDecision(out, mode, h, r, res, o.explain)
 	}
 	printDecision(out, res)
-	if *explain {
+	if o.explain {
 		rules, err := h.Explain(r)
 		if err != nil {
 			return err

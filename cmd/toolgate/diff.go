@@ -21,9 +21,10 @@ import (
 // or retired, rules added or removed, and effects, conditions, scope and
 // obligations changed, widened or narrowed. It exits 1 when a new
 // generation is not a valid successor.
+func diffFlags() (*flag.FlagSet, *outputFlags) { return outputVerbFlags("diff", false) }
+
 func diff(args []string, out io.Writer) error {
-	fs := flag.NewFlagSet("diff", flag.ContinueOnError)
-	of := addOutputFlags(fs, false)
+	fs, of := diffFlags()
 	paths, err := parseFlags(fs, args)
 	if err != nil {
 		return err

@@ -35,7 +35,8 @@ type keysOptions struct {
 	namespace, authority string // NAMESPACE/NAME
 }
 
-func parseKeys(verb string, args []string, wantManifests bool) (keysOptions, error) {
+// keysFlags declares the flags of keys rotate (wantManifests) or keys list.
+func keysFlags(verb string, wantManifests bool) (*flag.FlagSet, *keysOptions) {
 	var o keysOptions
 	fs := flag.NewFlagSet(verb, flag.ContinueOnError)
 	fs.StringVar(&o.state, "state", "", "standalone: the state directory serve uses (its keys/ holds the key sets)")
@@ -44,10 +45,20 @@ func parseKeys(verb string, args []string, wantManifests bool) (keysOptions, err
 	}
 	fs.StringVar(&o.kubeconfig, "kubeconfig", "", "cluster: the kubeconfig (default: KUBECONFIG, then ~/.kube/config)")
 	fs.StringVar(&o.keyNS, "key-namespace", controllers.DefaultKeyNamespace, "cluster: toolgate's namespace, where the key-set Secrets live")
+	return fs, &o
+}
+
+func keysRotateFlags() (*flag.FlagSet, *keysOptions) { return keysFlags("keys rotate", true) }
+func keysListFlags() (*flag.FlagSet, *keysOptions)   { return keysFlags("keys list", false) }
+
+// parseKeys parses the arguments of a keys verb with the FlagSet of flags.
+func parseKeys(flags func() (*flag.FlagSet, *keysOptions), args []string) (keysOptions, error) {
+	fs, po := flags()
 	rest, err := parseFlags(fs, args)
 	if err != nil {
-		return o, err
+		return keysOptions{}, err
 	}
+	o, verb, wantManifests := *po, fs.Name(), fs.Lookup("manifests") != nil
 	if len(rest) != 1 {
 		return o, usageError{verb + " takes one NAMESPACE/NAME of a HostAuthority"}
 	}
@@ -70,7 +81,7 @@ func (o keysOptions) keyDir() string { return filepath.Join(o.state, "keys") }
 // in a cluster it sets the rotation annotation, on which the leader
 // rotates once, and every replica serves the new set.
 func keysRotate(args []string, out io.Writer) error {
-	o, err := parseKeys("keys rotate", args, true)
+	o, err := parseKeys(keysRotateFlags, args)
 	if err != nil {
 		return err
 	}
@@ -107,7 +118,7 @@ func keysRotate(args []string, out io.Writer) error {
 
 // keysList prints the domain's keys: identity, state, retire time.
 func keysList(args []string, out io.Writer) error {
-	o, err := parseKeys("keys list", args, false)
+	o, err := parseKeys(keysListFlags, args)
 	if err != nil {
 		return err
 	}
@@ -131,17 +142,25 @@ func keysList(args []string, out io.Writer) error {
 	return tw.Flush()
 }
 
+// keysRevokeOptions are keys revoke's flags.
+type keysRevokeOptions struct{ state, kubeconfig, reason string }
+
+func keysRevokeFlags() (*flag.FlagSet, *keysRevokeOptions) {
+	var o keysRevokeOptions
+	fs := flag.NewFlagSet("keys revoke", flag.ContinueOnError)
+	fs.StringVar(&o.state, "state", "", "standalone: the state directory serve uses (the revocation goes to its ledger)")
+	fs.StringVar(&o.kubeconfig, "kubeconfig", "", "cluster: the kubeconfig (default: KUBECONFIG, then ~/.kube/config)")
+	fs.StringVar(&o.reason, "reason", "", "why, for reviewers (required; never interpreted)")
+	return fs, &o
+}
+
 // keysRevoke revokes a key identity for good: everything it signed is
 // refused at once, and a revoked active key never signs again. In a
 // cluster it creates a Revocation object (the leader then rotates a
 // revoked active key out); standalone it appends the revocation to the
 // state directory's ledger, which serve reads at start and on SIGHUP.
 func keysRevoke(args []string, out io.Writer) error {
-	var state, kubeconfig, reason string
-	fs := flag.NewFlagSet("keys revoke", flag.ContinueOnError)
-	fs.StringVar(&state, "state", "", "standalone: the state directory serve uses (the revocation goes to its ledger)")
-	fs.StringVar(&kubeconfig, "kubeconfig", "", "cluster: the kubeconfig (default: KUBECONFIG, then ~/.kube/config)")
-	fs.StringVar(&reason, "reason", "", "why, for reviewers (required; never interpreted)")
+	fs, o := keysRevokeFlags()
 	rest, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -154,28 +173,28 @@ func keysRevoke(args []string, out io.Writer) error {
 		return usageError{"name the HostAuthority as NAMESPACE/NAME"}
 	}
 	spec := v1alpha1.RevocationSpec{HostAuthorityRef: v1alpha1.HostAuthorityReference{Name: v1alpha1.LowerToken(name)},
-		SigningKey: &v1alpha1.SigningKeyRef{KeyID: rest[1]}, Reason: reason}
+		SigningKey: &v1alpha1.SigningKeyRef{KeyID: rest[1]}, Reason: o.reason}
 	rev, err := serving.RevocationOf(spec)
 	if err != nil {
 		return usageError{"keys revoke: " + err.Error()}
 	}
-	if state != "" {
-		if err := standalone.AppendRevocation(filepath.Join(state, standalone.LedgerFile), ns, name, rev); err != nil {
+	if o.state != "" {
+		if err := standalone.AppendRevocation(filepath.Join(o.state, standalone.LedgerFile), ns, name, rev); err != nil {
 			return err
 		}
 		fmt.Fprintf(out, "revoked key %s of %s/%s in %s; serve refuses it from its next start or SIGHUP\n", rev.ID, ns, name, standalone.LedgerFile)
 		return nil
 	}
-	c, err := clusterClient(kubeconfig)
+	c, err := clusterClient(o.kubeconfig)
 	if err != nil {
 		return err
 	}
-	o := &v1alpha1.Revocation{Spec: spec}
-	o.Namespace, o.Name = ns, "signing-key-"+rev.ID
-	if err := c.Create(context.Background(), o); err != nil {
+	obj := &v1alpha1.Revocation{Spec: spec}
+	obj.Namespace, obj.Name = ns, "signing-key-"+rev.ID
+	if err := c.Create(context.Background(), obj); err != nil {
 		return fmt.Errorf("creating the Revocation: %w", err)
 	}
-	fmt.Fprintf(out, "created Revocation %s/%s: every replica refuses key %s once it serves it\n", ns, o.Name, rev.ID)
+	fmt.Fprintf(out, "created Revocation %s/%s: every replica refuses key %s once it serves it\n", ns, obj.Name, rev.ID)
 	return nil
 }
 

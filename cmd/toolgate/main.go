@@ -22,11 +22,22 @@ func main() {
 }
 
 // verb is one CLI verb: its name (one or two words), its argument synopsis,
-// what it does, and its implementation. Its flags are the ones its run
-// function declares (cli.go reads them; examples are in examples()).
+// what it does, its flags and its implementation. flags declares the flags
+// on a fresh FlagSet, the one run parses its arguments with (each verb's
+// xFlags function serves both), so cli.go hands them to cobra without a
+// second list; nil for a verb without flags. Examples are in examples().
 type verb struct {
 	name, args, summary string
+	flags               func() *flag.FlagSet
 	run                 func(args []string, stdin io.Reader, stdout io.Writer) error
+}
+
+// flagSet adapts a verb's xFlags function to verb.flags.
+func flagSet[T any](declare func() (*flag.FlagSet, T)) func() *flag.FlagSet {
+	return func() *flag.FlagSet {
+		fs, _ := declare()
+		return fs
+	}
 }
 
 // verbs lists every verb in the order the usage shows them.
@@ -34,64 +45,64 @@ func verbs() []verb {
 	return []verb{
 		{"decide", "--manifests PATH --request FILE [--explain]",
 			"decide one authorization request as the Host of a HostAuthority",
-			writes(decide)},
+			flagSet(decideFlags), writes(decide)},
 		{"registry validate", "PATH...",
 			"publish every ToolRegistry with the engine's rules and summarize it",
-			writes(registryValidate)},
+			flagSet(registryValidateFlags), writes(registryValidate)},
 		{"registry import", registryImportArgs,
 			"draft a ToolRegistry generation and the MCP mapping from an MCP server's tools/list, reporting every narrowing and refusal",
-			writes(registryImport)},
+			flagSet(registryImportFlags), writes(registryImport)},
 		{"policy validate", "PATH...",
 			"create each HostAuthority's domain and publish its PolicySnapshot generations",
-			writes(policyValidate)},
+			flagSet(policyValidateFlags), writes(policyValidate)},
 		{"request canonicalize", "--manifests PATH [--registry ID --generation N] --proposal FILE [--assessment-id ID]",
 			"build the Canonical Request of one Proposal",
-			writes(requestCanonicalize)},
+			flagSet(requestCanonicalizeFlags), writes(requestCanonicalize)},
 		{"intent digest", "< binding.json",
 			"print the agent-safe.intent/1 canonical JSON and digest of stdin",
-			intentDigest},
+			nil, intentDigest},
 		{"serve", "--manifests PATH --state DIR [--listen ADDR] [--tokens FILE] [--tls-cert F --tls-key F] [--audit-log DIR|off] [--pprof-listen ADDR] [--consumption-store bolt|etcd --etcd-endpoints URL,... [--etcd-ca F --etcd-cert F --etcd-key F] [--etcd-prefix P]]",
 			"run the authorization service on manifests from a directory",
-			func(a []string, _ io.Reader, _ io.Writer) error { return serve(a, os.Stderr) }},
+			flagSet(serveFlags), func(a []string, _ io.Reader, _ io.Writer) error { return serve(a, os.Stderr) }},
 		{"validate", "-f PATH...",
 			"check every object with the admission webhook's rules, offline; every violation with its file, line and path",
-			writes(validate)},
+			flagSet(validateFlags), writes(validate)},
 		{"diff", "OLD NEW",
 			"what each new PolicySnapshot generation in NEW changes relative to OLD, and whether it is a valid successor",
-			writes(diff)},
+			flagSet(diffFlags), writes(diff)},
 		{"test", "PATH...",
 			"run the policy tests (*.test.yaml: requests and the Decisions they must get) against their manifests",
-			writes(testPolicies)},
+			flagSet(testFlags), writes(testPolicies)},
 		{"audit verify", "--key VERIFIER (--log DIR [--checkpoints KEPT]... | --proof FILE)",
 			"check the tamper-evident decision log, naming every modified, deleted, inserted or reordered record; or check a proof",
-			writes(auditVerify)},
+			flagSet(auditVerifyFlags), writes(auditVerify)},
 		{"audit prove", "--log DIR (--index SEQ [--size N] | --from N --to M)",
 			"print an inclusion proof of one record, or a consistency proof between two signed checkpoints",
-			writes(auditProve)},
+			flagSet(auditProveFlags), writes(auditProve)},
 		{"keys rotate", "NAMESPACE/NAME (--state DIR --manifests PATH | [--kubeconfig F])",
 			"make a fresh key a domain's signing key; earlier keys verify until their artifacts have expired",
-			writes(keysRotate)},
+			flagSet(keysRotateFlags), writes(keysRotate)},
 		{"keys list", "NAMESPACE/NAME (--state DIR | [--kubeconfig F] [--key-namespace NS])",
 			"list a domain's keys: identity, state and retire time (never a seed)",
-			writes(keysList)},
+			flagSet(keysListFlags), writes(keysList)},
 		{"keys revoke", "NAMESPACE/NAME KEY-ID --reason TEXT (--state DIR | [--kubeconfig F])",
 			"refuse everything a key signed, at once: a Revocation object in a cluster, the state directory's ledger standalone",
-			writes(keysRevoke)},
+			flagSet(keysRevokeFlags), writes(keysRevoke)},
 		{"mcp gateway", mcpGatewayArgs,
 			"the MCP gateway in front of one MCP server: every tools/call authorized by toolgate",
-			func(a []string, in io.Reader, out io.Writer) error {
+			flagSet(mcpGatewayFlags), func(a []string, in io.Reader, out io.Writer) error {
 				return mcpVerb(append([]string{"gateway"}, a...), in, out)
 			}},
 		{"mcp outcomes", mcpOutcomesArgs,
 			"print the MCP gateway's recorded call outcomes",
-			func(a []string, in io.Reader, out io.Writer) error {
+			flagSet(mcpOutcomesFlags), func(a []string, in io.Reader, out io.Writer) error {
 				return mcpVerb(append([]string{"outcomes"}, a...), in, out)
 			}},
 		{"manager", "[--leader-elect] [--webhook-cert-dir DIR] [--metrics-bind-address ADDR] [--metrics-secure] [--pprof-listen ADDR] [--consumption-store apiserver|etcd --etcd-endpoints URL,... [--etcd-ca F --etcd-cert F --etcd-key F] [--etcd-prefix P]]",
 			"run the controllers and admission webhooks (in a cluster)",
-			func(a []string, _ io.Reader, _ io.Writer) error { return manager(a) }},
+			flagSet(managerFlags), func(a []string, _ io.Reader, _ io.Writer) error { return manager(a) }},
 		{"version", "", "print the build: version, commit and Go version",
-			writes(version)},
+			nil, writes(version)},
 	}
 }
 
@@ -145,13 +156,8 @@ func userMessage(err error) string {
 
 // parseFlags parses args with fs, allowing flags after positional
 // arguments (`toolgate registry validate DIR --flag`), and returns the
-// positional arguments. "--" ends flag parsing. Called with describeArgs
-// it parses nothing and hands fs back (describedError), so cli.go can declare a
-// verb's flags to cobra without a second list of them.
+// positional arguments. "--" ends flag parsing.
 func parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
-	if isDescribe(args) {
-		return nil, describedError{fs}
-	}
 	fs.SetOutput(io.Discard)
 	var positional []string
 	for {

@@ -41,9 +41,8 @@ type managerOptions struct {
 // objects.
 const storeAPIServer = "apiserver"
 
-// parseManager reads the manager's flags and checks them before anything
-// starts: the --etcd-* flags with the rules serve applies (etcdflags.go).
-func parseManager(args []string) (managerOptions, error) {
+// managerFlags declares the manager's flags.
+func managerFlags() (*flag.FlagSet, *managerOptions) {
 	var o managerOptions
 	fs := flag.NewFlagSet("manager", flag.ContinueOnError)
 	fs.StringVar(&o.metricsAddr, "metrics-bind-address", ":8443", "address of the metrics endpoint (0 disables it)")
@@ -64,9 +63,20 @@ func parseManager(args []string) (managerOptions, error) {
 	fs.StringVar(&so.auditLog, "audit-log", "", "tamper-evident decision log directory (default: none)")
 	fs.StringVar(&so.auditKey, "audit-key", "", "the audit log's checkpoint signing key, created when absent (default AUDIT-LOG.key)")
 	fs.StringVar(&o.pprof, "pprof-listen", "", pprofListenUsage)
-	if rest, err := parseFlags(fs, args); err != nil {
-		return o, err
-	} else if len(rest) != 0 {
+	return fs, &o
+}
+
+// parseManager reads the manager's flags and checks them before anything
+// starts: the --etcd-* flags with the rules serve applies (etcdflags.go).
+func parseManager(args []string) (managerOptions, error) {
+	fs, po := managerFlags()
+	rest, err := parseFlags(fs, args)
+	if err != nil {
+		return managerOptions{}, err
+	}
+	o := *po
+	so := &o.service
+	if len(rest) != 0 {
 		return o, usageError{"manager takes no positional arguments"}
 	}
 	if err := checkPprofListen(o.pprof); err != nil {

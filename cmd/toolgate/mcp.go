@@ -42,41 +42,58 @@ func mcpVerb(args []string, _ io.Reader, out io.Writer) error {
 	return usageError{"mcp needs gateway or outcomes"}
 }
 
-func mcpGateway(ctx context.Context, args []string, stderr io.Writer) error {
+// mcpGatewayOptions are mcp gateway's flags.
+type mcpGatewayOptions struct {
+	config      string
+	listen      string
+	command     string
+	upURL       string
+	recheck     time.Duration
+	callTimeout time.Duration
+	pprofAddr   string
+}
+
+func mcpGatewayFlags() (*flag.FlagSet, *mcpGatewayOptions) {
+	var o mcpGatewayOptions
 	fs := flag.NewFlagSet("mcp gateway", flag.ContinueOnError)
-	config := fs.String("config", "", "the gateway configuration (kind MCPGateway)")
-	listen := fs.String("listen", "127.0.0.1:8090", "address to serve MCP (Streamable HTTP at /mcp), /metrics and /healthz on")
-	command := fs.String("upstream-command", "", "the upstream MCP server as a command line, split at white space (no shell), spoken to over stdio")
-	upURL := fs.String("upstream-url", "", "the upstream MCP server's Streamable HTTP endpoint")
-	recheck := fs.Duration("recheck", 30*time.Second, "how often the upstream's tool definitions are compared with the reviewed ones (also on each tools/list_changed)")
-	callTimeout := fs.Duration("call-timeout", 60*time.Second, "bound of one forwarded call; a call without an answer by then is uncertain")
-	pprofAddr := fs.String("pprof-listen", "", pprofListenUsage)
+	fs.StringVar(&o.config, "config", "", "the gateway configuration (kind MCPGateway)")
+	fs.StringVar(&o.listen, "listen", "127.0.0.1:8090", "address to serve MCP (Streamable HTTP at /mcp), /metrics and /healthz on")
+	fs.StringVar(&o.command, "upstream-command", "", "the upstream MCP server as a command line, split at white space (no shell), spoken to over stdio")
+	fs.StringVar(&o.upURL, "upstream-url", "", "the upstream MCP server's Streamable HTTP endpoint")
+	fs.DurationVar(&o.recheck, "recheck", 30*time.Second, "how often the upstream's tool definitions are compared with the reviewed ones (also on each tools/list_changed)")
+	fs.DurationVar(&o.callTimeout, "call-timeout", 60*time.Second, "bound of one forwarded call; a call without an answer by then is uncertain")
+	fs.StringVar(&o.pprofAddr, "pprof-listen", "", pprofListenUsage)
+	return fs, &o
+}
+
+func mcpGateway(ctx context.Context, args []string, stderr io.Writer) error {
+	fs, o := mcpGatewayFlags()
 	if _, err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	if *config == "" {
+	if o.config == "" {
 		return usageError{"mcp gateway needs --config"}
 	}
-	if err := checkPprofListen(*pprofAddr); err != nil {
+	if err := checkPprofListen(o.pprofAddr); err != nil {
 		return err
 	}
-	if (*command == "") == (*upURL == "") {
+	if (o.command == "") == (o.upURL == "") {
 		return usageError{"mcp gateway needs exactly one of --upstream-command and --upstream-url"}
 	}
-	cfg, err := mcpgate.LoadConfig(*config)
+	cfg, err := mcpgate.LoadConfig(o.config)
 	if err != nil {
 		return err
 	}
 	var connect func() mcp.Transport
-	if *command != "" {
-		argv := strings.Fields(*command)
+	if o.command != "" {
+		argv := strings.Fields(o.command)
 		connect = func() mcp.Transport {
 			cmd := exec.Command(argv[0], argv[1:]...) //nolint:gosec // the operator's own upstream command
 			cmd.Stderr = stderr
 			return &mcp.CommandTransport{Command: cmd}
 		}
 	} else {
-		u := *upURL
+		u := o.upURL
 		t := http.DefaultTransport.(*http.Transport).Clone()
 		t.MaxIdleConnsPerHost = 64 // concurrent calls reuse their connections
 		hc := &http.Client{Transport: t}
@@ -89,18 +106,18 @@ func mcpGateway(ctx context.Context, args []string, stderr io.Writer) error {
 	// per tools/call, over a small live heap: at the default GOGC a fifth of
 	// the gateway's CPU went to collecting them.
 	logger.Info("garbage collection", "settings", tuneGC(os.Getenv, cgroupMemoryMax).String())
-	g, err := mcpgate.New(cfg, mcpgate.Options{Connect: connect, Recheck: *recheck, CallTimeout: *callTimeout, Logger: logger})
+	g, err := mcpgate.New(cfg, mcpgate.Options{Connect: connect, Recheck: o.recheck, CallTimeout: o.callTimeout, Logger: logger})
 	if err != nil {
 		return err
 	}
-	ln, err := net.Listen("tcp", *listen)
+	ln, err := net.Listen("tcp", o.listen)
 	if err != nil {
 		return err
 	}
 	srv := &http.Server{Handler: g.Handler(), ReadHeaderTimeout: 10 * time.Second}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	if _, err := startPprof(ctx, *pprofAddr); err != nil {
+	if _, err := startPprof(ctx, o.pprofAddr); err != nil {
 		_ = ln.Close()
 		return err
 	}
@@ -122,9 +139,20 @@ func mcpGateway(ctx context.Context, args []string, stderr io.Writer) error {
 	return err
 }
 
-func mcpOutcomes(args []string, out io.Writer) error {
+// mcpOutcomesOptions are mcp outcomes's flags.
+type mcpOutcomesOptions struct {
+	only string
+}
+
+func mcpOutcomesFlags() (*flag.FlagSet, *mcpOutcomesOptions) {
+	var o mcpOutcomesOptions
 	fs := flag.NewFlagSet("mcp outcomes", flag.ContinueOnError)
-	only := fs.String("outcome", "", "print only calls with this outcome (completed, failed, uncertain)")
+	fs.StringVar(&o.only, "outcome", "", "print only calls with this outcome (completed, failed, uncertain)")
+	return fs, &o
+}
+
+func mcpOutcomes(args []string, out io.Writer) error {
+	fs, o := mcpOutcomesFlags()
 	logs, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -132,7 +160,7 @@ func mcpOutcomes(args []string, out io.Writer) error {
 	if len(logs) == 0 {
 		return usageError{"mcp outcomes needs at least one outcome log"}
 	}
-	switch *only {
+	switch o.only {
 	case "", mcpgate.OutcomeCompleted, mcpgate.OutcomeFailed, mcpgate.OutcomeUncertain:
 	default:
 		return usageError{"--outcome must be completed, failed or uncertain"}
@@ -148,7 +176,7 @@ func mcpOutcomes(args []string, out io.Writer) error {
 			return fmt.Errorf("%s: %w", path, err)
 		}
 		for _, r := range recs {
-			if *only != "" && r.Outcome != *only {
+			if o.only != "" && r.Outcome != o.only {
 				continue
 			}
 			reason := r.Reason

@@ -66,6 +66,13 @@ func addOutputFlags(fs *flag.FlagSet, ci bool) *outputFlags {
 	return o
 }
 
+// outputVerbFlags is the FlagSet of a verb whose only flags are the output
+// ones (and, with ci, --format).
+func outputVerbFlags(name string, ci bool) (*flag.FlagSet, *outputFlags) {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	return fs, addOutputFlags(fs, ci)
+}
+
 // mode is the one format to write: --format when given, else --output.
 func (o *outputFlags) mode() (string, error) {
 	if o.format != nil && o.format.value != "" {

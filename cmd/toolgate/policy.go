@@ -18,9 +18,12 @@ import (
 // domain's policy administrator) and summarizes every HostAuthority and
 // PolicySnapshot. Any invalid object fails the whole run, with every
 // problem reported.
+func policyValidateFlags() (*flag.FlagSet, *outputFlags) {
+	return outputVerbFlags("policy validate", false)
+}
+
 func policyValidate(args []string, out io.Writer) error {
-	fs := flag.NewFlagSet("policy validate", flag.ContinueOnError)
-	of := addOutputFlags(fs, false)
+	fs, of := policyValidateFlags()
 	paths, err := pathArgs(fs, args, "file or directory")
 	if err != nil {
 		return err

@@ -13,9 +13,12 @@ import (
 
 // registryValidate publishes every ToolRegistry found in the given paths
 // with the engine's publication rules and prints one summary per snapshot.
+func registryValidateFlags() (*flag.FlagSet, *outputFlags) {
+	return outputVerbFlags("registry validate", false)
+}
+
 func registryValidate(args []string, out io.Writer) error {
-	fs := flag.NewFlagSet("registry validate", flag.ContinueOnError)
-	of := addOutputFlags(fs, false)
+	fs, of := registryValidateFlags()
 	paths, err := pathArgs(fs, args, "file or directory")
 	if err != nil {
 		return err

@@ -27,60 +27,82 @@ const (
 	importGatewayFile  = "mcp-gateway.yaml"
 )
 
+// registryImportOptions are registry import's flags.
+type registryImportOptions struct {
+	from      string
+	command   string
+	serverURL string
+	outDir    string
+	previous  string
+	prefix    string
+	ns        string
+	snap      string
+	ha        string
+	url       string
+	token     string
+	outcomes  string
+}
+
+func registryImportFlags() (*flag.FlagSet, *registryImportOptions) {
+	var o registryImportOptions
+	fs := flag.NewFlagSet("registry import", flag.ContinueOnError)
+	fs.StringVar(&o.from, "from-file", "", "a saved tools/list answer (the JSON-RPC response or its result)")
+	fs.StringVar(&o.command, "command", "", "a live MCP server as a command line, split at white space (no shell), spoken to over stdio")
+	fs.StringVar(&o.serverURL, "url", "", "a live MCP server's Streamable HTTP endpoint")
+	fs.StringVar(&o.outDir, "out", "", "the directory to write "+importRegistryFile+" and "+importGatewayFile+" into")
+	fs.StringVar(&o.previous, "previous", "", "the directory of the last import (reviewed): the draft becomes its next generation, with a diff")
+	fs.StringVar(&o.prefix, "tool-prefix", "", "the toolID's first segment(s): PREFIX.tool-name")
+	fs.StringVar(&o.ns, "namespace", "default", "the ToolRegistry's namespace")
+	fs.StringVar(&o.snap, "snapshot-id", "mcp-tools", "the Registry Snapshot identity")
+	fs.StringVar(&o.ha, "host-authority", "default/host", "the mapping's HostAuthority, NAMESPACE/NAME")
+	fs.StringVar(&o.url, "toolgate-url", "http://127.0.0.1:8080", "the mapping's toolgate service URL")
+	fs.StringVar(&o.token, "token-file", ".state/mcp-executor.token", "the mapping's executor token file")
+	fs.StringVar(&o.outcomes, "outcome-log", ".state/mcp-outcomes.jsonl", "the mapping's outcome log")
+	return fs, &o
+}
+
 // registryImport drafts a ToolRegistry generation and the MCP mapping from
 // an MCP server's tools/list (issue 19, item 1; docs/mcp.md). It writes
 // both files even when some tools are refused, and then exits 1 naming
 // every refusal.
 func registryImport(args []string, out io.Writer) error {
-	fs := flag.NewFlagSet("registry import", flag.ContinueOnError)
-	from := fs.String("from-file", "", "a saved tools/list answer (the JSON-RPC response or its result)")
-	command := fs.String("command", "", "a live MCP server as a command line, split at white space (no shell), spoken to over stdio")
-	serverURL := fs.String("url", "", "a live MCP server's Streamable HTTP endpoint")
-	outDir := fs.String("out", "", "the directory to write "+importRegistryFile+" and "+importGatewayFile+" into")
-	previous := fs.String("previous", "", "the directory of the last import (reviewed): the draft becomes its next generation, with a diff")
-	prefix := fs.String("tool-prefix", "", "the toolID's first segment(s): PREFIX.tool-name")
-	ns := fs.String("namespace", "default", "the ToolRegistry's namespace")
-	snap := fs.String("snapshot-id", "mcp-tools", "the Registry Snapshot identity")
-	ha := fs.String("host-authority", "default/host", "the mapping's HostAuthority, NAMESPACE/NAME")
-	url := fs.String("toolgate-url", "http://127.0.0.1:8080", "the mapping's toolgate service URL")
-	token := fs.String("token-file", ".state/mcp-executor.token", "the mapping's executor token file")
-	outcomes := fs.String("outcome-log", ".state/mcp-outcomes.jsonl", "the mapping's outcome log")
+	fs, o := registryImportFlags()
 	rest, err := parseFlags(fs, args)
 	if err != nil {
 		return err
 	}
 	sources := 0
-	for _, v := range []string{*from, *command, *serverURL} {
+	for _, v := range []string{o.from, o.command, o.serverURL} {
 		if v != "" {
 			sources++
 		}
 	}
-	if len(rest) > 0 || sources != 1 || *outDir == "" || *prefix == "" {
+	if len(rest) > 0 || sources != 1 || o.outDir == "" || o.prefix == "" {
 		return usageError{"registry import needs one of --from-file, --command and --url, and --tool-prefix and --out (and no other arguments)"}
 	}
-	haNS, haName, ok := strings.Cut(*ha, "/")
+	haNS, haName, ok := strings.Cut(o.ha, "/")
 	if !ok || haNS == "" || haName == "" {
 		return usageError{"--host-authority must be NAMESPACE/NAME"}
 	}
-	tools, err := readTools(*from, *command, *serverURL)
+	tools, err := readTools(o.from, o.command, o.serverURL)
 	if err != nil {
 		return err
 	}
-	o := mcpimport.Options{
-		Namespace: *ns, SnapshotID: *snap, ToolPrefix: *prefix,
+	imp := mcpimport.Options{
+		Namespace: o.ns, SnapshotID: o.snap, ToolPrefix: o.prefix,
 		Gateway: mcpgate.Config{
-			Toolgate:      mcpgate.Endpoint{URL: *url, TokenFile: *token},
+			Toolgate:      mcpgate.Endpoint{URL: o.url, TokenFile: o.token},
 			HostAuthority: mcpgate.ObjectRef{Namespace: haNS, Name: haName},
-			OutcomeLog:    *outcomes,
+			OutcomeLog:    o.outcomes,
 		},
 	}
-	if *previous != "" {
-		if o.Previous, err = loadPrevious(*previous); err != nil {
+	if o.previous != "" {
+		if imp.Previous, err = loadPrevious(o.previous); err != nil {
 			return err
 		}
-		o.Gateway = *o.Previous.Gateway
+		imp.Gateway = *imp.Previous.Gateway
 	}
-	r, err := mcpimport.Import(tools, o)
+	r, err := mcpimport.Import(tools, imp)
 	if err != nil {
 		return err
 	}
@@ -92,15 +114,15 @@ func registryImport(args []string, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if err := os.MkdirAll(*outDir, 0o755); err != nil {
+	if err := os.MkdirAll(o.outDir, 0o755); err != nil {
 		return err
 	}
 	for name, b := range map[string][]byte{importRegistryFile: reg, importGatewayFile: gw} {
-		if err := os.WriteFile(filepath.Join(*outDir, name), b, 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(o.outDir, name), b, 0o644); err != nil {
 			return err
 		}
 	}
-	fmt.Fprintf(out, "drafted %s generation %s: %s; %s\n", *snap, r.Registry.Spec.SnapshotGeneration,
+	fmt.Fprintf(out, "drafted %s generation %s: %s; %s\n", o.snap, r.Registry.Spec.SnapshotGeneration,
 		plural(len(r.Gateway.Tools), "tool", "tools"), plural(len(r.Refusals), "refusal", "refusals"))
 	for _, c := range r.Changes {
 		fmt.Fprintln(out, "  "+c.String())

@@ -12,34 +12,49 @@ import (
 	"github.com/toolgate/toolgate/internal/jsonexact"
 )
 
+// requestCanonicalizeOptions are request canonicalize's flags.
+type requestCanonicalizeOptions struct {
+	manifests    string
+	regID        string
+	regGen       string
+	proposalFile string
+	assessmentID string
+}
+
+func requestCanonicalizeFlags() (*flag.FlagSet, *requestCanonicalizeOptions) {
+	var o requestCanonicalizeOptions
+	fs := flag.NewFlagSet("request canonicalize", flag.ContinueOnError)
+	fs.StringVar(&o.manifests, "manifests", "", "file or directory with ToolRegistry manifests")
+	fs.StringVar(&o.regID, "registry", "", "registry snapshot identity (required when several are loaded)")
+	fs.StringVar(&o.regGen, "generation", "", "registry snapshot generation (with --registry)")
+	fs.StringVar(&o.proposalFile, "proposal", "", "proposal JSON file: {proposalID, toolID, version, arguments}")
+	fs.StringVar(&o.assessmentID, "assessment-id", "cli-assessment", "Host assessment identity")
+	return fs, &o
+}
+
 // requestCanonicalize plays the Host for one Proposal: it selects the exact
 // registry snapshot, publishes it into a fresh in-process Host domain and
 // prints the Canonical Request that Host builds (Host.Canonicalize: the
 // Proposal Assessment is made inside the Host's own boundary, as Authorize
 // makes it).
 func requestCanonicalize(args []string, out io.Writer) error {
-	fs := flag.NewFlagSet("request canonicalize", flag.ContinueOnError)
-	manifests := fs.String("manifests", "", "file or directory with ToolRegistry manifests")
-	regID := fs.String("registry", "", "registry snapshot identity (required when several are loaded)")
-	regGen := fs.String("generation", "", "registry snapshot generation (with --registry)")
-	proposalFile := fs.String("proposal", "", "proposal JSON file: {proposalID, toolID, version, arguments}")
-	assessmentID := fs.String("assessment-id", "cli-assessment", "Host assessment identity")
+	fs, o := requestCanonicalizeFlags()
 	rest, err := parseFlags(fs, args)
 	if err != nil {
 		return err
 	}
-	if *manifests == "" || *proposalFile == "" || len(rest) != 0 {
+	if o.manifests == "" || o.proposalFile == "" || len(rest) != 0 {
 		return usageError{"request canonicalize needs --manifests and --proposal"}
 	}
-	snaps, drafts, err := loadRegistries(*manifests)
+	snaps, drafts, err := loadRegistries(o.manifests)
 	if err != nil {
 		return err
 	}
-	i, err := selectSnapshot(snaps, *regID, *regGen)
+	i, err := selectSnapshot(snaps, o.regID, o.regGen)
 	if err != nil {
 		return err
 	}
-	p, err := parseFile(*proposalFile, "proposal", parseProposal)
+	p, err := parseFile(o.proposalFile, "proposal", parseProposal)
 	if err != nil {
 		return err
 	}
@@ -51,7 +66,7 @@ func requestCanonicalize(args []string, out io.Writer) error {
 		return err
 	}
 	sel := host.RegistrySelection{SnapshotID: snaps[i].ID().String(), Generation: snaps[i].Generation().String()}
-	r, err := h.Canonicalize(host.Caller{Name: cliCaller}, sel, p, *assessmentID)
+	r, err := h.Canonicalize(host.Caller{Name: cliCaller}, sel, p, o.assessmentID)
 	if err != nil {
 		return err
 	}

@@ -77,10 +77,10 @@ type serveOptions struct {
 	etcd              etcdFlags
 }
 
-// parseServe reads serve's flags. --standalone is accepted and changes
+// serveFlags declares serve's flags. --standalone is accepted and changes
 // nothing: standalone is serve's only mode, so existing command lines stay
 // true.
-func parseServe(args []string) (serveOptions, error) {
+func serveFlags() (*flag.FlagSet, *serveOptions) {
 	var o serveOptions
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	fs.Bool("standalone", true, "accepted for compatibility: serve always runs standalone")
@@ -97,10 +97,17 @@ func parseServe(args []string) (serveOptions, error) {
 	fs.StringVar(&o.pprof, "pprof-listen", "", pprofListenUsage)
 	fs.StringVar(&o.store, "consumption-store", storeBolt, "where Consumptions and identity claims are recorded: bolt (STATE/consumptions.db, one process) or etcd (shared by every replica on the same --etcd-prefix)")
 	o.etcd.register(fs)
+	return fs, &o
+}
+
+// parseServe reads serve's flags and checks them.
+func parseServe(args []string) (serveOptions, error) {
+	fs, po := serveFlags()
 	rest, err := parseFlags(fs, args)
 	if err != nil {
-		return o, err
+		return serveOptions{}, err
 	}
+	o := *po
 	switch {
 	case len(rest) != 0:
 		return o, usageError{"serve takes flags only"}

@@ -51,9 +51,10 @@ type testCase struct {
 // HostAuthority on the file's manifests and compared with what it expects.
 // It prints one line per case and a closing "N passed, N failed" line, and
 // exits 1 when a case fails.
+func testFlags() (*flag.FlagSet, *outputFlags) { return outputVerbFlags("test", true) }
+
 func testPolicies(args []string, out io.Writer) error {
-	flags := flag.NewFlagSet("test", flag.ContinueOnError)
-	of := addOutputFlags(flags, true)
+	flags, of := testFlags()
 	paths, err := parseFlags(flags, args)
 	if err != nil {
 		return err

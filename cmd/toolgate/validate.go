@@ -32,21 +32,33 @@ import (
 // webhook refuses an edit of a published generation. It reports every
 // violation of every object with its file, YAML line and field path, and
 // exits 1 when any object is invalid or there is none.
-func validate(args []string, out io.Writer) error {
+// validateOptions are validate's flags.
+type validateOptions struct {
+	files   []string // -f, in order
+	against string
+	out     *outputFlags
+}
+
+func validateFlags() (*flag.FlagSet, *validateOptions) {
+	var o validateOptions
 	fs := flag.NewFlagSet("validate", flag.ContinueOnError)
-	var files []string
-	fs.Func("f", "a manifest file or directory (repeatable)", func(p string) error { files = append(files, p); return nil })
-	of := addOutputFlags(fs, true)
-	against := fs.String("against", "", "the published state: a directory of manifests, or a git revision whose copy of the -f paths is read; an object both hold must not change")
+	fs.Func("f", "a manifest file or directory (repeatable)", func(p string) error { o.files = append(o.files, p); return nil })
+	o.out = addOutputFlags(fs, true)
+	fs.StringVar(&o.against, "against", "", "the published state: a directory of manifests, or a git revision whose copy of the -f paths is read; an object both hold must not change")
+	return fs, &o
+}
+
+func validate(args []string, out io.Writer) error {
+	fs, o := validateFlags()
 	rest, err := parseFlags(fs, args)
 	if err != nil {
 		return err
 	}
-	mode, err := of.mode()
+	mode, err := o.out.mode()
 	if err != nil {
 		return err
 	}
-	files = append(files, rest...)
+	files := append(o.files, rest...)
 	if len(files) == 0 {
 		return usageError{"validate needs -f PATH (a manifest file or directory)"}
 	}
@@ -63,8 +75,8 @@ func validate(args []string, out io.Writer) error {
 		return errors.New("no HostAuthority, ToolRegistry, PolicySnapshot or Revocation in the given paths: nothing was validated")
 	}
 	invalid := len(c.problems)
-	if *against != "" {
-		base, err := loadAgainst(*against, files)
+	if o.against != "" {
+		base, err := loadAgainst(o.against, files)
 		if err != nil {
 			return fmt.Errorf("--against: %w", err)
 		}
