@@ -199,8 +199,10 @@ release: ## Static binaries for PLATFORMS (linux/darwin × amd64/arm64) and thei
 	done
 	cd $(DIST) && sha256sum $(RELEASE_BINS) > SHA256SUMS && cat SHA256SUMS
 
-# The daemonless image (make image): name, platform, and the time stamped
-# into it (the commit's, so one commit gives one digest).
+# The daemonless image (make image): name, platform (or a comma-separated
+# list: the OCI layout then holds their multi-platform index, the tarball the
+# first), and the time stamped into it (the commit's, so one commit gives one
+# digest).
 IMAGE          ?= ghcr.io/toolgate/toolgate
 IMAGE_PLATFORM ?= linux/$(shell $(GO) env GOARCH)
 SOURCE_DATE_EPOCH ?= $(shell git log -1 --format=%ct 2>/dev/null || echo 0)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"archive/tar"
+	"bytes"
 	"compress/gzip"
 	"encoding/json"
 	"errors"
@@ -32,6 +33,9 @@ const (
 // binary as 65532:65532 through the exec-form entrypoint with the OCI
 // labels, the layer holds the static binary stamped with the version, the
 // nonroot user and a writable /tmp, and the OCI layout holds the same image.
+// (One platform: a cold cross-build of the other architecture's standard
+// library and dependencies takes many minutes here; TestMultiPlatformIndex
+// covers the index with stand-in binaries.)
 func TestMakeImage(t *testing.T) {
 	root, err := filepath.Abs("../..")
 	if err != nil {
@@ -168,6 +172,123 @@ func TestMakeImage(t *testing.T) {
 	}
 	if !strings.Contains(m.Config, cn.Hex) {
 		t.Errorf("the OCI layout's config is %s, the tarball's %s", cn, m.Config)
+	}
+}
+
+// TestMultiPlatformIndex: given several platforms, the OCI layout holds
+// one image index under the image's name with one image per platform, in
+// the given order, each descriptor and config naming its platform and each
+// layer holding that platform's binary; the tarball holds the first
+// platform's image. The layout is read back file by file (index.json, the
+// blobs) with encoding/json and archive/tar, not with the writer's library.
+func TestMultiPlatformIndex(t *testing.T) {
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dist := t.TempDir()
+	platforms := []string{"linux/amd64", "linux/arm64", "linux/s390x"}
+	o := options{
+		root: root, platforms: platforms, version: wantVersion, commit: wantCommit,
+		repo: "example.com/toolgate", created: time.Unix(epoch, 0).UTC(),
+		tarPath: filepath.Join(dist, "image.tar"), layout: filepath.Join(dist, "image.oci"),
+		build: func(p string) ([]byte, error) { return []byte("binary for " + p), nil },
+	}
+	if err := run(o); err != nil {
+		t.Fatal(err)
+	}
+	blob := func(digest string) []byte {
+		t.Helper()
+		algo, hex, _ := strings.Cut(digest, ":")
+		b, err := os.ReadFile(filepath.Join(o.layout, "blobs", algo, hex))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	type descriptor struct {
+		MediaType   string
+		Digest      string
+		Annotations map[string]string
+		Platform    *struct{ OS, Architecture string }
+	}
+	var top struct{ Manifests []descriptor }
+	raw, err := os.ReadFile(filepath.Join(o.layout, "index.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(raw, &top); err != nil {
+		t.Fatal(err)
+	}
+	ref := "example.com/toolgate:" + wantVersion
+	if len(top.Manifests) != 1 || top.Manifests[0].MediaType != string(types.OCIImageIndex) ||
+		top.Manifests[0].Annotations["org.opencontainers.image.ref.name"] != ref {
+		t.Fatalf("index.json %+v, want one image index named %s", top.Manifests, ref)
+	}
+	var multi struct{ Manifests []descriptor }
+	if err := json.Unmarshal(blob(top.Manifests[0].Digest), &multi); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	var firstConfig string
+	for _, d := range multi.Manifests {
+		if d.MediaType != string(types.OCIManifestSchema1) || d.Platform == nil {
+			t.Fatalf("index entry %+v, want an OCI manifest naming its platform", d)
+		}
+		p := d.Platform.OS + "/" + d.Platform.Architecture
+		got = append(got, p)
+		var man struct {
+			Config struct{ Digest string }
+			Layers []struct{ Digest string }
+		}
+		if err := json.Unmarshal(blob(d.Digest), &man); err != nil || len(man.Layers) != 1 {
+			t.Fatalf("%s manifest: %v, %d layers", p, err, len(man.Layers))
+		}
+		if firstConfig == "" {
+			firstConfig = man.Config.Digest
+		}
+		var cfg struct{ OS, Architecture string }
+		if err := json.Unmarshal(blob(man.Config.Digest), &cfg); err != nil {
+			t.Fatal(err)
+		}
+		if cfg.OS+"/"+cfg.Architecture != p {
+			t.Errorf("the %s image's config says %s/%s", p, cfg.OS, cfg.Architecture)
+		}
+		gz, err := gzip.NewReader(bytes.NewReader(blob(man.Layers[0].Digest)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if bin := readTar(t, io.NopCloser(gz))["toolgate"]; string(bin.body) != "binary for "+p {
+			t.Errorf("the %s image's /toolgate is %q, want that platform's binary", p, bin.body)
+		}
+	}
+	if d := cmp.Diff(platforms, got); d != "" {
+		t.Errorf("index platforms (-want +got):\n%s", d)
+	}
+	var tarManifest []struct{ Config string }
+	if err := json.Unmarshal(readTar(t, mustOpen(t, o.tarPath))["manifest.json"].body, &tarManifest); err != nil || len(tarManifest) != 1 {
+		t.Fatalf("the tarball's manifest.json: %v, %d images", err, len(tarManifest))
+	}
+	if _, hex, _ := strings.Cut(firstConfig, ":"); !strings.Contains(tarManifest[0].Config, hex) {
+		t.Errorf("the tarball's config is %s, want the first platform's %s", tarManifest[0].Config, firstConfig)
+	}
+}
+
+// TestPlatformList: -platform is os/arch or a list of them, none twice.
+func TestPlatformList(t *testing.T) {
+	for _, tc := range []struct{ name, platforms, wantErr string }{
+		{"an architecture alone is refused", "amd64", "os/arch"},
+		{"an empty entry is refused", "linux/amd64,", "os/arch"},
+		{"a variant path is refused", "linux/arm/v7/x", "os/arch"},
+		{"a platform named twice is refused", "linux/amd64,linux/arm64,linux/amd64", "twice"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			o := options{platforms: strings.Split(tc.platforms, ","), layout: t.TempDir(),
+				build: func(string) ([]byte, error) { t.Fatal("built despite a bad -platform"); return nil, nil }}
+			if err := run(o); err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+				t.Errorf("err = %v, want one containing %q", err, tc.wantErr)
+			}
+		})
 	}
 }
 

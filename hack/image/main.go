@@ -5,7 +5,11 @@
 // /home/nonroot), takes the user, entrypoint, binary path and OCI labels from
 // the Dockerfile's runtime stage — so the two image paths cannot disagree —
 // and writes a tarball that `docker load`, `podman load` and `crane push`
-// read, and the same image as an OCI image layout directory.
+// read, and the same image as an OCI image layout directory. Given several
+// platforms (-platform linux/amd64,linux/arm64) it builds one image per
+// platform: the layout then holds their multi-platform image index, the
+// one reference a registry serves to every node's architecture, and the
+// tarball (whose format holds one image per tag) the first platform's.
 //
 // It lives in its own module (hack/image) so go-containerregistry stays out of
 // the product's go.mod. The image is reproducible: every timestamp is
@@ -24,6 +28,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -39,7 +44,7 @@ import (
 // options is one image build.
 type options struct {
 	root     string // repository root: cmd/toolgate and the Dockerfile
-	platform string // os/arch, e.g. linux/amd64
+	platforms []string // os/arch, e.g. linux/amd64; the first is the tarball's
 	ldflags  string // passed to go build as is (make image passes the Makefile's LDFLAGS)
 	version  string // org.opencontainers.image.version, and the tag
 	commit   string // org.opencontainers.image.revision
@@ -48,13 +53,16 @@ type options struct {
 	caCerts  string // optional CA bundle for /etc/ssl/certs/ca-certificates.crt
 	tarPath  string
 	layout   string
+	// build returns the binary for a platform: buildBinary, or a test's stand-in.
+	build func(platform string) ([]byte, error)
 }
 
 func main() {
 	var o options
 	var created int64
+	var platforms string
 	flag.StringVar(&o.root, "root", "../..", "repository root")
-	flag.StringVar(&o.platform, "platform", "linux/amd64", "target os/arch")
+	flag.StringVar(&platforms, "platform", "linux/amd64", "target os/arch, or a comma-separated list of them for a multi-platform index (the tarball holds the first)")
 	flag.StringVar(&o.ldflags, "ldflags", "", "go build -ldflags (the Makefile's LDFLAGS stamp version and commit)")
 	flag.StringVar(&o.version, "version", "", "image version label and tag")
 	flag.StringVar(&o.commit, "commit", "", "image revision label")
@@ -65,6 +73,8 @@ func main() {
 	flag.StringVar(&o.layout, "oci-layout", "", "write the image as an OCI image layout directory here")
 	flag.Parse()
 	o.created = time.Unix(created, 0).UTC()
+	o.platforms = strings.Split(platforms, ",")
+	o.build = func(p string) ([]byte, error) { return buildBinary(o.root, o.ldflags, p) }
 	if err := run(o); err != nil {
 		fmt.Fprintln(os.Stderr, "image:", err)
 		os.Exit(1)
@@ -75,11 +85,16 @@ func run(o options) error {
 	if o.tarPath == "" && o.layout == "" {
 		return errors.New("nothing to write: give -tar, -oci-layout or both")
 	}
-	st, err := readRuntimeStage(filepath.Join(o.root, "Dockerfile"), map[string]string{"VERSION": o.version, "COMMIT": o.commit})
-	if err != nil {
-		return err
+	for i, p := range o.platforms {
+		goos, goarch, ok := strings.Cut(p, "/")
+		if !ok || goos == "" || goarch == "" || strings.Contains(goarch, "/") {
+			return fmt.Errorf("-platform must be os/arch or a comma-separated list of them, e.g. linux/amd64,linux/arm64")
+		}
+		if slices.Contains(o.platforms[:i], p) {
+			return fmt.Errorf("-platform names %s twice", p)
+		}
 	}
-	bin, err := buildBinary(o)
+	st, err := readRuntimeStage(filepath.Join(o.root, "Dockerfile"), map[string]string{"VERSION": o.version, "COMMIT": o.commit})
 	if err != nil {
 		return err
 	}
@@ -89,10 +104,17 @@ func run(o options) error {
 			return fmt.Errorf("-ca-certs: %w", err)
 		}
 	}
-	img, err := assemble(st, o.platform, o.created, bin, ca)
-	if err != nil {
-		return err
+	imgs := make([]v1.Image, len(o.platforms))
+	for i, p := range o.platforms {
+		bin, err := o.build(p)
+		if err != nil {
+			return err
+		}
+		if imgs[i], err = assemble(st, p, o.created, bin, ca); err != nil {
+			return err
+		}
 	}
+	img := imgs[0]
 	ref, err := name.NewTag(o.repo + ":" + tagOf(o.version))
 	if err != nil {
 		return fmt.Errorf("image name: %w", err)
@@ -115,39 +137,63 @@ func run(o options) error {
 		if err != nil {
 			return fmt.Errorf("write OCI layout: %w", err)
 		}
-		if err := p.AppendImage(img, layout.WithAnnotations(map[string]string{
-			"org.opencontainers.image.ref.name": ref.String(),
-		})); err != nil {
+		refName := layout.WithAnnotations(map[string]string{"org.opencontainers.image.ref.name": ref.String()})
+		if len(imgs) == 1 {
+			err = p.AppendImage(img, refName)
+		} else {
+			err = p.AppendIndex(index(o.platforms, imgs), refName)
+		}
+		if err != nil {
 			return fmt.Errorf("write OCI layout: %w", err)
 		}
 	}
-	d, err := img.Digest()
-	if err != nil {
-		return err
+	for i, img := range imgs {
+		d, err := img.Digest()
+		if err != nil {
+			return err
+		}
+		fmt.Printf("image %s (%s) %s\n", ref, o.platforms[i], d)
 	}
-	fmt.Printf("image %s (%s) %s\n", ref, o.platform, d)
+	if len(imgs) > 1 {
+		d, err := index(o.platforms, imgs).Digest()
+		if err != nil {
+			return err
+		}
+		fmt.Printf("index %s (%s) %s\n", ref, strings.Join(o.platforms, ", "), d)
+	}
 	return nil
 }
 
-// buildBinary cross-builds cmd/toolgate statically for the platform and
-// returns the executable's bytes.
-func buildBinary(o options) ([]byte, error) {
-	goos, goarch, ok := strings.Cut(o.platform, "/")
-	if !ok || goos == "" || goarch == "" {
-		return nil, fmt.Errorf("-platform must be os/arch, e.g. linux/amd64")
+// index is the OCI image index of one image per platform, in the given
+// order, each manifest descriptor naming its platform.
+func index(platforms []string, imgs []v1.Image) v1.ImageIndex {
+	adds := make([]mutate.IndexAddendum, len(imgs))
+	for i, img := range imgs {
+		goos, goarch, _ := strings.Cut(platforms[i], "/")
+		adds[i] = mutate.IndexAddendum{Add: img, Descriptor: v1.Descriptor{
+			MediaType: types.OCIManifestSchema1,
+			Platform:  &v1.Platform{OS: goos, Architecture: goarch},
+		}}
 	}
+	return mutate.AppendManifests(mutate.IndexMediaType(empty.Index, types.OCIImageIndex), adds...)
+}
+
+// buildBinary cross-builds cmd/toolgate of the repository at root
+// statically for platform (os/arch) and returns the executable's bytes.
+func buildBinary(root, ldflags, platform string) ([]byte, error) {
+	goos, goarch, _ := strings.Cut(platform, "/")
 	dir, err := os.MkdirTemp("", "toolgate-image-")
 	if err != nil {
 		return nil, err
 	}
 	defer os.RemoveAll(dir)
 	out := filepath.Join(dir, "toolgate")
-	cmd := exec.Command("go", "build", "-trimpath", "-ldflags", o.ldflags, "-o", out, "./cmd/toolgate")
-	cmd.Dir = o.root
+	cmd := exec.Command("go", "build", "-trimpath", "-ldflags", ldflags, "-o", out, "./cmd/toolgate")
+	cmd.Dir = root
 	cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOOS="+goos, "GOARCH="+goarch, "GOWORK=off")
 	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
 	if err := cmd.Run(); err != nil {
-		return nil, fmt.Errorf("go build ./cmd/toolgate for %s: %w", o.platform, err)
+		return nil, fmt.Errorf("go build ./cmd/toolgate for %s: %w", platform, err)
 	}
 	return os.ReadFile(out)
 }
