@@ -43,16 +43,16 @@ import (
 
 // options is one image build.
 type options struct {
-	root     string // repository root: cmd/toolgate and the Dockerfile
+	root      string   // repository root: cmd/toolgate and the Dockerfile
 	platforms []string // os/arch, e.g. linux/amd64; the first is the tarball's
-	ldflags  string // passed to go build as is (make image passes the Makefile's LDFLAGS)
-	version  string // org.opencontainers.image.version, and the tag
-	commit   string // org.opencontainers.image.revision
-	repo     string // the image name the tarball is tagged with
-	created  time.Time
-	caCerts  string // optional CA bundle for /etc/ssl/certs/ca-certificates.crt
-	tarPath  string
-	layout   string
+	ldflags   string   // passed to go build as is (make image passes the Makefile's LDFLAGS)
+	version   string   // org.opencontainers.image.version, and the tag
+	commit    string   // org.opencontainers.image.revision
+	repo      string   // the image name the tarball is tagged with
+	created   time.Time
+	caCerts   string // optional CA bundle for /etc/ssl/certs/ca-certificates.crt
+	tarPath   string
+	layout    string
 	// build returns the binary for a platform: buildBinary, or a test's stand-in.
 	build func(platform string) ([]byte, error)
 }
