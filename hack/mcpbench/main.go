@@ -20,6 +20,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"net/http"
 	"os"
 	"slices"
 	"sync"
@@ -64,7 +65,14 @@ func run(url, gateway, upstream string, n, c int, procs []proc) error {
 	if err != nil {
 		return err
 	}
-	agent := client.New(url, "dev-agent-runtime-token-4f8b2c1e9d7a", nil)
+	// Every client keeps its connections, as the gateway does: the default
+	// transport keeps 2 idle connections per host, so with more concurrent
+	// calls most would open a new one (and the direct mode more often than
+	// the gateway's, being faster).
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	t.MaxIdleConnsPerHost = 64
+	hc := &http.Client{Transport: t}
+	agent := client.New(url, "dev-agent-runtime-token-4f8b2c1e9d7a", hc)
 	params := make([]*mcp.CallToolParams, 2*n)
 	stamp := time.Now().UnixNano()
 	if err := parallel(2*n, c, func(i int) error {
@@ -86,19 +94,19 @@ func run(url, gateway, upstream string, n, c int, procs []proc) error {
 	direct := func(int) *mcp.CallToolParams { return &mcp.CallToolParams{Name: "submit_payment", Arguments: args} }
 	cpu := cpuMeter{procs: procs}
 	cpu.start()
-	dl, dd, err := measure(ctx, upstream, n, c, direct)
+	dl, dd, err := measure(ctx, hc, upstream, n, c, direct)
 	if err != nil {
 		return err
 	}
 	cpu.stop("direct ", n)
-	gl, gd, err := measure(ctx, gateway, n, c, func(i int) *mcp.CallToolParams { return params[i] })
+	gl, gd, err := measure(ctx, hc, gateway, n, c, func(i int) *mcp.CallToolParams { return params[i] })
 	if err != nil {
 		return err
 	}
 	cpu.stop("gateway", n)
 	// What bounds the gateway: the same Consumption, sent by the executor
 	// directly (the gateway's expectations, without MCP).
-	executor := client.New(url, "dev-payments-executor-token-7c3e5a9b1f2d", nil)
+	executor := client.New(url, "dev-payments-executor-token-7c3e5a9b1f2d", hc)
 	cl := make([]time.Duration, n)
 	cstart := time.Now()
 	if err := parallel(n, c, func(i int) error {
@@ -144,11 +152,11 @@ func pct(l []time.Duration, p int) time.Duration {
 }
 
 // measure times n calls from c sessions; every call must succeed.
-func measure(ctx context.Context, endpoint string, n, c int, params func(int) *mcp.CallToolParams) ([]time.Duration, time.Duration, error) {
+func measure(ctx context.Context, hc *http.Client, endpoint string, n, c int, params func(int) *mcp.CallToolParams) ([]time.Duration, time.Duration, error) {
 	sessions := make([]*mcp.ClientSession, c)
 	for i := range sessions {
 		cs, err := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "v1"}, nil).
-			Connect(ctx, &mcp.StreamableClientTransport{Endpoint: endpoint, DisableStandaloneSSE: true}, nil)
+			Connect(ctx, &mcp.StreamableClientTransport{Endpoint: endpoint, DisableStandaloneSSE: true, HTTPClient: hc}, nil)
 		if err != nil {
 			return nil, 0, err
 		}
