@@ -6,6 +6,13 @@
 // timed run. Results go to docs/performance.md.
 //
 //	go run ./hack/mcpbench -url http://127.0.0.1:18080 -gateway http://127.0.0.1:18090/mcp -upstream http://127.0.0.1:18091/mcp
+//
+// -cpu name=PID,... adds each named process's CPU time per call in each
+// mode (Linux, from /proc/PID/stat), and the bench's own as "clients": the
+// breakdown of where a gated call's CPU goes. -floor DIR measures, instead,
+// what bounds any gated call on this machine: fdatasync of a small append in
+// DIR (the durable consume's floor) and a no-op HTTP POST round trip on
+// loopback from -c clients (one hop's floor).
 package main
 
 import (
@@ -13,6 +20,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"net/http"
 	"os"
 	"slices"
 	"sync"
@@ -30,20 +38,41 @@ func main() {
 	upstream := flag.String("upstream", "http://127.0.0.1:18091/mcp", "the upstream's endpoint (direct)")
 	n := flag.Int("n", 2000, "calls per mode")
 	c := flag.Int("c", 8, "concurrent clients")
+	cpuFlag := flag.String("cpu", "", "name=PID,... processes whose CPU time per call to report per mode (Linux)")
+	floorDir := flag.String("floor", "", "measure the floors instead (fdatasync in this directory, a no-op HTTP round trip)")
 	flag.Parse()
-	if err := run(*url, *gateway, *upstream, *n, *c); err != nil {
+	if *floorDir != "" {
+		if err := floor(*floorDir, *n, *c); err != nil {
+			fmt.Fprintln(os.Stderr, "mcpbench:", err)
+			os.Exit(1)
+		}
+		return
+	}
+	procs, err := parseProcs(*cpuFlag)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "mcpbench:", err)
+		os.Exit(1)
+	}
+	if err := run(*url, *gateway, *upstream, *n, *c, procs); err != nil {
 		fmt.Fprintln(os.Stderr, "mcpbench:", err)
 		os.Exit(1)
 	}
 }
 
-func run(url, gateway, upstream string, n, c int) error {
+func run(url, gateway, upstream string, n, c int, procs []proc) error {
 	ctx := context.Background()
 	raw, err := os.ReadFile("examples/api/authorize-allow.json")
 	if err != nil {
 		return err
 	}
-	agent := client.New(url, "dev-agent-runtime-token-4f8b2c1e9d7a", nil)
+	// Every client keeps its connections, as the gateway does: the default
+	// transport keeps 2 idle connections per host, so with more concurrent
+	// calls most would open a new one (and the direct mode more often than
+	// the gateway's, being faster).
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	t.MaxIdleConnsPerHost = 64
+	hc := &http.Client{Transport: t}
+	agent := client.New(url, "dev-agent-runtime-token-4f8b2c1e9d7a", hc)
 	params := make([]*mcp.CallToolParams, 2*n)
 	stamp := time.Now().UnixNano()
 	if err := parallel(2*n, c, func(i int) error {
@@ -63,18 +92,21 @@ func run(url, gateway, upstream string, n, c int) error {
 	}
 	args := params[0].Arguments
 	direct := func(int) *mcp.CallToolParams { return &mcp.CallToolParams{Name: "submit_payment", Arguments: args} }
-	// Warm both paths (connections, sessions) before timing.
-	dl, dd, err := measure(ctx, upstream, n, c, direct)
+	cpu := cpuMeter{procs: procs}
+	cpu.start()
+	dl, dd, err := measure(ctx, hc, upstream, n, c, direct)
 	if err != nil {
 		return err
 	}
-	gl, gd, err := measure(ctx, gateway, n, c, func(i int) *mcp.CallToolParams { return params[i] })
+	cpu.stop("direct ", n)
+	gl, gd, err := measure(ctx, hc, gateway, n, c, func(i int) *mcp.CallToolParams { return params[i] })
 	if err != nil {
 		return err
 	}
+	cpu.stop("gateway", n)
 	// What bounds the gateway: the same Consumption, sent by the executor
 	// directly (the gateway's expectations, without MCP).
-	executor := client.New(url, "dev-payments-executor-token-7c3e5a9b1f2d", nil)
+	executor := client.New(url, "dev-payments-executor-token-7c3e5a9b1f2d", hc)
 	cl := make([]time.Duration, n)
 	cstart := time.Now()
 	if err := parallel(n, c, func(i int) error {
@@ -95,11 +127,15 @@ func run(url, gateway, upstream string, n, c int) error {
 		return err
 	}
 	cd := time.Since(cstart)
+	cpu.stop("consume", n)
 	fmt.Printf("calls per mode: %d, concurrent clients: %d\n", n, c)
 	report("direct ", dl, dd)
 	report("gateway", gl, gd)
 	report("consume", cl, cd)
 	fmt.Printf("added: p50 %.2f ms, p99 %.2f ms\n", ms(pct(gl, 50)-pct(dl, 50)), ms(pct(gl, 99)-pct(dl, 99)))
+	for _, l := range cpu.lines {
+		fmt.Println(l)
+	}
 	return nil
 }
 
@@ -116,11 +152,11 @@ func pct(l []time.Duration, p int) time.Duration {
 }
 
 // measure times n calls from c sessions; every call must succeed.
-func measure(ctx context.Context, endpoint string, n, c int, params func(int) *mcp.CallToolParams) ([]time.Duration, time.Duration, error) {
+func measure(ctx context.Context, hc *http.Client, endpoint string, n, c int, params func(int) *mcp.CallToolParams) ([]time.Duration, time.Duration, error) {
 	sessions := make([]*mcp.ClientSession, c)
 	for i := range sessions {
 		cs, err := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "v1"}, nil).
-			Connect(ctx, &mcp.StreamableClientTransport{Endpoint: endpoint, DisableStandaloneSSE: true}, nil)
+			Connect(ctx, &mcp.StreamableClientTransport{Endpoint: endpoint, DisableStandaloneSSE: true, HTTPClient: hc}, nil)
 		if err != nil {
 			return nil, 0, err
 		}

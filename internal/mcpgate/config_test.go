@@ -13,7 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-func sample(t *testing.T) string {
+func sample(t testing.TB) string {
 	t.Helper()
 	raw, err := os.ReadFile(filepath.Join("..", "..", "config", "mcp", "gateway.yaml"))
 	if err != nil {

@@ -88,6 +88,9 @@ type Gateway struct {
 	withheld  prometheus.Gauge
 	outcomes  *prometheus.CounterVec
 	refreshCh chan struct{}
+	// The counters every forwarded call increments, looked up once.
+	forwarded prometheus.Counter
+	outcomeOf map[string]prometheus.Counter
 }
 
 // New builds a gateway; Run connects it to the upstream.
@@ -160,6 +163,11 @@ func New(cfg *Config, opts Options) (*Gateway, error) {
 	g.outcomes = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "toolgate_mcp_outcomes_total",
 		Help: "consumed calls by recorded outcome"}, []string{"outcome"})
 	g.reg.MustRegister(g.calls, g.changed, g.withheld, g.outcomes)
+	g.forwarded = g.calls.WithLabelValues("forwarded")
+	g.outcomeOf = map[string]prometheus.Counter{}
+	for _, o := range []string{OutcomeCompleted, OutcomeFailed, OutcomeUncertain} {
+		g.outcomeOf[o] = g.outcomes.WithLabelValues(o)
+	}
 
 	// Only tools: no resources, prompts, completions, logging; the
 	// gateway's own client side declares no sampling, roots or elicitation,
@@ -421,13 +429,17 @@ func (g *Gateway) call(ctx context.Context, mt *mappedTool, p *mcp.CallToolParam
 		// Without a record no outcome could be reported: do not execute.
 		return g.refuse(mt.Name, Refusal{Code: "unavailable", Message: "the outcome log cannot be written; nothing was forwarded"})
 	}
-	g.calls.WithLabelValues("forwarded").Inc()
+	g.forwarded.Inc()
 	result, outcome, reason := g.forward(ctx, mt, p, args)
 	rec.Time, rec.Event, rec.Outcome, rec.Reason = time.Now().UTC(), "outcome", outcome, reason
 	if err := g.out.Write(rec); err != nil {
 		g.log.Error("mcp gateway: outcome not recorded", "tool", mt.Name, "authorizationID", am.AuthorizationID, "outcome", outcome)
 	}
-	g.outcomes.WithLabelValues(outcome).Inc()
+	if c, ok := g.outcomeOf[outcome]; ok {
+		c.Inc()
+	} else {
+		g.outcomes.WithLabelValues(outcome).Inc()
+	}
 	return result
 }
 

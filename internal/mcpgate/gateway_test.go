@@ -28,7 +28,7 @@ type fixture struct {
 	token    string       // the token file
 }
 
-func newFixture(t *testing.T) *fixture {
+func newFixture(t testing.TB) *fixture {
 	t.Helper()
 	cfg, err := ParseConfig([]byte(sample(t)))
 	if err != nil {
@@ -139,5 +139,20 @@ func TestARotatedTokenIsUsedAfterTheNextRecheck(t *testing.T) {
 	f.call()
 	if got := f.bearer.Load(); got != "Bearer rotated" {
 		t.Fatalf("after the recheck the service saw %v, want the rotated token", got)
+	}
+}
+
+// BenchmarkGatedCall is one forwarded tools/call through the gateway's own
+// path: the _meta read, the consume request to a stand-in service over
+// loopback HTTP, both outcome lines and the SDK call to an in-memory
+// upstream (docs/performance.md, issue 19).
+func BenchmarkGatedCall(b *testing.B) {
+	f := newFixture(b)
+	f.g.Refresh(context.Background())
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, code := f.call(); code != "" {
+			b.Fatalf("refused: %s", code)
+		}
 	}
 }

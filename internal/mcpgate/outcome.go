@@ -9,6 +9,7 @@ import (
 	"os"
 	"sync"
 	"time"
+	"unicode/utf8"
 )
 
 // Outcome values of a consumed call.
@@ -39,10 +40,14 @@ type Record struct {
 	Reason string `json:"reason,omitempty"`
 }
 
-// OutcomeLog appends Records to one file.
+// OutcomeLog appends Records to one file. Lines are written, not synced:
+// a line reaches the kernel before Write returns, so it survives the
+// gateway's own crash (the case the issue's kill test makes), but not a
+// crash of the host (docs/decisions.md, "The MCP gateway: latency").
 type OutcomeLog struct {
-	mu sync.Mutex
-	f  *os.File
+	mu  sync.Mutex
+	f   *os.File
+	buf []byte // one line, reused under mu
 }
 
 // OpenOutcomeLog opens (creating) the outcome log for appending.
@@ -56,15 +61,81 @@ func OpenOutcomeLog(path string) (*OutcomeLog, error) {
 
 // Write appends one record as one line (one write call, O_APPEND).
 func (l *OutcomeLog) Write(r Record) error {
-	b, err := json.Marshal(r)
-	if err != nil {
-		return err
-	}
-	b = append(b, '\n')
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	_, err = l.f.Write(b)
+	l.buf = appendRecord(l.buf[:0], &r)
+	_, err := l.f.Write(l.buf)
 	return err
+}
+
+// appendRecord appends r as one JSON line, the JSON encoding/json.Marshal
+// writes for a Record (same members, order and omitempty; strings escaped
+// so that they decode to what encoding/json's would), without reflection
+// on the forwarded path (TestAnOutcomeLineDecodesAsEncodingJSONsDoes,
+// FuzzOutcomeLine).
+func appendRecord(b []byte, r *Record) []byte {
+	b = append(b, `{"time":"`...)
+	b = r.Time.AppendFormat(b, time.RFC3339Nano)
+	b = append(b, `","event":`...)
+	b = appendString(b, r.Event)
+	b = append(b, `,"tool":`...)
+	b = appendString(b, r.Tool)
+	b = append(b, `,"toolID":`...)
+	b = appendString(b, r.ToolID)
+	b = append(b, `,"version":`...)
+	b = appendString(b, r.Version)
+	b = append(b, `,"authorizationID":`...)
+	b = appendString(b, r.AuthorizationID)
+	b = append(b, `,"consumptionID":`...)
+	b = appendString(b, r.ConsumptionID)
+	b = append(b, `,"binding":`...)
+	b = appendString(b, r.Binding)
+	if r.Outcome != "" {
+		b = append(b, `,"outcome":`...)
+		b = appendString(b, r.Outcome)
+	}
+	if r.Reason != "" {
+		b = append(b, `,"reason":`...)
+		b = appendString(b, r.Reason)
+	}
+	return append(b, "}\n"...)
+}
+
+// appendString appends s as a JSON string: quote, backslash and control
+// characters escaped, invalid UTF-8 replaced by U+FFFD, as encoding/json
+// does (which also escapes <, > and & for HTML; a log line needs not).
+func appendString(b []byte, s string) []byte {
+	const hex = "0123456789abcdef"
+	b = append(b, '"')
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			switch {
+			case c == '"' || c == '\\':
+				b = append(b, '\\', c)
+			case c >= 0x20:
+				b = append(b, c)
+			case c == '\n':
+				b = append(b, '\\', 'n')
+			case c == '\r':
+				b = append(b, '\\', 'r')
+			case c == '\t':
+				b = append(b, '\\', 't')
+			default:
+				b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			b = append(b, `\ufffd`...)
+		} else {
+			b = append(b, s[i:i+size]...)
+		}
+		i += size
+	}
+	return append(b, '"')
 }
 
 // Close closes the file.
