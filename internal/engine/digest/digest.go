@@ -5,10 +5,15 @@
 //
 // Encoding: the builder first writes a domain label naming the value's type
 // and encoding version, then one self-delimiting item per call. Every item is
-// a one-octet type tag followed by fixed-width or length-prefixed content, and
+// a one-octet type tag followed by fixed-width, varint (Varint: an unsigned
+// LEB128, which is prefix-free) or length-prefixed content, and
 // variable-length collections are written with an explicit Count first, so
-// two different call sequences never produce the same octets. The encoding is
-// an in-process commitment, not a portable artifact format.
+// two different call sequences never produce the same octets. The compact
+// items (Varint, Text) exist for the encodings hashed on every request,
+// whose size is what SHA-256 costs: a Uint or String head is 9 octets, a
+// Varint or Text head of a small value 2. The encoding is an in-process
+// commitment, not a portable artifact format; its octets are stable within
+// a label's version, since digests of them are carried by artifacts.
 package digest
 
 import (
@@ -56,6 +61,8 @@ const (
 	tagCount
 	tagBool
 	tagAbsent
+	tagVarint
+	tagText
 )
 
 // Builder accumulates the encoding of one value. The zero Builder is not
@@ -118,6 +125,26 @@ func (b *Builder) String(s string) {
 
 // Uint writes an unsigned 64-bit integer.
 func (b *Builder) Uint(v uint64) { b.head(tagUint, v) }
+
+// Varint writes an unsigned integer as its tag and the unsigned LEB128
+// varint (encoding/binary.AppendUvarint): 2 octets below 128, at most 11.
+// It is a distinct item from Uint, never interchangeable with it.
+func (b *Builder) Varint(v uint64) {
+	if b.done {
+		writeAfterSum()
+	}
+	*b.buf = binary.AppendUvarint(append(*b.buf, tagVarint), v)
+}
+
+// Text writes a string prefixed by its length as a varint: 2 octets of
+// head for a string shorter than 128 octets, where String writes 9. It is
+// a distinct item from String.
+func (b *Builder) Text(s string) {
+	if b.done {
+		writeAfterSum()
+	}
+	*b.buf = append(binary.AppendUvarint(append(*b.buf, tagText), uint64(len(s))), s...)
+}
 
 // Int writes a signed 64-bit integer as its two's-complement bits.
 func (b *Builder) Int(v int64) { b.Uint(uint64(v)) }
