@@ -142,8 +142,9 @@ type compiled struct {
 	byTool, byTenant, bySubject    []ruleSet
 	anyTool, anyTenant, anySubject ruleSet
 
-	// The distinct required predicates, in order of first appearance
-	// (rule order, then tree order).
+	// The distinct required predicates, those required by the most rules
+	// first, else in order of first appearance (rule order, then tree
+	// order).
 	columns []column
 }
 
@@ -195,6 +196,11 @@ func compile(d *Definition) *compiled {
 		index(c, r.condition, i, vocab.ExactTenant, &c.byTenant, &c.anyTenant)
 		index(c, r.condition, i, vocab.ExactSubject, &c.bySubject, &c.anySubject)
 	}
+	// The columns required by the most rules first: one that fails then
+	// removes the most candidates, and the many columns of one rule each
+	// are mostly skipped for a rule already removed. A stable sort on the
+	// first-appearance order keeps the layout deterministic.
+	slices.SortStableFunc(c.columns, func(a, b column) int { return b.rules.len() - a.rules.len() })
 	c.nameTable = newInternTable(c.names, evalinput.HashIdentifier)
 	c.resourceTable = newInternTable(c.resources, evalinput.HashIdentifier)
 	c.names, c.resources = nil, nil // compile-time only
