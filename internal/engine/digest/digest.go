@@ -19,6 +19,7 @@ package digest
 import (
 	"crypto/sha256"
 	"encoding/binary"
+	"slices"
 	"sync"
 )
 
@@ -133,7 +134,7 @@ func (b *Builder) Varint(v uint64) {
 	if b.done {
 		writeAfterSum()
 	}
-	*b.buf = binary.AppendUvarint(append(*b.buf, tagVarint), v)
+	*b.buf = AppendVarint(*b.buf, v)
 }
 
 // Text writes a string prefixed by its length as a varint: 2 octets of
@@ -143,7 +144,43 @@ func (b *Builder) Text(s string) {
 	if b.done {
 		writeAfterSum()
 	}
-	*b.buf = append(binary.AppendUvarint(append(*b.buf, tagText), uint64(len(s))), s...)
+	*b.buf = AppendText(*b.buf, s)
+}
+
+// The Append functions write the Builder's items into a caller's buffer,
+// and Of hashes the result: the same encoding without a Builder, for a
+// value hashed on every request whose encoding has a small bound (the
+// Policy Decision), which its caller writes into an array on its own
+// stack — no pool, no per-item state check. An encoding starts with
+// AppendLabel, as New does.
+
+// AppendLabel appends the domain label item New writes.
+func AppendLabel(dst []byte, label string) []byte { return appendString(dst, label) }
+
+// AppendVarint appends the item Builder.Varint writes.
+func AppendVarint(dst []byte, v uint64) []byte {
+	return binary.AppendUvarint(append(dst, tagVarint), v)
+}
+
+// AppendText appends the item Builder.Text writes.
+func AppendText(dst []byte, s string) []byte {
+	return append(binary.AppendUvarint(append(dst, tagText), uint64(len(s))), s...)
+}
+
+// AppendDigest appends the item Builder.Digest writes.
+func AppendDigest(dst []byte, d Digest) []byte { return append(append(dst, tagDigest), d[:]...) }
+
+// AppendAbsent appends the item Builder.Absent writes.
+func AppendAbsent(dst []byte) []byte { return append(dst, tagAbsent) }
+
+// Of returns the digest of a complete encoding written with the Append
+// functions (label first): what Sum returns for the same items.
+func Of(octets []byte) Digest {
+	sum := Digest(sha256.Sum256(octets))
+	if onSum != nil {
+		onSum(slices.Clone(octets)) // a copy, so that octets stays on its caller's stack
+	}
+	return sum
 }
 
 // Int writes a signed 64-bit integer as its two's-complement bits.
@@ -166,7 +203,7 @@ func (b *Builder) Digest(d Digest) {
 	if b.done {
 		writeAfterSum()
 	}
-	*b.buf = append(append(*b.buf, tagDigest), d[:]...)
+	*b.buf = AppendDigest(*b.buf, d)
 }
 
 // Count writes the member count of the collection that follows.
@@ -186,7 +223,7 @@ func (b *Builder) Absent() {
 	if b.done {
 		writeAfterSum()
 	}
-	*b.buf = append(*b.buf, tagAbsent)
+	*b.buf = AppendAbsent(*b.buf)
 }
 
 // Sum returns the digest of everything written and ends the Builder: a

@@ -187,3 +187,27 @@ func TestEqualIsContentEquality(t *testing.T) {
 		check(a, b)
 	}
 }
+
+// TestAppendWritesWhatTheBuilderWrites: an encoding written with the
+// Append functions and hashed with Of is the Builder's, item for item.
+func TestAppendWritesWhatTheBuilderWrites(t *testing.T) {
+	t.Parallel()
+	d := digest.New("x").Sum()
+	for _, text := range []string{"", "a", strings.Repeat("t", 127), strings.Repeat("t", 128), strings.Repeat("t", 70_000)} {
+		for _, v := range []uint64{0, 1, 127, 128, 300, 1 << 63, ^uint64(0)} {
+			b := digest.New("toolgate.test/1")
+			b.Text(text)
+			b.Varint(v)
+			b.Digest(d)
+			b.Absent()
+			octets := digest.AppendLabel(nil, "toolgate.test/1")
+			octets = digest.AppendText(octets, text)
+			octets = digest.AppendVarint(octets, v)
+			octets = digest.AppendDigest(octets, d)
+			octets = digest.AppendAbsent(octets)
+			if got, want := digest.Of(octets), b.Sum(); got != want {
+				t.Fatalf("text of %d octets, varint %d: Of %s, Builder %s", len(text), v, got, want)
+			}
+		}
+	}
+}

@@ -264,33 +264,39 @@ func (a *Decision) sameContent(b *Decision) bool {
 // version change means for artifacts in flight.
 const DecisionDigestLabel = "toolgate.policy-decision/2"
 
+// decisionOctets is the stack buffer computeDigest writes into: a usual
+// Decision takes about 175 octets; a larger one (long identities, many
+// matches or obligations) grows it onto the heap.
+const decisionOctets = 256
+
 func (d *Decision) computeDigest() digest.Digest {
-	b := digest.New(DecisionDigestLabel)
-	b.Text(d.id.String())
-	b.Varint(uint64(d.version))
-	b.Digest(d.input.Digest())
-	b.Digest(d.snapshot.digest)
+	var buf [decisionOctets]byte
+	b := digest.AppendLabel(buf[:0], DecisionDigestLabel)
+	b = digest.AppendText(b, d.id.String())
+	b = digest.AppendVarint(b, uint64(d.version))
+	b = digest.AppendDigest(b, d.input.Digest())
+	b = digest.AppendDigest(b, d.snapshot.digest)
 	if d.policy == nil {
-		b.Absent()
+		b = digest.AppendAbsent(b)
 	} else {
-		b.Digest(d.policy.digest)
+		b = digest.AppendDigest(b, d.policy.digest)
 	}
 	sel := d.policySelection()
-	b.Text(sel.id.String())
-	b.Varint(sel.gen.Uint64())
-	b.Varint(uint64(d.outcome))
-	b.Varint(uint64(d.capabilities))
-	b.Varint(uint64(d.resources))
-	b.Varint(uint64(d.reasons))
-	b.Varint(uint64(d.matched.len()))
+	b = digest.AppendText(b, sel.id.String())
+	b = digest.AppendVarint(b, sel.gen.Uint64())
+	b = digest.AppendVarint(b, uint64(d.outcome))
+	b = digest.AppendVarint(b, uint64(d.capabilities))
+	b = digest.AppendVarint(b, uint64(d.resources))
+	b = digest.AppendVarint(b, uint64(d.reasons))
+	b = digest.AppendVarint(b, uint64(d.matched.len()))
 	for w, word := range d.matched {
 		for ; word != 0; word &= word - 1 {
-			b.Varint(uint64(w<<6 | bits.TrailingZeros64(word)))
+			b = digest.AppendVarint(b, uint64(w<<6|bits.TrailingZeros64(word)))
 		}
 	}
-	b.Varint(uint64(len(d.obligations)))
+	b = digest.AppendVarint(b, uint64(len(d.obligations)))
 	for _, o := range d.obligations {
-		b.Text(o.key)
+		b = digest.AppendText(b, o.key)
 	}
-	return b.Sum()
+	return digest.Of(b)
 }
