@@ -5,15 +5,21 @@
 //
 // Encoding: the builder first writes a domain label naming the value's type
 // and encoding version, then one self-delimiting item per call. Every item is
-// a one-octet type tag followed by fixed-width or length-prefixed content, and
+// a one-octet type tag followed by fixed-width, varint (Varint: an unsigned
+// LEB128, which is prefix-free) or length-prefixed content, and
 // variable-length collections are written with an explicit Count first, so
-// two different call sequences never produce the same octets. The encoding is
-// an in-process commitment, not a portable artifact format.
+// two different call sequences never produce the same octets. The compact
+// items (Varint, Text) exist for the encodings hashed on every request,
+// whose size is what SHA-256 costs: a Uint or String head is 9 octets, a
+// Varint or Text head of a small value 2. The encoding is an in-process
+// commitment, not a portable artifact format; its octets are stable within
+// a label's version, since digests of them are carried by artifacts.
 package digest
 
 import (
 	"crypto/sha256"
 	"encoding/binary"
+	"slices"
 	"sync"
 )
 
@@ -56,6 +62,8 @@ const (
 	tagCount
 	tagBool
 	tagAbsent
+	tagVarint
+	tagText
 )
 
 // Builder accumulates the encoding of one value. The zero Builder is not
@@ -119,6 +127,62 @@ func (b *Builder) String(s string) {
 // Uint writes an unsigned 64-bit integer.
 func (b *Builder) Uint(v uint64) { b.head(tagUint, v) }
 
+// Varint writes an unsigned integer as its tag and the unsigned LEB128
+// varint (encoding/binary.AppendUvarint): 2 octets below 128, at most 11.
+// It is a distinct item from Uint, never interchangeable with it.
+func (b *Builder) Varint(v uint64) {
+	if b.done {
+		writeAfterSum()
+	}
+	*b.buf = AppendVarint(*b.buf, v)
+}
+
+// Text writes a string prefixed by its length as a varint: 2 octets of
+// head for a string shorter than 128 octets, where String writes 9. It is
+// a distinct item from String.
+func (b *Builder) Text(s string) {
+	if b.done {
+		writeAfterSum()
+	}
+	*b.buf = AppendText(*b.buf, s)
+}
+
+// The Append functions write the Builder's items into a caller's buffer,
+// and Of hashes the result: the same encoding without a Builder, for a
+// value hashed on every request whose encoding has a small bound (the
+// Policy Decision), which its caller writes into an array on its own
+// stack — no pool, no per-item state check. An encoding starts with
+// AppendLabel, as New does.
+
+// AppendLabel appends the domain label item New writes.
+func AppendLabel(dst []byte, label string) []byte { return appendString(dst, label) }
+
+// AppendVarint appends the item Builder.Varint writes.
+func AppendVarint(dst []byte, v uint64) []byte {
+	return binary.AppendUvarint(append(dst, tagVarint), v)
+}
+
+// AppendText appends the item Builder.Text writes.
+func AppendText(dst []byte, s string) []byte {
+	return append(binary.AppendUvarint(append(dst, tagText), uint64(len(s))), s...)
+}
+
+// AppendDigest appends the item Builder.Digest writes.
+func AppendDigest(dst []byte, d Digest) []byte { return append(append(dst, tagDigest), d[:]...) }
+
+// AppendAbsent appends the item Builder.Absent writes.
+func AppendAbsent(dst []byte) []byte { return append(dst, tagAbsent) }
+
+// Of returns the digest of a complete encoding written with the Append
+// functions (label first): what Sum returns for the same items.
+func Of(octets []byte) Digest {
+	sum := Digest(sha256.Sum256(octets))
+	if onSum != nil {
+		onSum(slices.Clone(octets)) // a copy, so that octets stays on its caller's stack
+	}
+	return sum
+}
+
 // Int writes a signed 64-bit integer as its two's-complement bits.
 func (b *Builder) Int(v int64) { b.Uint(uint64(v)) }
 
@@ -139,7 +203,7 @@ func (b *Builder) Digest(d Digest) {
 	if b.done {
 		writeAfterSum()
 	}
-	*b.buf = append(append(*b.buf, tagDigest), d[:]...)
+	*b.buf = AppendDigest(*b.buf, d)
 }
 
 // Count writes the member count of the collection that follows.
@@ -159,7 +223,7 @@ func (b *Builder) Absent() {
 	if b.done {
 		writeAfterSum()
 	}
-	*b.buf = append(*b.buf, tagAbsent)
+	*b.buf = AppendAbsent(*b.buf)
 }
 
 // Sum returns the digest of everything written and ends the Builder: a

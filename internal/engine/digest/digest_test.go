@@ -27,6 +27,17 @@ func TestDistinctCallSequencesGiveDistinctDigests(t *testing.T) {
 		"nothing":                func(b *digest.Builder) {},
 		"count 1 then string":    func(b *digest.Builder) { b.Count(1); b.String("a") },
 		"nested digest of empty": func(b *digest.Builder) { b.Digest(digest.New("x").Sum()) },
+		"varint 0":               func(b *digest.Builder) { b.Varint(0) },
+		"varint 1":               func(b *digest.Builder) { b.Varint(1) },
+		"varint 128":             func(b *digest.Builder) { b.Varint(128) },
+		"varints 0,1":            func(b *digest.Builder) { b.Varint(0); b.Varint(1) },
+		"varint max":             func(b *digest.Builder) { b.Varint(^uint64(0)) },
+		"text ab":                func(b *digest.Builder) { b.Text("ab") },
+		"texts a,b":              func(b *digest.Builder) { b.Text("a"); b.Text("b") },
+		"text empty":             func(b *digest.Builder) { b.Text("") },
+		"text a then varint 98":  func(b *digest.Builder) { b.Text("a"); b.Varint('b') },
+		"text of 200 octets":     func(b *digest.Builder) { b.Text(strings.Repeat("a", 200)) },
+		"text of 199, varint 97": func(b *digest.Builder) { b.Text(strings.Repeat("a", 199)); b.Varint('a') },
 	}
 	seen := map[digest.Digest]string{}
 	for name, f := range seqs {
@@ -58,6 +69,16 @@ func TestEncodingIsTheDocumentedOctets(t *testing.T) {
 	b.Uint(258)
 	if got := b.Sum(); got != digest.Digest(want) {
 		t.Fatalf("digest = %s, want %x", got, want)
+	}
+	// label "L", Varint(300), Varint(5), Text("ab"): 07 | ac 02 (LEB128
+	// of 300) | 07 05 | 08 02 'a' 'b'
+	want = sha256.Sum256([]byte{1, 0, 0, 0, 0, 0, 0, 0, 1, 'L', 7, 0xac, 0x02, 7, 5, 8, 2, 'a', 'b'})
+	c := digest.New("L")
+	c.Varint(300)
+	c.Varint(5)
+	c.Text("ab")
+	if got := c.Sum(); got != digest.Digest(want) {
+		t.Fatalf("compact items: digest = %s, want %x", got, want)
 	}
 	if s := b.Sum().String(); len(s) != len("sha256:")+64 || s[:7] != "sha256:" {
 		t.Fatalf("String() = %q", s)
@@ -119,6 +140,7 @@ func TestSumEndsTheBuilder(t *testing.T) {
 	for name, write := range map[string]func(){
 		"String": func() { b.String("x") }, "Uint": func() { b.Uint(1) }, "Count": func() { b.Count(1) },
 		"Bool": func() { b.Bool(true) }, "Digest": func() { b.Digest(first) }, "Absent": func() { b.Absent() },
+		"Varint": func() { b.Varint(1) }, "Text": func() { b.Text("x") },
 	} {
 		func() {
 			defer func() {
@@ -163,5 +185,29 @@ func TestEqualIsContentEquality(t *testing.T) {
 			b[r.IntN(digest.Size)] = byte(r.Uint32())
 		}
 		check(a, b)
+	}
+}
+
+// TestAppendWritesWhatTheBuilderWrites: an encoding written with the
+// Append functions and hashed with Of is the Builder's, item for item.
+func TestAppendWritesWhatTheBuilderWrites(t *testing.T) {
+	t.Parallel()
+	d := digest.New("x").Sum()
+	for _, text := range []string{"", "a", strings.Repeat("t", 127), strings.Repeat("t", 128), strings.Repeat("t", 70_000)} {
+		for _, v := range []uint64{0, 1, 127, 128, 300, 1 << 63, ^uint64(0)} {
+			b := digest.New("toolgate.test/1")
+			b.Text(text)
+			b.Varint(v)
+			b.Digest(d)
+			b.Absent()
+			octets := digest.AppendLabel(nil, "toolgate.test/1")
+			octets = digest.AppendText(octets, text)
+			octets = digest.AppendVarint(octets, v)
+			octets = digest.AppendDigest(octets, d)
+			octets = digest.AppendAbsent(octets)
+			if got, want := digest.Of(octets), b.Sum(); got != want {
+				t.Fatalf("text of %d octets, varint %d: Of %s, Builder %s", len(text), v, got, want)
+			}
+		}
 	}
 }

@@ -51,9 +51,13 @@ func TestPipelineDigestCount(t *testing.T) {
 	p := newCountingPipeline(t)
 	seen := map[string]int{}
 	byLabel := map[string]int{}
+	decisionOctets := 0
 	stop := digest.Observe(func(octets []byte) {
 		seen[string(octets)]++
 		byLabel[labelOf(octets)]++
+		if labelOf(octets) == policy.DecisionDigestLabel {
+			decisionOctets = len(octets)
+		}
 	})
 	err := p.Run()
 	stop()
@@ -84,7 +88,7 @@ func TestPipelineDigestCount(t *testing.T) {
 		// 30), but each re-evaluated Decision exists only to be compared with
 		// the supplied one, and policy.Reproduces compares its complete
 		// content field by field instead of hashing it.
-		"toolgate.policy-decision/1": 1,
+		"toolgate.policy-decision/2": 1,
 		// Issue builds and seals the Consumption Binding and its replay
 		// scope. Validate re-derives the binding from the independent context
 		// and compares every bound value with the artifact's directly.
@@ -103,6 +107,13 @@ func TestPipelineDigestCount(t *testing.T) {
 	if total != 13 {
 		t.Errorf("one pipeline run computes %d digests, want 13", total)
 	}
+	// SHA-256 costs one compression per 64-octet block of the message and
+	// its padding (at least 9 octets): the Decision's encoding, hashed on
+	// every authorize, fits in 3 blocks (version 1 took 395 octets, 7).
+	if decisionOctets == 0 || decisionOctets > 3*64-9 {
+		t.Errorf("the Decision encoding is %d octets, want 1 to %d (3 SHA-256 blocks)", decisionOctets, 3*64-9)
+	}
+	t.Logf("the Decision encoding: %d octets", decisionOctets)
 	// No content is hashed more than once: the protocol's independent
 	// re-derivations (the Decision twice, the binding once) are compared by
 	// content, not re-hashed.

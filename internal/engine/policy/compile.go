@@ -32,7 +32,21 @@ import (
 //     input cannot match; it is skipped only after its indeterminacy was
 //     decided, so skipping hides no indeterminate predicate, and a rule that
 //     does not match contributes nothing to outcome, reasons, matches,
-//     obligations or scope.
+//     obligations or scope;
+//   - every rule's condition is split into its required predicates (those
+//     reachable from the root through all nodes only: the rule matches only
+//     if each holds) and its residual (the any nodes reached that way; the
+//     rule matches exactly when every required predicate and every residual
+//     node holds). Equal required predicates of different rules are one
+//     column holding the set of rules that require it, so that evaluation
+//     decides each distinct required predicate once for all the rules still
+//     in question and removes the rules it fails from the candidates, then
+//     walks only the residual trees of the rules left. This is the
+//     two-valued tree walk reordered and shared, not a different reading: a
+//     condition is an and/or tree of two-valued predicates once
+//     indeterminacy is decided, so its value does not depend on the order
+//     in which its conjuncts are decided, and a predicate's value depends on
+//     the input only, not on the rule that names it.
 
 // Indeterminacy triggers: the input conditions under which a predicate is
 // indeterminate (the Section 20 table's "Indeterminate case" column, as
@@ -94,10 +108,17 @@ type cNode struct {
 // cRule is the evaluation form of one rule.
 type cRule struct {
 	rule       *Rule
-	root       int32
 	triggers   uint32
 	boundaries []string // boundaries whose absence makes the rule indeterminate
 	res        uint64   // scope constraint Resources as a mask (non-deny rules)
+	residual   []int32  // the any nodes the rule requires besides its columns
+}
+
+// column is one distinct required predicate (a leaf node) and the rules
+// that require it.
+type column struct {
+	node  int32
+	rules ruleSet
 }
 
 // compiled is the evaluation form of one Definition.
@@ -120,6 +141,11 @@ type compiled struct {
 	// never required), so the lookup is a bounds check and a load.
 	byTool, byTenant, bySubject    []ruleSet
 	anyTool, anyTenant, anySubject ruleSet
+
+	// The distinct required predicates, those required by the most rules
+	// first, else in order of first appearance (rule order, then tree
+	// order).
+	columns []column
 }
 
 // maxCompiledResources is the number of distinct Resources a compiled
@@ -140,13 +166,15 @@ func compile(d *Definition) *compiled {
 		return nil
 	}
 	c.rules = make([]cRule, len(d.rules))
+	columns := map[cNode]int{} // compile-time only; looked up, never ranged over
 	for i, r := range d.rules {
 		cr := &c.rules[i]
 		cr.rule = r
-		var ok bool
-		if cr.root, ok = c.node(r.condition, cr); !ok {
+		root, ok := c.node(r.condition, cr)
+		if !ok {
 			return nil
 		}
+		c.split(root, cr, i, columns)
 		if r.effect != vocab.Deny {
 			c.needs |= needRequested
 			m, ok := c.resourceMask(r.resources)
@@ -168,6 +196,11 @@ func compile(d *Definition) *compiled {
 		index(c, r.condition, i, vocab.ExactTenant, &c.byTenant, &c.anyTenant)
 		index(c, r.condition, i, vocab.ExactSubject, &c.bySubject, &c.anySubject)
 	}
+	// The columns required by the most rules first: one that fails then
+	// removes the most candidates, and the many columns of one rule each
+	// are mostly skipped for a rule already removed. A stable sort on the
+	// first-appearance order keeps the layout deterministic.
+	slices.SortStableFunc(c.columns, func(a, b column) int { return b.rules.len() - a.rules.len() })
 	c.nameTable = newInternTable(c.names, evalinput.HashIdentifier)
 	c.resourceTable = newInternTable(c.resources, evalinput.HashIdentifier)
 	c.names, c.resources = nil, nil // compile-time only
@@ -286,6 +319,28 @@ func (c *compiled) fill(at int32, n *Condition, r *cRule) bool {
 	}
 	c.nodes[at] = cn
 	return true
+}
+
+// split files the condition at node at of rule i (cr) under its required
+// predicates' columns and its residual any nodes.
+func (c *compiled) split(at int32, cr *cRule, i int, columns map[cNode]int) {
+	n := c.nodes[at]
+	switch {
+	case n.kind != 0:
+		k, ok := columns[n]
+		if !ok {
+			k = len(c.columns)
+			columns[n] = k
+			c.columns = append(c.columns, column{node: at})
+		}
+		c.columns[k].rules.add(i)
+	case n.all:
+		for j := n.first; j < n.first+n.n; j++ {
+			c.split(j, cr, i, columns)
+		}
+	default:
+		cr.residual = append(cr.residual, at)
+	}
 }
 
 // index records rule i under the identifier that its condition requires

@@ -321,7 +321,9 @@ type cMatches struct {
 // union of the active triggers' rule sets) or lacks one of its boundaries
 // (only the rules with boundaries are looked at), which Section 20 decides
 // before any tree walk; of the others, a rule the indexes rule out cannot
-// match, and the rest are walked two-valued.
+// match; of the rest, each distinct required predicate is decided once,
+// for the candidates that require it, and removes them when it fails; the
+// rules left match when their residual any nodes hold (compile.go).
 func (d *Decision) matchCompiled(c *compiled, v *cView) (m cMatches) {
 	var indeterminate ruleSet
 	for t := c.triggers & v.triggers; t != 0; t &= t - 1 {
@@ -336,15 +338,31 @@ func (d *Decision) matchCompiled(c *compiled, v *cView) (m cMatches) {
 	}
 	m.indeterminate = indeterminate != (ruleSet{})
 	cand := c.candidates(v)
-	cand = ruleSet{cand[0] &^ indeterminate[0], cand[1] &^ indeterminate[1]}
-	for w, word := range cand {
+	c0, c1 := cand[0]&^indeterminate[0], cand[1]&^indeterminate[1]
+	for k := range c.columns {
+		col := &c.columns[k]
+		if c0&col.rules[0]|c1&col.rules[1] == 0 {
+			if c0|c1 == 0 {
+				break
+			}
+			continue
+		}
+		if !c.eval(col.node, v) {
+			c0, c1 = c0&^col.rules[0], c1&^col.rules[1]
+		}
+	}
+	for w, word := range [2]uint64{c0, c1} {
+	rules:
 		for ; word != 0; word &= word - 1 {
 			i := w<<6 | trailingZeros(word)
 			r := &c.rules[i]
-			if c.eval(r.root, v) {
-				m.effects[r.rule.effect] = true
-				m.set.add(i)
+			for _, n := range r.residual {
+				if !c.eval(n, v) {
+					continue rules
+				}
 			}
+			m.effects[r.rule.effect] = true
+			m.set.add(i)
 		}
 	}
 	return m

@@ -152,11 +152,56 @@ func (g diffGen) rule(i int) policy.RuleDraft {
 
 // draft is one snapshot of one active policy "p" of 1–24 rules.
 func (g diffGen) draft() policy.SnapshotDraft {
-	def := policy.DefinitionDraft{ID: "p", Generation: "1", Lifecycle: g.pick([]string{"active", "deprecated"})}
-	for i := range 1 + g.r.IntN(12) + g.r.IntN(2)*g.r.IntN(13) {
+	lifecycle := g.pick([]string{"active", "deprecated"}) // drawn first: the golden Decisions depend on the order of draws
+	return g.draftOf(lifecycle, 1+g.r.IntN(12)+g.r.IntN(2)*g.r.IntN(13))
+}
+
+func (g diffGen) draftOf(lifecycle string, rules int) policy.SnapshotDraft {
+	def := policy.DefinitionDraft{ID: "p", Generation: "1", Lifecycle: lifecycle}
+	for i := range rules {
 		def.Rules = append(def.Rules, g.rule(i))
 	}
 	return policy.SnapshotDraft{ID: "snap", Generation: "1", Policies: []policy.DefinitionDraft{def}}
+}
+
+// largeDraft is one snapshot of one policy of 65–128 rules, so that rule
+// sets span two words: one rule in 64 drawn as rule draws it, the
+// others from predicates that are never indeterminate, mostly non-deny
+// (128 rules drawn by rule would almost always hold an indeterminate or
+// matching deny rule, and every Decision would be a deny).
+func (g diffGen) largeDraft() policy.SnapshotDraft {
+	d := g.draftOf(g.pick([]string{"active", "deprecated"}), 0)
+	for i := range 65 + g.r.IntN(64) {
+		r := g.rule(i)
+		if g.r.IntN(64) != 0 {
+			r.Condition = g.plainCondition()
+			if r.Effect == "deny" && g.r.IntN(16) != 0 {
+				r.Effect = "allow"
+			}
+			if r.Effect != "deny" && (r.Scope == nil || g.r.IntN(4) != 0) {
+				r.Scope = &policy.ScopeDraft{Capabilities: diffCaps, Resources: diffResources[:4]}
+			}
+		}
+		d.Policies[0].Rules = append(d.Policies[0].Rules, r)
+	}
+	return d
+}
+
+// plainPredicates are never indeterminate.
+var plainPredicates = []string{"exactToolID", "exactTenant", "exactSubject", "riskIs", "sideEffectIs",
+	"requestedCapabilitiesSubsetOf", "requestedCapabilitiesInclude", "requestedResourcesSubsetOf"}
+
+// plainCondition is an all of one to three distinct plain predicates, or
+// an any of them.
+func (g diffGen) plainCondition() policy.ConditionDraft {
+	var cs []policy.ConditionDraft
+	for _, i := range g.r.Perm(len(plainPredicates))[:1+g.r.IntN(3)] {
+		cs = append(cs, policy.ConditionDraft{Predicate: g.predicate(plainPredicates[i])})
+	}
+	if g.r.IntN(3) == 0 {
+		return policy.ConditionDraft{Any: cs}
+	}
+	return policy.ConditionDraft{All: cs}
 }
 
 func enumOf[T ~uint8](g diffGen, all []T) T {
@@ -315,6 +360,7 @@ func indexAccessorsAgree(d *policy.Decision) string {
 // generator stops reaching a case.
 type diffStats struct {
 	pairs, compiled int
+	beyond64        int // Decisions matching a rule at position 64 or later
 	outcomes        map[string]int
 	reasons         map[string]int
 }
@@ -323,8 +369,14 @@ type diffStats struct {
 // evaluators on inputs drawn from the same seed.
 func differential(t *testing.T, e env, seed uint64, inputs int, st *diffStats) {
 	t.Helper()
+	differentialOf(t, e, seed, inputs, st, diffGen.draft)
+}
+
+// differentialOf is differential with the policies draft draws.
+func differentialOf(t *testing.T, e env, seed uint64, inputs int, st *diffStats, draft func(diffGen) policy.SnapshotDraft) {
+	t.Helper()
 	g := diffGen{r: rand.New(rand.NewPCG(seed, 0x70_6f_6c_69_63_79))}
-	s, err := policy.Publish(e.admin, g.draft())
+	s, err := policy.Publish(e.admin, draft(g))
 	if err != nil {
 		return // a generated duplicate child or rule; drawn again by the next seed
 	}
@@ -352,6 +404,9 @@ func differential(t *testing.T, e env, seed uint64, inputs int, st *diffStats) {
 			}
 		}
 		st.pairs++
+		if m := got.MatchedRules(); len(m) > 0 && slices.IndexFunc(definitionRules(s.Policy(0)), func(r *policy.Rule) bool { return r.ID() == m[len(m)-1] }) >= 64 {
+			st.beyond64++
+		}
 		st.outcomes[got.Outcome().String()]++
 		for _, r := range got.Reasons() {
 			st.reasons[r.String()]++
@@ -408,4 +463,31 @@ func FuzzCompiledEvaluator(f *testing.F) {
 		e := newEnv(t)
 		differential(t, e, seed, 20, &diffStats{outcomes: map[string]int{}, reasons: map[string]int{}})
 	})
+}
+
+// TestCompiledEvaluatorMatchesReferenceBeyond64Rules is the differential
+// test on policies of 65–128 rules, whose rule sets span both words (the
+// columns, indexes and matched sets of the second word): 100 published
+// policies × 20 inputs.
+func TestCompiledEvaluatorMatchesReferenceBeyond64Rules(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	st := &diffStats{outcomes: map[string]int{}, reasons: map[string]int{}}
+	for seed := uint64(0); st.compiled < 100 && seed < 20000; seed++ {
+		differentialOf(t, e, seed, 20, st, diffGen.largeDraft)
+	}
+	if st.compiled < 100 || st.pairs != st.compiled*20 {
+		t.Fatalf("compared %d pairs, %d policies compiled", st.pairs, st.compiled)
+	}
+	if st.beyond64 < st.pairs/4 {
+		t.Errorf("only %d of %d Decisions match a rule at position 64 or later", st.beyond64, st.pairs)
+	}
+	// With a hundred rules some match with each effect, so an allow is
+	// rare; the outcomes' resolution is TestCompiledEvaluatorMatchesReference's.
+	for _, o := range []string{"deny", "requireConfirmation"} {
+		if st.outcomes[o] == 0 {
+			t.Errorf("no %s Decision in the run", o)
+		}
+	}
+	t.Logf("%d pairs; outcomes %v; reasons %v", st.pairs, st.outcomes, st.reasons)
 }

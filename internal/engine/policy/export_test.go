@@ -117,3 +117,7 @@ func DecisionVariants(d *Decision, other boundary.Domain) map[string]*Decision {
 		"domain":       variant(func(c *Decision) { c.domain = other }),
 	}
 }
+
+// ScopeResources returns the definition's scope Resources (ASCII order):
+// bit i of a Decision's Resource scope mask is position i here.
+func ScopeResources(d *Definition) []ident.Resource { return d.scopeResources }
