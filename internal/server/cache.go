@@ -14,9 +14,10 @@ import (
 const DefaultRebuildCacheEntries = 4096
 
 // rebuildCache keeps Authorizations that a validate or consume verified
-// and rebuilt, keyed by the SHA-256 of the envelope's exact bytes, so that
-// the consume following a validate of the same envelope skips the
-// signature verification and the re-run of the issuance. It saves only
+// and rebuilt, and those authorize just issued, keyed by the SHA-256 of
+// the envelope's exact bytes, so that a validate or consume of the same
+// envelope skips the signature verification and the re-run of the
+// issuance. It saves only
 // those two steps: the domain lookup, the served-snapshot check, the
 // executor's expectations, the clock and the Consumption all run on every
 // request (Server.check). See docs/decisions.md.
@@ -24,7 +25,10 @@ const DefaultRebuildCacheEntries = 4096
 // An entry is valid only for the exact Host and signing key that verified
 // and rebuilt it (serving.Domain.Same): Rebuild is a pure function of the record and the Host's
 // append-only snapshot store, and the same bytes verify under the same key
-// again, so a hit returns what a miss would compute. A domain replaced by
+// again, so a hit returns what a miss would compute. An issued entry is the
+// Authorization that Host issued and that key sealed into those bytes:
+// issuance is deterministic and Rebuild re-runs it, so a miss would compute
+// it too. A domain replaced by
 // a reload has another Host or key and misses. Entries leave at the
 // Authorization's expiry (it can never validate again) or, least recently
 // used first, when the cache is full.

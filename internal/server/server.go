@@ -223,6 +223,12 @@ func (s *Server) authorize(ctx context.Context, q *call, r *http.Request) (int, 
 			return status, *e
 		}
 		res, envelope, retry = got.res, got.envelope, got.retry
+		// What the executor's validate or consume of this envelope would
+		// verify and rebuild is the Authorization just issued, by this
+		// domain's active key: cache it, so that their first check skips
+		// the signature verification and the re-run (docs/decisions.md,
+		// "The rebuild cache learns at issuance").
+		s.cache.put(sha256.Sum256([]byte(envelope)), d, d.KeyID(), res.Authorization, res.Authorization.ExpiresAt().Seconds())
 	}
 	wire := WireDecision(res.Decision)
 	q.entry.DecisionID, q.entry.Outcome = wire.ID, wire.Outcome

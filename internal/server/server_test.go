@@ -527,7 +527,7 @@ func TestHealthReadinessMetrics(t *testing.T) {
 	defer func() { _ = resp.Body.Close() }()
 	b, _ := io.ReadAll(resp.Body)
 	for _, m := range []string{`toolgate_decisions_total{outcome="allow"} 1`, "toolgate_decision_log_dropped_total 0", "toolgate_domains_served 1", "toolgate_request_duration_seconds_bucket",
-		"toolgate_rebuild_cache_entries 0", `toolgate_build_info{goversion="` + runtime.Version() + `"`} {
+		"toolgate_rebuild_cache_entries 1", `toolgate_build_info{goversion="` + runtime.Version() + `"`} {
 		if !strings.Contains(string(b), m) {
 			t.Errorf("metrics lack %q", m)
 		}
@@ -552,10 +552,20 @@ func get(t *testing.T, url string) int {
 // 17). A caller without the role is told only that (403 unauthorized),
 // never whether the artifact binds an intent (422 missing), and the
 // service does no issuance work for it: nothing is rebuilt into the cache.
+// The cache holds one entry, the last artifact issued (B); a rebuild of
+// the earlier one (A) for a non-executor would evict B, and the executor's
+// validate of B would then miss.
 func TestNonExecutorsLearnNothing(t *testing.T) {
 	t.Parallel()
-	s := newService(t, t.TempDir())
+	s := newServiceWith(t, t.TempDir(), func(c *server.Config) { c.RebuildCacheEntries = 1 })
 	art := s.authorize(t).Authorization.Artifact
+	other := example(t, "payment-allow.yaml")
+	other.AuthorizationID, other.ReplayID, other.ConsumptionID = other.AuthorizationID+"-b", other.ReplayID+"-b", other.ConsumptionID+"-b"
+	r := s.post(t, "/v1/authorize", agentToken, other)
+	if r.status != http.StatusOK || decode[client.AuthorizeResponse](t, r).Authorization == nil {
+		t.Fatalf("authorize B: %d %s", r.status, r.body)
+	}
+	artB := decode[client.AuthorizeResponse](t, r).Authorization.Artifact
 	noBinding := expectations(t, art)
 	noBinding.Expectations.IntentBinding = nil
 	tests := map[string]struct {
@@ -580,14 +590,56 @@ func TestNonExecutorsLearnNothing(t *testing.T) {
 			})
 		}
 	})
-	if got := metricLine(t, s, "toolgate_rebuild_cache_entries "); got != "toolgate_rebuild_cache_entries 0" {
-		t.Errorf("%q after non-executors only: an Authorization was rebuilt for them", got)
+	hits := metricLine(t, s, `toolgate_rebuild_cache_total{result="hit"} `)
+	if r := s.post(t, "/v1/validate", executorToken, apifixture.Expectations(other, artB)); r.status != http.StatusOK {
+		t.Fatalf("the executor validating B: %d %s", r.status, r.body)
+	}
+	if got := metricLine(t, s, `toolgate_rebuild_cache_total{result="hit"} `); got == hits {
+		t.Errorf("the executor's validate of B missed the cache (%q before and after): an Authorization was rebuilt for a non-executor", got)
 	}
 	if r := s.post(t, "/v1/consume", executorToken, noBinding); r.status != http.StatusUnprocessableEntity || decode[client.ErrorResponse](t, r).Error.Code != "missing" {
 		t.Errorf("the executor consuming without the binding: %d %s, want 422 missing", r.status, r.body)
 	}
-	if got := metricLine(t, s, "toolgate_rebuild_cache_entries "); got != "toolgate_rebuild_cache_entries 1" {
-		t.Errorf("%q after the executor's consume: the check cannot fail", got)
+}
+
+// TestIssuedAuthorizationsAreCachedForTheirExecutor: authorize puts what
+// it issued in the rebuild cache, so the executor's first consume hits it;
+// the answer is the one a service without the cache gives (the same
+// binding digest, so the same Authorization), and an envelope edited by
+// one octet misses and is refused.
+func TestIssuedAuthorizationsAreCachedForTheirExecutor(t *testing.T) {
+	t.Parallel()
+	consumed := func(s *service, exp client.ValidateRequest) client.ValidateResponse {
+		t.Helper()
+		r := s.post(t, "/v1/consume", executorToken, exp)
+		if r.status != http.StatusOK {
+			t.Fatalf("consume: %d %s", r.status, r.body)
+		}
+		return decode[client.ValidateResponse](t, r)
+	}
+	keys := t.TempDir()
+	cachedSvc := newService(t, keys)
+	art := cachedSvc.authorize(t).Authorization.Artifact
+	if got := metricLine(t, cachedSvc, "toolgate_rebuild_cache_entries "); got != "toolgate_rebuild_cache_entries 1" {
+		t.Errorf("%q after one issuance, want its entry", got)
+	}
+	edited := []byte(art)
+	edited[len(edited)/2] ^= 0x01
+	if r := cachedSvc.post(t, "/v1/validate", executorToken, expectations(t, string(edited))); r.status == http.StatusOK {
+		t.Errorf("an envelope edited by one octet validated: %s", r.body)
+	}
+	misses := metricLine(t, cachedSvc, `toolgate_rebuild_cache_total{result="miss"} `)
+	withCache := consumed(cachedSvc, expectations(t, art))
+	if got := metricLine(t, cachedSvc, `toolgate_rebuild_cache_total{result="miss"} `); got != misses {
+		t.Errorf("the executor's first consume missed the cache: %q, then %q", misses, got)
+	}
+	uncached := newServiceWith(t, keys, func(c *server.Config) { c.RebuildCacheEntries = -1 })
+	art2 := uncached.authorize(t).Authorization.Artifact
+	if art2 != art {
+		t.Fatalf("two services with one key issued different envelopes for one request at one time")
+	}
+	if without := consumed(uncached, expectations(t, art2)); without != withCache {
+		t.Errorf("consume answered %+v from the issued entry, %+v after verifying and rebuilding", withCache, without)
 	}
 }
 
