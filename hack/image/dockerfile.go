@@ -1,12 +1,12 @@
 package main
 
 import (
-	"bufio"
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
 	"strings"
+
+	"github.com/toolgate/toolgate/hack/dockerfile"
 )
 
 // runtimeStage is what the image takes from the Dockerfile's last stage.
@@ -26,35 +26,23 @@ func readRuntimeStage(path string, args map[string]string) (runtimeStage, error)
 	if err != nil {
 		return runtimeStage{}, err
 	}
-	var stage [][2]string // keyword, arguments of the last stage
-	cont := ""
-	sc := bufio.NewScanner(bytes.NewReader(raw))
-	for sc.Scan() {
-		line := strings.TrimSpace(sc.Text())
-		if cont == "" && (line == "" || strings.HasPrefix(line, "#")) {
-			continue
-		}
-		if s, ok := strings.CutSuffix(line, `\`); ok {
-			cont += s + " "
-			continue
-		}
-		line, cont = cont+line, ""
-		kw, rest, _ := strings.Cut(line, " ")
-		kw = strings.ToUpper(kw)
-		if kw == "FROM" {
-			stage = nil
-		}
-		stage = append(stage, [2]string{kw, strings.TrimSpace(rest)})
-	}
-	if err := sc.Err(); err != nil {
+	ins, err := dockerfile.Parse(raw)
+	if err != nil {
 		return runtimeStage{}, err
+	}
+	last := dockerfile.Stages(ins) - 1
+	var stage []dockerfile.Instruction // the last stage's
+	for _, in := range ins {
+		if in.Stage == last {
+			stage = append(stage, in)
+		}
 	}
 	expand := func(s string) string {
 		return os.Expand(s, func(k string) string { return args[k] })
 	}
 	st := runtimeStage{labels: map[string]string{}}
 	for _, in := range stage {
-		kw, rest := in[0], in[1]
+		kw, rest := in.Keyword, in.Args
 		switch kw {
 		case "FROM", "ARG":
 		case "USER":

@@ -11,5 +11,8 @@ require (
 	github.com/klauspost/compress v1.19.2 // indirect
 	github.com/opencontainers/go-digest v1.0.0 // indirect
 	github.com/opencontainers/image-spec v1.1.1 // indirect
+	github.com/toolgate/toolgate v0.0.0-00010101000000-000000000000
 	golang.org/x/sync v0.22.0 // indirect
 )
+
+replace github.com/toolgate/toolgate => ../..

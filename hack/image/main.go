@@ -12,7 +12,9 @@
 // tarball (whose format holds one image per tag) the first platform's.
 //
 // It lives in its own module (hack/image) so go-containerregistry stays out of
-// the product's go.mod. The image is reproducible: every timestamp is
+// the product's go.mod; it reads the Dockerfile with the main module's
+// hack/dockerfile (a replace directive to ../..), the reader hack/ship's
+// tests use too. The image is reproducible: every timestamp is
 // -created (make image passes the commit time), so one commit and toolchain
 // give one digest.
 package main

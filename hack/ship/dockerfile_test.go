@@ -1,8 +1,6 @@
 package ship_test
 
 import (
-	"bufio"
-	"bytes"
 	"encoding/json"
 	"os"
 	"os/exec"
@@ -15,60 +13,38 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/toolgate/toolgate/hack/dockerfile"
 	"github.com/toolgate/toolgate/internal/testutil"
 )
 
-// instruction is one Dockerfile instruction with its continuation lines
-// joined.
-type instruction struct {
-	stage   int // 0 for the first FROM's stage
-	keyword string
-	args    string
-}
-
-// parseDockerfile reads the instructions of a Dockerfile: comments and
-// blank lines dropped, backslash continuations joined.
-func parseDockerfile(t *testing.T, path string) []instruction {
+// parseDockerfile reads the instructions of the Dockerfile at path
+// (hack/dockerfile, the reader hack/image uses too) and requires its two
+// stages, build and runtime.
+func parseDockerfile(t *testing.T, path string) []dockerfile.Instruction {
 	t.Helper()
 	raw, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var out []instruction
-	stage, cont := -1, ""
-	sc := bufio.NewScanner(bytes.NewReader(raw))
-	for sc.Scan() {
-		line := strings.TrimSpace(sc.Text())
-		if cont == "" && (line == "" || strings.HasPrefix(line, "#")) {
-			continue
-		}
-		if s, ok := strings.CutSuffix(line, `\`); ok {
-			cont += s + " "
-			continue
-		}
-		line, cont = cont+line, ""
-		kw, args, _ := strings.Cut(line, " ")
-		kw = strings.ToUpper(kw)
-		if kw == "FROM" {
-			stage++
-		}
-		out = append(out, instruction{stage: stage, keyword: kw, args: strings.TrimSpace(args)})
+	ins, err := dockerfile.Parse(raw)
+	if err != nil {
+		t.Fatal(err)
 	}
-	if stage != 1 {
-		t.Fatalf("Dockerfile has %d stages, want 2 (build, runtime)", stage+1)
+	if n := dockerfile.Stages(ins); n != 2 {
+		t.Fatalf("Dockerfile has %d stages, want 2 (build, runtime)", n)
 	}
-	return out
+	return ins
 }
 
 // copySources are the build-context paths the COPY instructions without
 // --from name, in order.
-func copySources(ins []instruction) []string {
+func copySources(ins []dockerfile.Instruction) []string {
 	var srcs []string
 	for _, in := range ins {
-		if in.keyword != "COPY" || strings.HasPrefix(in.args, "--from") {
+		if in.Keyword != "COPY" || strings.HasPrefix(in.Args, "--from") {
 			continue
 		}
-		f := strings.Fields(in.args)
+		f := strings.Fields(in.Args)
 		for _, s := range f[:len(f)-1] {
 			srcs = append(srcs, strings.TrimSuffix(s, "/"))
 		}
@@ -119,8 +95,8 @@ func TestDockerfileContextBuilds(t *testing.T) {
 	srcs := copySources(ins)
 	var build string
 	for _, in := range ins {
-		if in.stage == 0 && in.keyword == "RUN" && strings.Contains(in.args, "go build") {
-			build = in.args
+		if in.Stage == 0 && in.Keyword == "RUN" && strings.Contains(in.Args, "go build") {
+			build = in.Args
 		}
 	}
 	if build == "" {
@@ -183,20 +159,20 @@ func TestImageRunsAsNonRootFromDistroless(t *testing.T) {
 	var entrypoint []string
 	labels := map[string]bool{}
 	for _, in := range parseDockerfile(t, filepath.Join(root, "Dockerfile")) {
-		if in.stage != 1 {
+		if in.Stage != 1 {
 			continue
 		}
-		switch in.keyword {
+		switch in.Keyword {
 		case "FROM":
-			from = in.args
+			from = in.Args
 		case "USER":
-			user = in.args
+			user = in.Args
 		case "ENTRYPOINT":
-			if err := json.Unmarshal([]byte(in.args), &entrypoint); err != nil {
-				t.Errorf("ENTRYPOINT %q is not the exec (JSON) form: %v", in.args, err)
+			if err := json.Unmarshal([]byte(in.Args), &entrypoint); err != nil {
+				t.Errorf("ENTRYPOINT %q is not the exec (JSON) form: %v", in.Args, err)
 			}
 		case "LABEL":
-			for _, f := range strings.Fields(in.args) {
+			for _, f := range strings.Fields(in.Args) {
 				if k, _, ok := strings.Cut(f, "="); ok {
 					labels[k] = true
 				}
