@@ -57,22 +57,33 @@ func TestEtcdFlagRulesHoldForServeAndManager(t *testing.T) {
 			t.Run(verb+"/"+name, func(t *testing.T) {
 				t.Parallel()
 				got, err := parse(tc.args)
-				var usage usageError
-				switch {
-				case tc.wantUsage:
-					if !errors.As(err, &usage) {
-						t.Errorf("err = %v, want a usage error", err)
-					}
-				case tc.wantErr:
-					if err == nil || errors.As(err, &usage) {
-						t.Errorf("err = %v, want a refusal", err)
-					}
-				case err != nil:
-					t.Errorf("err = %v", err)
-				case got != tc.want:
+				if parsedAsWanted(t, err, tc.wantUsage, tc.wantErr) && got != tc.want {
 					t.Errorf("etcd flags %+v, want %+v", got, tc.want)
 				}
 			})
 		}
 	}
+}
+
+// parsedAsWanted checks a parser's error against a case that wants a usage
+// error, a refusal (any other error) or success, and reports whether the
+// parse succeeded as wanted, so the caller compares the options only then.
+func parsedAsWanted(t *testing.T, err error, wantUsage, wantErr bool) bool {
+	t.Helper()
+	var usage usageError
+	switch {
+	case wantUsage:
+		if !errors.As(err, &usage) {
+			t.Errorf("err = %v, want a usage error", err)
+		}
+	case wantErr:
+		if err == nil || errors.As(err, &usage) {
+			t.Errorf("err = %v, want a refusal", err)
+		}
+	case err != nil:
+		t.Errorf("err = %v", err)
+	default:
+		return true
+	}
+	return false
 }

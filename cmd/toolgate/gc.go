@@ -53,8 +53,12 @@ func (g gcSettings) String() string {
 // harder as the heap nears the soft limit. The operator's GOGC and
 // GOMEMLIMIT always win.
 func tuneGC(getenv func(string) string, memoryMax string) gcSettings {
-	if v := getenv("GOGC"); v != "" {
-		return gcSettings{percent: debug.SetGCPercent(-1), fromEnv: true}.restore()
+	if getenv("GOGC") != "" {
+		// The runtime read it at start; SetGCPercent only reports it by
+		// replacing it, so put it back.
+		p := debug.SetGCPercent(-1)
+		debug.SetGCPercent(p)
+		return gcSettings{percent: p, fromEnv: true}
 	}
 	debug.SetGCPercent(serviceGCPercent)
 	g := gcSettings{percent: serviceGCPercent}
@@ -65,12 +69,6 @@ func tuneGC(getenv func(string) string, memoryMax string) gcSettings {
 		g.memoryLimit = int64(float64(limit) * memoryLimitShare)
 		debug.SetMemoryLimit(g.memoryLimit)
 	}
-	return g
-}
-
-// restore puts back the GOGC that SetGCPercent(-1) read out.
-func (g gcSettings) restore() gcSettings {
-	debug.SetGCPercent(g.percent)
 	return g
 }
 

@@ -41,19 +41,7 @@ func TestParseManager(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			got, err := parseManager(tc.args)
-			var usage usageError
-			switch {
-			case tc.wantUsage:
-				if !errors.As(err, &usage) {
-					t.Errorf("err = %v, want a usage error", err)
-				}
-			case tc.wantErr:
-				if err == nil || errors.As(err, &usage) {
-					t.Errorf("err = %v, want a refusal", err)
-				}
-			case err != nil:
-				t.Errorf("err = %v", err)
-			case got.service.store != tc.store || got.service.etcd != tc.etcd:
+			if parsedAsWanted(t, err, tc.wantUsage, tc.wantErr) && (got.service.store != tc.store || got.service.etcd != tc.etcd) {
 				t.Errorf("store %q, etcd %+v; want %q, %+v", got.service.store, got.service.etcd, tc.store, tc.etcd)
 			}
 		})

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
-	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -172,19 +171,7 @@ func TestParseServe(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			got, err := parseServe(tc.args)
-			var usage usageError
-			switch {
-			case tc.wantUsage:
-				if !errors.As(err, &usage) {
-					t.Errorf("err = %v, want a usage error", err)
-				}
-			case tc.wantErr:
-				if err == nil || errors.As(err, &usage) {
-					t.Errorf("err = %v, want a refusal", err)
-				}
-			case err != nil:
-				t.Errorf("err = %v", err)
-			case got != tc.want:
+			if parsedAsWanted(t, err, tc.wantUsage, tc.wantErr) && got != tc.want {
 				t.Errorf("options = %+v, want %+v", got, tc.want)
 			}
 		})

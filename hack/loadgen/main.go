@@ -56,13 +56,13 @@ import (
 	"runtime/pprof"
 	"slices"
 	"strconv"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
 
 	"github.com/toolgate/toolgate/client"
+	"github.com/toolgate/toolgate/hack/procstat"
 	"github.com/toolgate/toolgate/internal/consume/boltstore"
 	"github.com/toolgate/toolgate/internal/server"
 	"github.com/toolgate/toolgate/internal/serving"
@@ -673,32 +673,16 @@ func (p *profiler) start(name string) func() error {
 	return func() error { return errors.Join(<-errs, <-errs) }
 }
 
-// cpuTime returns the user plus system CPU time of process pid so far,
-// from /proc/PID/stat (fields 14 and 15, in clock ticks of 1/100 s, the
-// USER_HZ of every Linux architecture Go supports); 0 for pid 0.
+// cpuTime is the CPU time of process pid so far; 0 for pid 0 (no -server-pid).
 func cpuTime(pid int) (time.Duration, error) {
 	if pid == 0 {
 		return 0, nil
 	}
-	raw, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	d, err := procstat.CPUTime(pid)
 	if err != nil {
 		return 0, fmt.Errorf("-server-pid: %w", err)
 	}
-	// The command name (field 2) is in parentheses and may hold spaces.
-	i := bytes.LastIndexByte(raw, ')')
-	if i < 0 {
-		return 0, errors.New("-server-pid: malformed /proc stat")
-	}
-	f := strings.Fields(string(raw[i+1:])) // from field 3
-	if len(f) < 13 {
-		return 0, errors.New("-server-pid: malformed /proc stat")
-	}
-	utime, err1 := strconv.ParseInt(f[11], 10, 64)
-	stime, err2 := strconv.ParseInt(f[12], 10, 64)
-	if err1 != nil || err2 != nil {
-		return 0, errors.New("-server-pid: malformed /proc stat")
-	}
-	return time.Duration(utime+stime) * (time.Second / 100), nil
+	return d, nil
 }
 
 func readJSON(path string, v any) error {

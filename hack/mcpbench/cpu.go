@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/toolgate/toolgate/hack/procstat"
 )
 
 // proc is a process whose CPU time the bench reports per call.
@@ -30,30 +32,6 @@ func parseProcs(s string) ([]proc, error) {
 	return out, nil
 }
 
-// cpuTime is a process's user + system CPU time so far (Linux; fields 14
-// and 15 of /proc/PID/stat, in clock ticks of 1/100 s).
-func cpuTime(pid int) (time.Duration, error) {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return 0, err
-	}
-	// The command name (field 2) may hold spaces: count from its ')'.
-	i := strings.LastIndexByte(string(b), ')')
-	if i < 0 {
-		return 0, fmt.Errorf("/proc/%d/stat: unexpected format", pid)
-	}
-	f := strings.Fields(string(b[i+1:]))
-	if len(f) < 13 {
-		return 0, fmt.Errorf("/proc/%d/stat: unexpected format", pid)
-	}
-	u, err1 := strconv.ParseInt(f[11], 10, 64)
-	s, err2 := strconv.ParseInt(f[12], 10, 64)
-	if err1 != nil || err2 != nil {
-		return 0, fmt.Errorf("/proc/%d/stat: unexpected format", pid)
-	}
-	return time.Duration(u+s) * 10 * time.Millisecond, nil
-}
-
 // cpuMeter reports, for each mode, every process's CPU time per call.
 type cpuMeter struct {
 	procs []proc
@@ -64,7 +42,7 @@ type cpuMeter struct {
 func (m *cpuMeter) start() {
 	m.last = make([]time.Duration, len(m.procs))
 	for i, p := range m.procs {
-		m.last[i], _ = cpuTime(p.pid)
+		m.last[i], _ = procstat.CPUTime(p.pid)
 	}
 }
 
@@ -75,7 +53,7 @@ func (m *cpuMeter) stop(mode string, calls int) {
 	line := "cpu per call, " + mode + ":"
 	var total time.Duration
 	for i, p := range m.procs {
-		t, err := cpuTime(p.pid)
+		t, err := procstat.CPUTime(p.pid)
 		if err != nil {
 			line += fmt.Sprintf(" %s ?", p.name)
 			continue

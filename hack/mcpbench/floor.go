@@ -7,8 +7,9 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"sync"
 	"time"
+
+	"github.com/toolgate/toolgate/hack/procstat"
 )
 
 // floor measures what bounds a gated call on this machine whatever the
@@ -49,27 +50,17 @@ func syncs(dir string, n, writers int) ([]time.Duration, time.Duration, error) {
 	rec := bytes.Repeat([]byte{'x'}, 255)
 	rec = append(rec, '\n')
 	lat := make([]time.Duration, n)
-	var mu sync.Mutex
-	next := 0
 	start := time.Now()
-	err := parallelWorkers(writers, func(w int) error {
-		for {
-			mu.Lock()
-			i := next
-			next++
-			mu.Unlock()
-			if i >= n {
-				return nil
-			}
-			t := time.Now()
-			if _, err := files[w].Write(rec); err != nil {
-				return err
-			}
-			if err := fdatasync(files[w]); err != nil {
-				return err
-			}
-			lat[i] = time.Since(t)
+	err := parallel(n, writers, func(w, i int) error {
+		t := time.Now()
+		if _, err := files[w].Write(rec); err != nil {
+			return err
 		}
+		if err := fdatasync(files[w]); err != nil {
+			return err
+		}
+		lat[i] = time.Since(t)
+		return nil
 	})
 	return lat, time.Since(start), err
 }
@@ -92,30 +83,20 @@ func noopHTTP(n, clients int) ([]time.Duration, time.Duration, time.Duration, er
 	url := "http://" + ln.Addr().String() + "/"
 	body := bytes.Repeat([]byte{'x'}, 2048) // about a gated call's size
 	lat := make([]time.Duration, n)
-	var mu sync.Mutex
-	next := 0
-	cpu0, _ := cpuTime(os.Getpid())
+	cpu0, _ := procstat.CPUTime(os.Getpid())
 	start := time.Now()
-	err = parallelWorkers(clients, func(int) error {
-		for {
-			mu.Lock()
-			i := next
-			next++
-			mu.Unlock()
-			if i >= n {
-				return nil
-			}
-			t := time.Now()
-			resp, err := hc.Post(url, "application/json", bytes.NewReader(body))
-			if err != nil {
-				return err
-			}
-			_, _ = io.Copy(io.Discard, resp.Body)
-			_ = resp.Body.Close()
-			lat[i] = time.Since(t)
+	err = parallel(n, clients, func(_, i int) error {
+		t := time.Now()
+		resp, err := hc.Post(url, "application/json", bytes.NewReader(body))
+		if err != nil {
+			return err
 		}
+		_, _ = io.Copy(io.Discard, resp.Body)
+		_ = resp.Body.Close()
+		lat[i] = time.Since(t)
+		return nil
 	})
 	total := time.Since(start)
-	cpu1, _ := cpuTime(os.Getpid())
+	cpu1, _ := procstat.CPUTime(os.Getpid())
 	return lat, total, cpu1 - cpu0, err
 }

@@ -23,7 +23,7 @@ import (
 	"net/http"
 	"os"
 	"slices"
-	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -75,7 +75,7 @@ func run(url, gateway, upstream string, n, c int, procs []proc) error {
 	agent := client.New(url, "dev-agent-runtime-token-4f8b2c1e9d7a", hc)
 	params := make([]*mcp.CallToolParams, 2*n)
 	stamp := time.Now().UnixNano()
-	if err := parallel(2*n, c, func(i int) error {
+	if err := parallel(2*n, c, func(_, i int) error {
 		var req client.AuthorizeRequest
 		if err := json.Unmarshal(raw, &req); err != nil {
 			return err
@@ -109,7 +109,7 @@ func run(url, gateway, upstream string, n, c int, procs []proc) error {
 	executor := client.New(url, "dev-payments-executor-token-7c3e5a9b1f2d", hc)
 	cl := make([]time.Duration, n)
 	cstart := time.Now()
-	if err := parallel(n, c, func(i int) error {
+	if err := parallel(n, c, func(_, i int) error {
 		p := params[n+i]
 		var a mcpclient.Authorization
 		raw, _ := json.Marshal(p.Meta[mcpclient.MetaKey])
@@ -168,47 +168,34 @@ func measure(ctx context.Context, hc *http.Client, endpoint string, n, c int, pa
 	}
 	lat := make([]time.Duration, n)
 	start := time.Now()
-	var mu sync.Mutex
-	next := 0
-	err := parallelWorkers(c, func(w int) error {
-		for {
-			mu.Lock()
-			i := next
-			next++
-			mu.Unlock()
-			if i >= n {
-				return nil
-			}
-			t := time.Now()
-			res, err := sessions[w].CallTool(ctx, params(i))
-			lat[i] = time.Since(t)
-			if err != nil {
-				return err
-			}
-			if code, _, refused := mcpclient.Refusal(res); refused {
-				return fmt.Errorf("call %d refused: %s", i, code)
-			}
+	err := parallel(n, c, func(w, i int) error {
+		t := time.Now()
+		res, err := sessions[w].CallTool(ctx, params(i))
+		lat[i] = time.Since(t)
+		if err != nil {
+			return err
 		}
+		if code, _, refused := mcpclient.Refusal(res); refused {
+			return fmt.Errorf("call %d refused: %s", i, code)
+		}
+		return nil
 	})
 	return lat, time.Since(start), err
 }
 
-func parallel(n, c int, f func(int) error) error {
-	var mu sync.Mutex
-	next := 0
-	return parallelWorkers(c, func(int) error {
-		for {
-			mu.Lock()
-			i := next
-			next++
-			mu.Unlock()
-			if i >= n {
-				return nil
-			}
-			if err := f(i); err != nil {
+// parallel runs f for every index 0..n-1 from c workers, each taking the
+// next index when it is done with its last; f learns its worker (0..c-1),
+// for the connection or file that worker owns. The first error stops that
+// worker and is returned once all have stopped.
+func parallel(n, c int, f func(w, i int) error) error {
+	var next atomic.Int64
+	return parallelWorkers(c, func(w int) error {
+		for i := int(next.Add(1) - 1); i < n; i = int(next.Add(1) - 1) {
+			if err := f(w, i); err != nil {
 				return err
 			}
 		}
+		return nil
 	})
 }
 

@@ -9,7 +9,8 @@ import (
 	"os"
 	"sync"
 	"time"
-	"unicode/utf8"
+
+	"github.com/toolgate/toolgate/internal/jsonlex"
 )
 
 // Outcome values of a consumed call.
@@ -69,73 +70,36 @@ func (l *OutcomeLog) Write(r Record) error {
 }
 
 // appendRecord appends r as one JSON line, the JSON encoding/json.Marshal
-// writes for a Record (same members, order and omitempty; strings escaped
-// so that they decode to what encoding/json's would), without reflection
+// writes for a Record (same members, order and omitempty; strings quoted
+// by jsonlex as encoding/json quotes them), without reflection
 // on the forwarded path (TestAnOutcomeLineDecodesAsEncodingJSONsDoes,
 // FuzzOutcomeLine).
 func appendRecord(b []byte, r *Record) []byte {
 	b = append(b, `{"time":"`...)
 	b = r.Time.AppendFormat(b, time.RFC3339Nano)
 	b = append(b, `","event":`...)
-	b = appendString(b, r.Event)
+	b = jsonlex.AppendString(b, r.Event, jsonlex.HTMLSafe)
 	b = append(b, `,"tool":`...)
-	b = appendString(b, r.Tool)
+	b = jsonlex.AppendString(b, r.Tool, jsonlex.HTMLSafe)
 	b = append(b, `,"toolID":`...)
-	b = appendString(b, r.ToolID)
+	b = jsonlex.AppendString(b, r.ToolID, jsonlex.HTMLSafe)
 	b = append(b, `,"version":`...)
-	b = appendString(b, r.Version)
+	b = jsonlex.AppendString(b, r.Version, jsonlex.HTMLSafe)
 	b = append(b, `,"authorizationID":`...)
-	b = appendString(b, r.AuthorizationID)
+	b = jsonlex.AppendString(b, r.AuthorizationID, jsonlex.HTMLSafe)
 	b = append(b, `,"consumptionID":`...)
-	b = appendString(b, r.ConsumptionID)
+	b = jsonlex.AppendString(b, r.ConsumptionID, jsonlex.HTMLSafe)
 	b = append(b, `,"binding":`...)
-	b = appendString(b, r.Binding)
+	b = jsonlex.AppendString(b, r.Binding, jsonlex.HTMLSafe)
 	if r.Outcome != "" {
 		b = append(b, `,"outcome":`...)
-		b = appendString(b, r.Outcome)
+		b = jsonlex.AppendString(b, r.Outcome, jsonlex.HTMLSafe)
 	}
 	if r.Reason != "" {
 		b = append(b, `,"reason":`...)
-		b = appendString(b, r.Reason)
+		b = jsonlex.AppendString(b, r.Reason, jsonlex.HTMLSafe)
 	}
 	return append(b, "}\n"...)
-}
-
-// appendString appends s as a JSON string: quote, backslash and control
-// characters escaped, invalid UTF-8 replaced by U+FFFD, as encoding/json
-// does (which also escapes <, > and & for HTML; a log line needs not).
-func appendString(b []byte, s string) []byte {
-	const hex = "0123456789abcdef"
-	b = append(b, '"')
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			switch {
-			case c == '"' || c == '\\':
-				b = append(b, '\\', c)
-			case c >= 0x20:
-				b = append(b, c)
-			case c == '\n':
-				b = append(b, '\\', 'n')
-			case c == '\r':
-				b = append(b, '\\', 'r')
-			case c == '\t':
-				b = append(b, '\\', 't')
-			default:
-				b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
-			}
-			i++
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			b = append(b, `\ufffd`...)
-		} else {
-			b = append(b, s[i:i+size]...)
-		}
-		i += size
-	}
-	return append(b, '"')
 }
 
 // Close closes the file.

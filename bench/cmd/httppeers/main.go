@@ -61,6 +61,7 @@ import (
 	vegeta "github.com/tsenart/vegeta/v12/lib"
 
 	"github.com/toolgate/toolgate/bench"
+	"github.com/toolgate/toolgate/hack/procstat"
 )
 
 // The development token of examples/standalone/tokens.yaml.
@@ -210,7 +211,7 @@ func run(opaBin, tgBin, root string, rounds int, dur time.Duration, clientsFlag 
 	for r := range rounds {
 		for _, c := range clients {
 			for _, s := range servers {
-				before, err := processCPU(s.pid)
+				before, err := procstat.CPUTime(s.pid)
 				if err != nil {
 					return err
 				}
@@ -218,7 +219,7 @@ func run(opaBin, tgBin, root string, rounds int, dur time.Duration, clientsFlag 
 				if err != nil {
 					return err
 				}
-				after, err := processCPU(s.pid)
+				after, err := procstat.CPUTime(s.pid)
 				if err != nil {
 					return err
 				}
@@ -255,30 +256,6 @@ type result struct {
 
 func micros(d time.Duration) float64 { return float64(d) / float64(time.Microsecond) }
 
-// processCPU is the user plus system CPU time of process pid so far, from
-// /proc/PID/stat (fields 14 and 15, in clock ticks of 1/100 s: Linux's
-// USER_HZ on every architecture Go supports).
-func processCPU(pid int) (time.Duration, error) {
-	raw, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return 0, err
-	}
-	// The command name (field 2) is parenthesized and may hold spaces.
-	i := bytes.LastIndexByte(raw, ')')
-	if i < 0 {
-		return 0, fmt.Errorf("/proc/%d/stat: malformed", pid)
-	}
-	f := strings.Fields(string(raw[i+1:]))
-	if len(f) < 13 {
-		return 0, fmt.Errorf("/proc/%d/stat: malformed", pid)
-	}
-	utime, err1 := strconv.ParseInt(f[11], 10, 64)
-	stime, err2 := strconv.ParseInt(f[12], 10, 64)
-	if err1 != nil || err2 != nil {
-		return 0, fmt.Errorf("/proc/%d/stat: malformed", pid)
-	}
-	return time.Duration(utime+stime) * (time.Second / 100), nil
-}
 
 // attack drives s from c workers, each with its own connection and one
 // request in flight, for d; a non-2xx answer or an error fails the run
