@@ -256,7 +256,6 @@ type result struct {
 
 func micros(d time.Duration) float64 { return float64(d) / float64(time.Microsecond) }
 
-
 // attack drives s from c workers, each with its own connection and one
 // request in flight, for d; a non-2xx answer or an error fails the run
 // (toolgate's deny is a 200 with a refused decision).
