@@ -239,8 +239,9 @@ decide: build ## Decide the three example requests (allow, deny, requireConfirma
 
 # Directory holding kube-apiserver and etcd for envtest suites
 # (KUBEBUILDER_ASSETS=$(ENVTEST_ASSETS)). Computed lazily: referencing it runs
-# hack/envtest/build.sh, which builds the binaries once per machine (about 7
-# minutes on 2 cores) and afterwards only prints the cached directory.
+# hack/envtest/build.sh, which builds the binaries once per machine (how long:
+# CONTRIBUTING.md, "How long the tests take") and afterwards only prints the
+# cached directory.
 ENVTEST_ASSETS = $(shell hack/envtest/build.sh | tail -n 1)
 
 .PHONY: envtest-bins
