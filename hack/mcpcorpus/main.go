@@ -69,7 +69,7 @@ var servers = []server{
 	{name: "filesystem", pkg: "@modelcontextprotocol/server-filesystem", entry: "dist/index.js", args: []string{"{dir}"}},
 	{name: "memory", pkg: "@modelcontextprotocol/server-memory", entry: "dist/index.js", env: []string{"MEMORY_FILE_PATH={dir}/memory.jsonl"}},
 	{name: "sequential-thinking", pkg: "@modelcontextprotocol/server-sequential-thinking", entry: "dist/index.js", env: []string{"DISABLE_THOUGHT_LOGGING=true"}},
-	{name: "playwright", pkg: "@playwright/mcp", entry: "cli.js", args: []string{"--headless", "--isolated", "--output-dir", "{dir}"}},
+	{name: "playwright", pkg: "@playwright/mcp", entry: "cli.js", args: []string{"--headless", "--isolated", "--caps=vision,pdf,devtools", "--output-dir", "{dir}"}},
 	{name: "notion", pkg: "@notionhq/notion-mcp-server", entry: "bin/cli.mjs", env: []string{"NOTION_TOKEN=ntn_dummy", "BASE_URL={dead}"}},
 	{name: "stripe", pkg: "@stripe/mcp", entry: "dist/index.js", args: []string{"--tools=all", "--api-key=sk_test_dummy"}},
 	{name: "mongodb", pkg: "mongodb-mcp-server", entry: "dist/esm/index.js", env: []string{
