@@ -107,7 +107,9 @@ func TestCaptureRecordsEveryPageAsSent(t *testing.T) {
 	for _, n := range names {
 		s.AddTool(&mcp.Tool{Name: n, Description: "<tool> " + n,
 			InputSchema: json.RawMessage(`{"type":"object","properties":{"z":{"type":"integer","maximum":9007199254740993},"a":{"type":"string"}}}`)},
-			func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) { return &mcp.CallToolResult{}, nil })
+			func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+				return &mcp.CallToolResult{}, nil
+			})
 	}
 	ct, st := mcp.NewInMemoryTransports()
 	ss, err := s.Connect(context.Background(), st, nil)
