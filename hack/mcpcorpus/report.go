@@ -147,16 +147,17 @@ func sideEffecting(t mcpimport.Tool) (se, hinted bool) {
 	return false, false
 }
 
-// reasonCount is one refusal reason and how many tools it refuses.
+// reasonCount is one refusal reason, how many tools it refuses, and how
+// many it alone refuses (they would import without it).
 type reasonCount struct {
-	Reason string
-	Tools  int
+	Reason      string
+	Tools, Only int
 }
 
 // reasons are the server's refusal reasons, most tools first; a tool
 // counts once per distinct reason.
 func (s serverReport) reasons() []reasonCount {
-	n := map[string]int{}
+	n, only := map[string]int{}, map[string]int{}
 	for _, t := range s.Tools {
 		seen := map[string]bool{}
 		for _, f := range t.Refusals {
@@ -165,10 +166,13 @@ func (s serverReport) reasons() []reasonCount {
 				n[f.Reason]++
 			}
 		}
+		if len(seen) == 1 {
+			only[t.Refusals[0].Reason]++
+		}
 	}
 	var out []reasonCount
 	for r, c := range n {
-		out = append(out, reasonCount{r, c})
+		out = append(out, reasonCount{r, c, only[r]})
 	}
 	slices.SortFunc(out, func(a, b reasonCount) int {
 		if a.Tools != b.Tools {
@@ -222,7 +226,9 @@ func golden(reps []serverReport) []byte {
 	b.WriteString("# Every capture in test/mcp/testdata/corpus imported by `toolgate registry import`'s importer\n")
 	b.WriteString("# (internal/mcpgate/mcpimport). Regenerate: go test ./hack/mcpcorpus -run TestCorpus -update\n")
 	var tools, imported, refused int
+	var all []toolReport
 	for _, s := range reps {
+		all = append(all, s.Tools...)
 		fmt.Fprintf(&b, "\n%s %s@%s: %d tools, %d imported, %d refused; %d side-effecting (%d by hint, %d by name)\n",
 			s.Info.Server, s.Info.Package, s.Info.Version, len(s.Tools), s.Imported, s.Refused, s.SideEffecting, s.ByHint, s.ByName)
 		for _, t := range s.Tools {
@@ -238,6 +244,11 @@ func golden(reps []serverReport) []byte {
 		tools, imported, refused = tools+len(s.Tools), imported+s.Imported, refused+s.Refused
 	}
 	fmt.Fprintf(&b, "\ntotal: %d servers, %d tools, %d imported, %d refused\n", len(reps), tools, imported, refused)
+	b.WriteString("\nrefusal reasons over the corpus: tools refused for each (a tool may have several), and by it alone\n" +
+		"(as reported: the importer does not look inside a member, nor a tool, it refuses by name):\n")
+	for _, r := range (serverReport{Tools: all}).reasons() {
+		fmt.Fprintf(&b, "  %4d %4d alone  %s\n", r.Tools, r.Only, r.Reason)
+	}
 	return []byte(b.String())
 }
 
