@@ -162,3 +162,31 @@ func TestCaptureRecordsEveryPageAsSent(t *testing.T) {
 		t.Errorf("members reordered: z at %d, a at %d", zi, ai)
 	}
 }
+
+// Re-capturing a server whose answer, command and version are unchanged
+// keeps the committed date; any change takes the new one.
+func TestRecapturingAnUnchangedServerKeepsItsDate(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "s.json")
+	capture := func(date, result string) string {
+		t.Helper()
+		c := &Capture{Capture: CaptureInfo{Server: "s", Package: "p", Version: "1", Date: date, Command: "c", Pages: 1}, Result: json.RawMessage(result)}
+		if err := write(path, c); err != nil {
+			t.Fatal(err)
+		}
+		var got Capture
+		raw, err := os.ReadFile(path)
+		if err != nil || json.Unmarshal(raw, &got) != nil {
+			t.Fatalf("%v: %s", err, raw)
+		}
+		return got.Capture.Date
+	}
+	for _, step := range []struct{ date, result, want string }{
+		{"2026-01-01", `{"tools":[{"name":"a"}]}`, "2026-01-01"},
+		{"2026-02-02", `{"tools": [ {"name": "a"} ]}`, "2026-01-01"},
+		{"2026-03-03", `{"tools":[{"name":"b"}]}`, "2026-03-03"},
+	} {
+		if got := capture(step.date, step.result); got != step.want {
+			t.Errorf("captured %s on %s: date %s, want %s", step.result, step.date, got, step.want)
+		}
+	}
+}
