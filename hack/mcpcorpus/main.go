@@ -22,8 +22,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -40,6 +38,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/toolgate/toolgate/hack/npmcache"
 )
 
 // corpusDir is the committed corpus, relative to the repository root.
@@ -125,7 +125,8 @@ func run(only string) error {
 			}
 		}
 	}
-	nodeModules, err := installNPM()
+	fmt.Fprintln(os.Stderr, "npm ci of", filepath.Join(corpusDir, "npm"), "(once per lock, into the user cache)")
+	nodeModules, err := npmcache.Install(filepath.Join(corpusDir, "npm"), os.Stderr)
 	if err != nil {
 		return err
 	}
@@ -150,61 +151,6 @@ func run(only string) error {
 		return fmt.Errorf("not captured: %s", strings.Join(failed, ", "))
 	}
 	return nil
-}
-
-// installNPM installs the pinned npm packages once per lock digest and
-// returns their node_modules.
-func installNPM() (string, error) {
-	npmDir := filepath.Join(corpusDir, "npm")
-	manifest, err := os.ReadFile(filepath.Join(npmDir, "package.json"))
-	if err != nil {
-		return "", err
-	}
-	lock, err := os.ReadFile(filepath.Join(npmDir, "package-lock.json"))
-	if err != nil {
-		return "", err
-	}
-	cache, err := os.UserCacheDir()
-	if err != nil {
-		return "", err
-	}
-	sum := sha256.Sum256(append(append(manifest, 0), lock...))
-	root := filepath.Join(cache, "toolgate", "npm")
-	dir := filepath.Join(root, hex.EncodeToString(sum[:8]))
-	done := filepath.Join(dir, "node_modules", ".package-lock.json")
-	if _, err := os.Stat(done); err == nil {
-		return filepath.Join(dir, "node_modules"), nil
-	}
-	if err := os.MkdirAll(root, 0o755); err != nil {
-		return "", err
-	}
-	// Install beside the final directory and rename it into place: a run
-	// killed mid-install leaves no half-installed cache entry.
-	tmp, err := os.MkdirTemp(root, "install-")
-	if err != nil {
-		return "", err
-	}
-	defer func() { _ = os.RemoveAll(tmp) }()
-	for name, b := range map[string][]byte{"package.json": manifest, "package-lock.json": lock} {
-		if err := os.WriteFile(filepath.Join(tmp, name), b, 0o644); err != nil {
-			return "", err
-		}
-	}
-	fmt.Fprintln(os.Stderr, "npm ci of", npmDir, "into", dir)
-	cmd := exec.Command("npm", "ci", "--ignore-scripts", "--no-audit", "--no-fund")
-	cmd.Dir, cmd.Stdout, cmd.Stderr = tmp, os.Stderr, os.Stderr
-	if err := cmd.Run(); err != nil {
-		return "", fmt.Errorf("npm ci: %w", err)
-	}
-	if err := os.Rename(tmp, dir); err != nil && !isDir(dir) {
-		return "", err
-	}
-	return filepath.Join(dir, "node_modules"), nil
-}
-
-func isDir(p string) bool {
-	st, err := os.Stat(p)
-	return err == nil && st.IsDir()
 }
 
 // capture starts s, lists its tools and stops it.
