@@ -5,9 +5,9 @@
 // page of tools/list recorded as the client received it. The npm servers
 // are pinned by test/mcp/testdata/corpus/npm/package-lock.json and
 // installed with `npm ci --ignore-scripts` into
-// $XDG_CACHE_HOME/toolgate/npm/<lock digest> (as test/mcp installs its
-// reference server); the GitHub MCP server, a Go program, is built from the
-// module in ./github, pinned by its go.mod.
+// $XDG_CACHE_HOME/toolgate/npm/<lock digest> (hack/npmcache, as test/mcp
+// installs its reference server); the GitHub MCP server, a Go program, is
+// built from the module in ./github, pinned by its go.mod and go.sum.
 //
 //	go run ./hack/mcpcorpus                 # every server (make corpus)
 //	go run ./hack/mcpcorpus -only memory,github
