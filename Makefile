@@ -151,6 +151,11 @@ chart-check: ## The Helm chart (charts/toolgate) renders the kustomize config's 
 	cd charts/test && $(GO) vet ./...
 	cd charts/test && $(GO) test -count=1 ./...
 
+.PHONY: corpus
+corpus: ## Re-capture the MCP server corpus (test/mcp/testdata/corpus: the pinned npm servers and the GitHub MCP server, started on loopback with dummy credentials), then its import report; not part of make test, which reads the committed captures.
+	$(GO) run ./hack/mcpcorpus
+	$(GO) test -count=1 ./hack/mcpcorpus -run TestCorpus -update
+
 .PHONY: bench-peers
 bench-peers: ## Same decision in toolgate, OPA, cedar-go and cel-go (module bench/): agreement, then a table of medians and ratios.
 	cd bench && $(GO) test -count=1 -run '^TestAgreement$$' .
