@@ -126,12 +126,8 @@ func New(cfg *Config, opts Options) (*Gateway, error) {
 		}
 		opts.HTTPClient = &http.Client{Transport: t, Timeout: 30 * time.Second}
 	}
-	out, err := OpenOutcomeLog(cfg.OutcomeLog)
-	if err != nil {
-		return nil, err
-	}
 	g := &Gateway{
-		cfg: cfg, opts: opts, log: opts.Logger, out: out,
+		cfg: cfg, opts: opts, log: opts.Logger,
 		token:     token,
 		tools:     map[string]*mappedTool{},
 		reg:       prometheus.NewRegistry(),
@@ -150,6 +146,11 @@ func New(cfg *Config, opts Options) (*Gateway, error) {
 		}
 		g.tools[t.Name] = mt
 		g.order = append(g.order, t.Name)
+	}
+	// The outcome log is the last thing New opens, and nothing after it
+	// fails: a refused configuration leaves no file open.
+	if g.out, err = OpenOutcomeLog(cfg.OutcomeLog); err != nil {
+		return nil, err
 	}
 	g.api.Store(client.New(cfg.Toolgate.URL, token, opts.HTTPClient))
 	empty := map[string]bool{}
