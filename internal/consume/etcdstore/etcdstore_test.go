@@ -207,7 +207,7 @@ func TestTrickledConsumeAcrossASweepIsRefused(t *testing.T) {
 		for {
 			// The record's lease ends now, as its expiry would: the lease
 			// was granted at issuance for the Authorization's expiry window
-			// (the identity claim of issue 17, item 5, took it first) and
+			// (the identity claim of idempotent authorize took it first) and
 			// its TTL runs in real time, which this check's clock skips.
 			resp, err := cli.Get(ctx, prefix, clientv3.WithPrefix())
 			if err != nil {
