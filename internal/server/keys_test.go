@@ -53,7 +53,7 @@ func newKeyedService(t *testing.T) *keyedService {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ts := httptest.NewServer(k.srv.Handler())
+	ts := httptest.NewServer(conforming(t, k.srv.Handler()))
 	t.Cleanup(ts.Close)
 	k.url = ts.URL
 	return k
@@ -203,3 +203,4 @@ func TestRetiredAndRevokedKeysReject(t *testing.T) {
 		t.Error("a retired key is still in the key set after its retire time")
 	}
 }
+

@@ -87,7 +87,8 @@ func OpenAPI() ([]byte, error) {
 		}}
 	}
 	probe := func(summary string) map[string]any {
-		return map[string]any{"get": map[string]any{"summary": summary, "responses": map[string]any{"200": reply("ok", nil), "503": reply("not ready", reflect.TypeFor[client.ErrorResponse]())}}}
+		return map[string]any{"get": map[string]any{"summary": summary, "responses": map[string]any{"200": reply("ok", nil),
+			"405": reply("not GET", reflect.TypeFor[client.ErrorResponse]()), "503": reply("not ready", reflect.TypeFor[client.ErrorResponse]())}}}
 	}
 	doc := map[string]any{
 		"openapi": "3.1.0",
@@ -96,7 +97,7 @@ func OpenAPI() ([]byte, error) {
 			"/v1/authorize": post("Decide one tool call and, on an eligible allow, issue a signed single-use Authorization; an identical request gets the same one (agent runtimes)",
 				reflect.TypeFor[client.AuthorizeRequest](), reflect.TypeFor[client.AuthorizeResponse](), "409", "503"),
 			"/v1/validate": post("Validate an artifact against the executor's own expectations; consumes nothing (executors)",
-				reflect.TypeFor[client.ValidateRequest](), reflect.TypeFor[client.ValidateResponse]()),
+				reflect.TypeFor[client.ValidateRequest](), reflect.TypeFor[client.ValidateResponse](), "409"),
 			"/v1/consume": post("Validate, recheck the intent binding and atomically consume, immediately before the side effect (executors)",
 				reflect.TypeFor[client.ValidateRequest](), reflect.TypeFor[client.ValidateResponse](), "409", "503"),
 			"/healthz": probe("liveness"),

@@ -162,7 +162,7 @@ func newServiceWith(t testing.TB, keyDir string, change func(*server.Config)) *s
 	if err != nil {
 		t.Fatal(err)
 	}
-	ts := httptest.NewServer(svc.srv.Handler())
+	ts := httptest.NewServer(conforming(t, svc.srv.Handler()))
 	t.Cleanup(ts.Close)
 	svc.url = ts.URL
 	return svc
