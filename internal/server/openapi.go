@@ -39,7 +39,7 @@ func (s wireSchemas) paths() map[string]any {
 		"/v1/authorize": s.post("Decide one tool call and, on an eligible allow, issue a signed single-use Authorization; an identical request gets the same one (agent runtimes)",
 			reflect.TypeFor[client.AuthorizeRequest](), reflect.TypeFor[client.AuthorizeResponse](), "409", "503"),
 		"/v1/validate": s.post("Validate an artifact against the executor's own expectations; consumes nothing (executors)",
-			reflect.TypeFor[client.ValidateRequest](), reflect.TypeFor[client.ValidateResponse]()),
+			reflect.TypeFor[client.ValidateRequest](), reflect.TypeFor[client.ValidateResponse](), "409"),
 		"/v1/consume": s.post("Validate, recheck the intent binding and atomically consume, immediately before the side effect (executors)",
 			reflect.TypeFor[client.ValidateRequest](), reflect.TypeFor[client.ValidateResponse](), "409", "503"),
 		"/healthz": s.probe("liveness"),
@@ -63,11 +63,12 @@ func (s wireSchemas) post(summary string, in, out reflect.Type, extra ...string)
 	}}
 }
 
-// probe is an unauthenticated GET answered 200 or, not ready, 503 with
-// the API's error body.
+// probe is an unauthenticated GET answered 200 or, not ready, 503 (405
+// for another method) with the API's error body.
 func (s wireSchemas) probe(summary string) map[string]any {
 	return map[string]any{"get": map[string]any{"summary": summary, "responses": map[string]any{
-		"200": s.reply("ok", nil), "503": s.reply("not ready", reflect.TypeFor[client.ErrorResponse]()),
+		"200": s.reply("ok", nil), "405": s.reply("not GET", reflect.TypeFor[client.ErrorResponse]()),
+		"503": s.reply("not ready", reflect.TypeFor[client.ErrorResponse]()),
 	}}}
 }
 

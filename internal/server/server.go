@@ -179,6 +179,10 @@ func (s *Server) serve(r *http.Request, q *call, h handler) (int, any) {
 	return h(r.Context(), q, r)
 }
 
+// maxCachedBody bounds the body an issued Authorization in the rebuild
+// cache may pin: DefaultRebuildCacheEntries of them hold at most 256 MiB.
+const maxCachedBody = 64 << 10
+
 func (s *Server) authorize(ctx context.Context, q *call, r *http.Request) (int, any) {
 	var req client.AuthorizeRequest
 	if status, err := decodeBody(r, s.limit, &s.bodies, decodeAuthorize, &req); err != nil {
@@ -227,8 +231,13 @@ func (s *Server) authorize(ctx context.Context, q *call, r *http.Request) (int, 
 		// verify and rebuild is the Authorization just issued, by this
 		// domain's active key: cache it, so that their first check skips
 		// the signature verification and the re-run (docs/decisions.md,
-		// "The rebuild cache learns at issuance").
-		s.cache.put(sha256.Sum256([]byte(envelope)), d, d.KeyID(), res.Authorization, res.Authorization.ExpiresAt().Seconds())
+		// "The rebuild cache learns at issuance"). Its strings share the
+		// request body, so the entry pins the body while it lives: a body
+		// over maxCachedBody (or of unannounced length) is not cached, and
+		// that executor's first check verifies and rebuilds instead.
+		if r.ContentLength >= 0 && r.ContentLength <= maxCachedBody {
+			s.cache.put(sha256.Sum256([]byte(envelope)), d, d.KeyID(), res.Authorization, res.Authorization.ExpiresAt().Seconds())
+		}
 	}
 	wire := WireDecision(res.Decision)
 	q.entry.DecisionID, q.entry.Outcome = wire.ID, wire.Outcome

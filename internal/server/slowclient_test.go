@@ -170,7 +170,7 @@ func apiService(t *testing.T) http.Handler {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return srv.Handler()
+	return conforming(t, srv.Handler())
 }
 
 // readAnswer reads one response from c and requires the API error want

@@ -3,12 +3,16 @@ package etcdstore_test
 import (
 	"context"
 	"errors"
+	"net"
 	"path/filepath"
+	"slices"
+	"sync"
 	"testing"
 	"time"
 
 	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
 	clientv3 "go.etcd.io/etcd/client/v3"
+	"google.golang.org/grpc"
 
 	"github.com/toolgate/toolgate/internal/consume"
 	"github.com/toolgate/toolgate/internal/consume/consumetest"
@@ -234,5 +238,75 @@ func TestTrickledConsumeAcrossASweepIsRefused(t *testing.T) {
 	service := standalonetest.Service(t.TempDir(), filepath.Join(root, "config", "samples"))
 	if err := consumetest.CheckTrickledConsume(ctx, root, service, s, clock, 2*time.Second, sweep); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestReconnectBackoffIsCapped: while the cluster is unreachable the
+// client tries to connect again with a backoff capped at
+// Options.ReconnectMaxDelay (gRPC's own cap is 120 s), so the store
+// answers again soon after the cluster returns however long it was gone
+// (docs/consumption.md, "serves as soon as it does"). It counts the
+// client's connection attempts while etcd is down: none waits much longer
+// than the cap after the previous one, where gRPC's default backoff (1 s,
+// ×1.6) has passed 4 s by the fifth.
+func TestReconnectBackoffIsCapped(t *testing.T) {
+	t.Parallel()
+	e := consumetest.StartEtcd(t, consumetest.Assets(t))
+	const maxDelay = 200 * time.Millisecond
+	var mu sync.Mutex
+	var attempts []time.Time
+	cfg := e.Config()
+	cfg.DialOptions = append(cfg.DialOptions, grpc.WithContextDialer(func(ctx context.Context, addr string) (net.Conn, error) {
+		mu.Lock()
+		attempts = append(attempts, time.Now())
+		mu.Unlock()
+		var d net.Dialer
+		return d.DialContext(ctx, "tcp", addr)
+	}))
+	s, err := etcdstore.Open(cfg, etcdstore.Options{Timeout: time.Second, ReconnectMaxDelay: maxDelay})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = s.Close() })
+	ctx := context.Background()
+	if err := s.Ready(ctx); err != nil {
+		t.Fatal(err)
+	}
+
+	e.Kill()
+	mu.Lock()
+	from := len(attempts)
+	mu.Unlock()
+	const want = 8 // attempts after the kill
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		_ = s.Ready(ctx) // keep the client wanting a connection
+		mu.Lock()
+		n := len(attempts) - from
+		mu.Unlock()
+		if n > want || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	mu.Lock()
+	got := slices.Clone(attempts[from:])
+	mu.Unlock()
+	if len(got) <= want {
+		t.Fatalf("%d connection attempts in the 20 s after the kill; want more than %d at a backoff capped at %v", len(got), want, maxDelay)
+	}
+	// The cap plus its jitter, with room for a loaded machine's scheduling.
+	bound := maxDelay*6/5 + time.Second
+	for i := 1; i < len(got); i++ {
+		if gap := got[i].Sub(got[i-1]); gap > bound {
+			t.Errorf("connection attempt %d came %v after the one before; the backoff is capped at %v", i, gap, maxDelay)
+		}
+	}
+
+	if err := e.Start(); err != nil {
+		t.Fatal(err)
+	}
+	for s.Ready(ctx) != nil {
+		time.Sleep(50 * time.Millisecond) // bounded by the test's deadline
 	}
 }
