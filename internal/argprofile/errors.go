@@ -11,28 +11,28 @@ type Code uint8
 
 // Refusal codes. Their tokens are stable and may be matched by callers.
 const (
-	CodeSyntax        Code = 1 + iota // not one JSON text, or outside the JSON grammar
-	CodeDuplicate                     // two members of one object have the same name
-	CodeTooLarge                      // raw arguments, one text or one json value over its octet bound
-	CodeTooDeep                       // nesting deeper than the profile's depth bound
-	CodeKind                          // a JSON kind the node does not accept
-	CodeUnknownMember                 // a member the object does not declare
-	CodeMissing                       // a required member is absent
-	CodeNotASCII                      // a string choice outside printable ASCII
-	CodeTooLong                       // over maxLength
-	CodeTooShort                      // under minLength
-	CodePattern                       // does not match the pattern
-	CodeFormat                        // not of the format
-	CodeConst                         // differs from the const
-	CodeCase                          // not one of the enumeration's JSON strings
-	CodeFraction                      // more fraction digits than the scale, or a fraction for an integer
-	CodeExponent                      // an exponent where plain decimal notation is required
-	CodeOutOfRange                    // outside minimum/maximum or the 64-bit domain
-	CodeInexactNumber                 // a number the RFC 8785 double conversion would change
-	CodeTooManyItems                  // over maxItems
-	CodeTooFewItems                   // under minItems
-	CodeHeaderMismatch                // an Mcp-Param header disagrees with the body
-	CodeInvalidDraft                  // the draft is outside the profile vocabulary
+	CodeSyntax         Code = 1 + iota // not one JSON text, or outside the JSON grammar
+	CodeDuplicate                      // two members of one object have the same name
+	CodeTooLarge                       // raw arguments, one text or one json value over its octet bound
+	CodeTooDeep                        // nesting deeper than the profile's depth bound
+	CodeKind                           // a JSON kind the node does not accept
+	CodeUnknownMember                  // a member the object does not declare
+	CodeMissing                        // a required member is absent
+	CodeNotASCII                       // a string choice outside printable ASCII
+	CodeTooLong                        // over maxLength
+	CodeTooShort                       // under minLength
+	CodePattern                        // does not match the pattern
+	CodeFormat                         // not of the format
+	CodeConst                          // differs from the const
+	CodeCase                           // not one of the enumeration's JSON strings
+	CodeFraction                       // more fraction digits than the scale, or a fraction for an integer
+	CodeExponent                       // an exponent where plain decimal notation is required
+	CodeOutOfRange                     // outside minimum/maximum or the 64-bit domain
+	CodeInexactNumber                  // a number the RFC 8785 double conversion would change
+	CodeTooManyItems                   // over maxItems
+	CodeTooFewItems                    // under minItems
+	CodeHeaderMismatch                 // an Mcp-Param header disagrees with the body
+	CodeInvalidDraft                   // the draft is outside the profile vocabulary
 	maxCode
 )
 
