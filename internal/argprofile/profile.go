@@ -170,7 +170,7 @@ func New(d Draft) (*Profile, error) {
 	if d.Arguments.Choice != "object" {
 		c.bad("arguments.choice", "the arguments of an MCP tool are an object")
 	}
-	p.root = c.node(&d.Arguments, "arguments", nil)
+	p.root = c.node(&d.Arguments, "arguments", 1)
 	if len(c.errs) > 0 {
 		return nil, c.errs
 	}
@@ -244,12 +244,19 @@ func setAttrs(d *NodeDraft) []string {
 	return set
 }
 
-func (c *compiler) node(d *NodeDraft, path string, _ *node) *node {
-	ch := Choice(slices.Index(choiceTokens, d.Choice))
-	if ch <= 0 || d.Choice == "" {
+func (c *compiler) node(d *NodeDraft, path string, depth int) *node {
+	if depth > schema.MaxDepth {
+		// The output is at least as deep as the profile, and the core takes
+		// 8 levels; this also bounds a draft built (even cyclically) in Go.
+		c.bad(path, "nests deeper than the protocol's 8 levels")
+		return nil
+	}
+	idx := slices.Index(choiceTokens, d.Choice)
+	if idx <= 0 {
 		c.bad(path+".choice", "must be one of string, text, integer, decimal, bool, enum, array, object, union, json")
 		return nil
 	}
+	ch := Choice(idx)
 	allowed := strings.Fields(attrs[ch])
 	for _, a := range setAttrs(d) {
 		if !slices.Contains(allowed, a) {
@@ -280,12 +287,12 @@ func (c *compiler) node(d *NodeDraft, path string, _ *node) *node {
 		if d.Items == nil {
 			c.bad(path+".items", "an array declares its element node")
 		} else {
-			n.items = c.node(d.Items, path+".items", n)
+			n.items = c.node(d.Items, path+".items", depth+1)
 		}
 	case ChoiceObject:
-		c.object(n, d, path)
+		c.object(n, d, path, depth)
 	case ChoiceUnion:
-		c.union(n, d, path)
+		c.union(n, d, path, depth)
 	case ChoiceJSON:
 		n.maxOctets = DefaultMaxOctets
 		if d.MaxOctets != nil {
@@ -417,7 +424,7 @@ func (c *compiler) enum(n *node, d *NodeDraft, path string) {
 // headerToken is the RFC 9110 token an x-mcp-header name must be.
 var headerToken = regexp.MustCompile("^[!#$%&'*+.^_`|~0-9A-Za-z-]+$")
 
-func (c *compiler) object(n *node, d *NodeDraft, path string) {
+func (c *compiler) object(n *node, d *NodeDraft, path string, depth int) {
 	n.byJSON = map[string]int{}
 	seenJSON, seenField := map[string]bool{}, map[string]bool{}
 	for i := range d.Members {
@@ -444,7 +451,7 @@ func (c *compiler) object(n *node, d *NodeDraft, path string) {
 			}
 			c.headers[strings.ToLower(m.Header)] = true
 		}
-		typ := c.node(&m.Value, p+".value", n)
+		typ := c.node(&m.Value, p+".value", depth+1)
 		n.members = append(n.members, member{json: m.JSON, field: m.Field, required: m.Required, header: m.Header, typ: typ})
 	}
 	slices.SortFunc(n.members, func(a, b member) int { return strings.Compare(a.field, b.field) })
@@ -464,7 +471,7 @@ var kindsOf = map[string][]jsonexact.Kind{
 	"object":  {jsonexact.Object},
 }
 
-func (c *compiler) union(n *node, d *NodeDraft, path string) {
+func (c *compiler) union(n *node, d *NodeDraft, path string, depth int) {
 	if len(d.Alternatives) < 2 {
 		c.bad(path+".alternatives", "a union has at least two alternatives")
 	}
@@ -498,7 +505,7 @@ func (c *compiler) union(n *node, d *NodeDraft, path string) {
 		case a.When != "null" && a.Value == nil:
 			c.bad(p+".value", "an alternative other than null declares its node")
 		case a.Value != nil:
-			typ = c.node(a.Value, p+".value", n)
+			typ = c.node(a.Value, p+".value", depth+1)
 		}
 		n.alts = append(n.alts, alternative{when: a.When, tag: a.Tag, typ: typ})
 	}

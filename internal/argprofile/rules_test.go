@@ -54,7 +54,7 @@ func TestEveryConstraintRefuses(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
 		rule, node, in, want string
-		code             argprofile.Code
+		code                 argprofile.Code
 	}{
 		{"string passes printable ASCII unchanged", `{choice: string}`, `"a b~"`, `"a b~"`, 0},
 		{"string refuses a newline", `{choice: string}`, `"a\nb"`, "", argprofile.CodeNotASCII},
