@@ -446,8 +446,8 @@ func (c *compiler) object(n *node, d *NodeDraft, path string, depth int) {
 				c.bad(p+".header", "must be an RFC 9110 token")
 			case c.headers[strings.ToLower(m.Header)]:
 				c.bad(p+".header", "is mirrored by an earlier member (header names are case-insensitive)")
-			case k != ChoiceString && k != ChoiceText && k != ChoiceInteger && k != ChoiceDecimal && k != ChoiceBool && k != ChoiceEnum:
-				c.bad(p+".header", "only a string, number or boolean member may be mirrored into a header")
+			case !mirrorable(k, &m.Value):
+				c.bad(p+".header", "only a string, number or boolean member (or a union of them and null) may be mirrored into a header")
 			}
 			c.headers[strings.ToLower(m.Header)] = true
 		}
@@ -458,6 +458,23 @@ func (c *compiler) object(n *node, d *NodeDraft, path string, depth int) {
 	for i, m := range n.members {
 		n.byJSON[m.json] = i
 	}
+}
+
+// mirrorable reports whether a member of choice k may carry x-mcp-header:
+// a primitive, or a union of primitives and null (a nullable primitive).
+func mirrorable(k Choice, d *NodeDraft) bool {
+	switch k {
+	case ChoiceString, ChoiceText, ChoiceInteger, ChoiceDecimal, ChoiceBool, ChoiceEnum:
+		return true
+	case ChoiceUnion:
+		for _, a := range d.Alternatives {
+			if a.When == "array" || a.When == "object" {
+				return false
+			}
+		}
+		return true
+	}
+	return false
 }
 
 // kindsOf maps a union's when token to the JSON kinds it takes.
