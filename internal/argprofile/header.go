@@ -2,7 +2,6 @@ package argprofile
 
 import (
 	"encoding/base64"
-	"net/http"
 	"strings"
 
 	"github.com/toolgate/toolgate/internal/jsonexact"
@@ -46,8 +45,10 @@ func (p *Profile) Mirrored() []Mirrored {
 // as true or false — and a member that is absent or null must have none.
 // Each disagreement is a CodeHeaderMismatch at the member's pointer; the
 // header's value is never quoted. Headers outside the profile's mirrored
-// set are not examined.
-func (p *Profile) CheckHeaders(raw []byte, h http.Header) error {
+// set are not examined. values returns every value of one header field by
+// name, case-insensitively (net/http's Header.Values); taking a function
+// keeps the package free of net.
+func (p *Profile) CheckHeaders(raw []byte, values func(name string) []string) error {
 	v, err := jsonexact.DecodeAny(raw, jsonexact.Limits{MaxDepth: p.maxDepth, MaxBytes: p.maxOctets})
 	if err != nil {
 		return Errors{{Code: decodeCode(err), Path: ""}}
@@ -61,7 +62,7 @@ func (p *Profile) CheckHeaders(raw []byte, h http.Header) error {
 			if present && obj.Kind() == jsonexact.Object {
 				val, ok = memberOf(obj, m.json)
 			}
-			if m.header != "" && !headerAgrees(val, ok && val.Kind() != jsonexact.Null, h.Values(HeaderPrefix+m.header)) {
+			if m.header != "" && !headerAgrees(val, ok && val.Kind() != jsonexact.Null, values(HeaderPrefix+m.header)) {
 				errs = append(errs, &Error{Code: CodeHeaderMismatch, Path: mp})
 			}
 			if m.typ.choice == ChoiceObject {
