@@ -7,6 +7,8 @@ import (
 	"strings"
 	"unicode"
 
+	"sigs.k8s.io/yaml"
+
 	"github.com/toolgate/toolgate/internal/argprofile"
 )
 
@@ -418,3 +420,7 @@ func (p *proposer) ref(ref, ptr string) argprofile.NodeDraft {
 	defer func() { p.inRef = p.inRef[:len(p.inRef)-1] }()
 	return p.node(target, ptr)
 }
+
+// YAML renders the proposed profile in the strict form argprofile.Parse
+// reads, for a pull request.
+func (pp ProfileProposal) YAML() ([]byte, error) { return yaml.Marshal(pp.Draft) }

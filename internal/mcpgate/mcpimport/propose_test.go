@@ -129,3 +129,44 @@ func TestProposeProfileOnTheSavedToolsLists(t *testing.T) {
 		t.Errorf("the profile maps no more tools (%d) than the closed import (%d)", proposed, closed)
 	}
 }
+
+// Import proposes a profile for every listed tool, and each proposal's YAML
+// reads back (argprofile.Parse) as the same profile.
+func TestImportProposesAProfilePerTool(t *testing.T) {
+	t.Parallel()
+	raw, err := os.ReadFile("testdata/tools-list.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tools, err := ParseToolsList(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := Import(tools, Options{ToolPrefix: "files", SnapshotID: "files", Namespace: "ns"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Profiles) != len(tools) {
+		t.Fatalf("%d profiles for %d tools", len(r.Profiles), len(tools))
+	}
+	for _, pp := range r.Profiles {
+		if len(pp.Refused) > 0 {
+			continue
+		}
+		want, err := argprofile.New(pp.Draft)
+		if err != nil {
+			t.Fatal(err)
+		}
+		y, err := pp.YAML()
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := argprofile.Parse(y)
+		if err != nil {
+			t.Fatalf("%s: the YAML does not read back: %v\n%s", pp.Draft.Tool, err, y)
+		}
+		if !got.Digest().Equal(want.Digest()) {
+			t.Errorf("%s: the YAML reads back as another profile", pp.Draft.Tool)
+		}
+	}
+}
