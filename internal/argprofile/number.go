@@ -104,6 +104,11 @@ func scaled(lit string, scale int) (*big.Int, Code) {
 	if len(t.fracDigits) > scale {
 		return nil, CodeFraction
 	}
+	// A 64-bit value at scale 18 has at most 38 digits: a longer integer
+	// part is out of range, decided before any arithmetic on it.
+	if len(strings.TrimLeft(t.intDigits, "0")) > 20 {
+		return nil, CodeOutOfRange
+	}
 	digits := t.intDigits + t.fracDigits + strings.Repeat("0", scale-len(t.fracDigits))
 	n, ok := new(big.Int).SetString(digits, 10)
 	if !ok {

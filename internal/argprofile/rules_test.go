@@ -96,6 +96,7 @@ func TestEveryConstraintRefuses(t *testing.T) {
 		{"decimal refuses an exponent", `{choice: decimal, scale: 2}`, `1e-2`, "", argprofile.CodeExponent},
 		{"decimal bounds are decimal text", `{choice: decimal, scale: 2, maximum: "0.5"}`, `0.51`, "", argprofile.CodeOutOfRange},
 		{"decimal refuses past the 64-bit domain after scaling", `{choice: decimal, scale: 18}`, `10`, "", argprofile.CodeOutOfRange},
+		{"a very long integer is out of range without arithmetic on it", `{choice: integer}`, strings.Repeat("9", 60000), "", argprofile.CodeOutOfRange},
 		{"bool", `{choice: bool}`, `true`, `true`, 0},
 		{"bool refuses 1", `{choice: bool}`, `1`, "", argprofile.CodeKind},
 		{"const bool", `{choice: bool, const: false}`, `true`, "", argprofile.CodeConst},
