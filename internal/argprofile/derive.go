@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/gowebpki/jcs"
@@ -29,7 +30,7 @@ func (p *Profile) Derive(raw []byte) ([]byte, error) {
 		return nil, Errors{{Code: decodeCode(err), Path: ""}}
 	}
 	d := deriver{out: make([]byte, 0, len(raw)+64)}
-	d.value(p.root, v, "")
+	d.value(p.root, v)
 	if len(d.errs) > 0 {
 		return nil, d.errs
 	}
@@ -49,108 +50,119 @@ func decodeCode(err error) Code {
 	return CodeSyntax
 }
 
+// deriver holds the output and the JSON pointer of the value being
+// derived as its reference tokens, joined only when a refusal needs it.
 type deriver struct {
 	out  []byte
 	errs Errors
+	at   []string
 }
 
-func (d *deriver) fail(code Code, path string) {
-	d.errs = append(d.errs, &Error{Code: code, Path: path})
+func (d *deriver) push(token string) { d.at = append(d.at, token) }
+func (d *deriver) pop()              { d.at = d.at[:len(d.at)-1] }
+
+func (d *deriver) fail(code Code) {
+	var b strings.Builder
+	for _, t := range d.at {
+		b.WriteByte('/')
+		b.WriteString(pointerToken(t))
+	}
+	d.errs = append(d.errs, &Error{Code: code, Path: b.String()})
 }
 
-func (d *deriver) value(n *node, v jsonexact.Value, path string) {
+func (d *deriver) value(n *node, v jsonexact.Value) {
 	switch n.choice {
 	case ChoiceString:
-		d.str(n, v, path)
+		d.str(n, v)
 	case ChoiceText:
-		d.text(n, v, path)
+		d.text(n, v)
 	case ChoiceInteger, ChoiceDecimal:
-		d.number(n, v, path)
+		d.number(n, v)
 	case ChoiceBool:
 		if v.Kind() != jsonexact.Bool {
-			d.fail(CodeKind, path)
+			d.fail(CodeKind)
 			return
 		}
 		if n.constant != nil && n.constant.Bool() != v.Bool() {
-			d.fail(CodeConst, path)
+			d.fail(CodeConst)
 			return
 		}
 		d.out = strconv.AppendBool(d.out, v.Bool())
 	case ChoiceEnum:
-		d.enum(n, v, path)
+		d.enum(n, v)
 	case ChoiceArray:
-		d.array(n, v, path)
+		d.array(n, v)
 	case ChoiceObject:
-		d.object(n, v, path)
+		d.object(n, v)
 	case ChoiceUnion:
-		d.union(n, v, path)
+		d.union(n, v)
 	case ChoiceJSON:
-		d.json(n, v, path)
+		d.json(n, v)
 	}
 }
 
 // stringChecks applies the constraints shared by string and text; it
 // reports whether s passed.
-func (d *deriver) stringChecks(n *node, s, path string) bool {
+func (d *deriver) stringChecks(n *node, s string) bool {
 	ok := true
 	if n.minLen >= 0 || n.maxLen >= 0 {
 		l := utf8.RuneCountInString(s)
 		if n.maxLen >= 0 && l > n.maxLen {
-			d.fail(CodeTooLong, path)
+			d.fail(CodeTooLong)
 			ok = false
 		}
 		if l < n.minLen {
-			d.fail(CodeTooShort, path)
+			d.fail(CodeTooShort)
 			ok = false
 		}
 	}
 	if n.re != nil && !n.re.MatchString(s) {
-		d.fail(CodePattern, path)
+		d.fail(CodePattern)
 		ok = false
 	}
 	if !n.format.holds(s) {
-		d.fail(CodeFormat, path)
+		d.fail(CodeFormat)
 		ok = false
 	}
 	if n.constant != nil && n.constant.Text() != s {
-		d.fail(CodeConst, path)
+		d.fail(CodeConst)
 		ok = false
 	}
 	return ok
 }
 
-func (d *deriver) str(n *node, v jsonexact.Value, path string) {
+func (d *deriver) str(n *node, v jsonexact.Value) {
 	if v.Kind() != jsonexact.String {
-		d.fail(CodeKind, path)
+		d.fail(CodeKind)
 		return
 	}
 	s := v.Text()
 	if !printableASCII(s) {
-		d.fail(CodeNotASCII, path)
+		d.fail(CodeNotASCII)
 		return
 	}
-	if d.stringChecks(n, s, path) {
+	if d.stringChecks(n, s) {
 		d.out = jsonlex.AppendString(d.out, s, jsonlex.Minimal)
 	}
 }
 
-func (d *deriver) text(n *node, v jsonexact.Value, path string) {
+func (d *deriver) text(n *node, v jsonexact.Value) {
 	if v.Kind() != jsonexact.String {
-		d.fail(CodeKind, path)
+		d.fail(CodeKind)
 		return
 	}
 	s := v.Text()
 	if len(s) > n.maxOctets {
-		d.fail(CodeTooLarge, path)
+		d.fail(CodeTooLarge)
 		return
 	}
-	if !d.stringChecks(n, s, path) {
+	if !d.stringChecks(n, s) {
 		return
 	}
 	if n.escaped {
 		e := escape(s)
 		if len(e) > 1024 {
-			d.fail(CodeTooLong, path)
+			d.fail(CodeTooLong)
 			return
 		}
 		d.out = jsonlex.AppendString(d.out, e, jsonlex.Minimal)
@@ -168,44 +180,44 @@ func (d *deriver) digest(length int, sum [sha256.Size]byte) {
 	d.out = append(d.out, `"}`...)
 }
 
-func (d *deriver) number(n *node, v jsonexact.Value, path string) {
+func (d *deriver) number(n *node, v jsonexact.Value) {
 	if v.Kind() != jsonexact.Integer && v.Kind() != jsonexact.Number {
-		d.fail(CodeKind, path)
+		d.fail(CodeKind)
 		return
 	}
 	lit := v.Literal()
 	if n.choice == ChoiceInteger {
 		if t, ok := splitNumber(lit); !ok || t.hasExp {
-			d.fail(CodeExponent, path)
+			d.fail(CodeExponent)
 			return
 		} else if t.hasFrac {
-			d.fail(CodeFraction, path)
+			d.fail(CodeFraction)
 			return
 		}
 	}
 	x, code := scaled(lit, n.scale)
 	if code != 0 {
-		d.fail(code, path)
+		d.fail(code)
 		return
 	}
 	if !inDomain(x, n.unsigned) || n.min != nil && x.Cmp(n.min) < 0 || n.max != nil && x.Cmp(n.max) > 0 {
-		d.fail(CodeOutOfRange, path)
+		d.fail(CodeOutOfRange)
 		return
 	}
 	if n.constant != nil {
 		a, _ := parseDecimal(n.constant.Literal())
 		b, _ := parseDecimal(lit)
 		if a != b {
-			d.fail(CodeConst, path)
+			d.fail(CodeConst)
 			return
 		}
 	}
 	d.out = x.Append(d.out, 10)
 }
 
-func (d *deriver) enum(n *node, v jsonexact.Value, path string) {
+func (d *deriver) enum(n *node, v jsonexact.Value) {
 	if v.Kind() != jsonexact.String {
-		d.fail(CodeKind, path)
+		d.fail(CodeKind)
 		return
 	}
 	s := v.Text()
@@ -215,20 +227,20 @@ func (d *deriver) enum(n *node, v jsonexact.Value, path string) {
 			return
 		}
 	}
-	d.fail(CodeCase, path)
+	d.fail(CodeCase)
 }
 
-func (d *deriver) array(n *node, v jsonexact.Value, path string) {
+func (d *deriver) array(n *node, v jsonexact.Value) {
 	if v.Kind() != jsonexact.Array {
-		d.fail(CodeKind, path)
+		d.fail(CodeKind)
 		return
 	}
 	if v.Len() > n.maxItems {
-		d.fail(CodeTooManyItems, path)
+		d.fail(CodeTooManyItems)
 		return
 	}
 	if v.Len() < n.minItems {
-		d.fail(CodeTooFewItems, path)
+		d.fail(CodeTooFewItems)
 		return
 	}
 	d.out = append(d.out, '[')
@@ -236,14 +248,16 @@ func (d *deriver) array(n *node, v jsonexact.Value, path string) {
 		if i > 0 {
 			d.out = append(d.out, ',')
 		}
-		d.value(n.items, v.ElemAt(i), path+"/"+strconv.Itoa(i))
+		d.push(strconv.Itoa(i))
+		d.value(n.items, v.ElemAt(i))
+		d.pop()
 	}
 	d.out = append(d.out, ']')
 }
 
-func (d *deriver) object(n *node, v jsonexact.Value, path string) {
+func (d *deriver) object(n *node, v jsonexact.Value) {
 	if v.Kind() != jsonexact.Object {
-		d.fail(CodeKind, path)
+		d.fail(CodeKind)
 		return
 	}
 	// Input members by declared index; an undeclared one is reported at
@@ -261,15 +275,16 @@ func (d *deriver) object(n *node, v jsonexact.Value, path string) {
 		}
 	}
 	if unknown {
-		d.fail(CodeUnknownMember, path)
+		d.fail(CodeUnknownMember)
 	}
 	d.out = append(d.out, '{')
 	first := true
 	for j, m := range n.members {
-		mpath := path + "/" + pointerToken(m.json)
 		if got[j] < 0 {
 			if m.required {
-				d.fail(CodeMissing, mpath)
+				d.push(m.json)
+				d.fail(CodeMissing)
+				d.pop()
 			}
 			continue
 		}
@@ -279,15 +294,17 @@ func (d *deriver) object(n *node, v jsonexact.Value, path string) {
 		first = false
 		d.out = jsonlex.AppendString(d.out, m.field, jsonlex.Minimal)
 		d.out = append(d.out, ':')
-		d.value(m.typ, v.MemberAt(got[j]).Value, mpath)
+		d.push(m.json)
+		d.value(m.typ, v.MemberAt(got[j]).Value)
+		d.pop()
 	}
 	d.out = append(d.out, '}')
 }
 
-func (d *deriver) union(n *node, v jsonexact.Value, path string) {
+func (d *deriver) union(n *node, v jsonexact.Value) {
 	i, ok := n.byKind[v.Kind()]
 	if !ok {
-		d.fail(CodeKind, path)
+		d.fail(CodeKind)
 		return
 	}
 	a := n.alts[i]
@@ -296,13 +313,13 @@ func (d *deriver) union(n *node, v jsonexact.Value, path string) {
 		// Field order (Section 50): the tag field "tag" sorts after a
 		// value field only if the alternative's tag does; write in order.
 		if a.tag < fieldTag {
-			d.alternative(a, v, path)
+			d.alternative(a, v)
 			d.out = append(d.out, ',')
 			d.tag(a)
 		} else {
 			d.tag(a)
 			d.out = append(d.out, ',')
-			d.alternative(a, v, path)
+			d.alternative(a, v)
 		}
 	} else {
 		d.tag(a)
@@ -315,23 +332,23 @@ func (d *deriver) tag(a alternative) {
 	d.out = jsonlex.AppendString(d.out, a.tag, jsonlex.Minimal)
 }
 
-func (d *deriver) alternative(a alternative, v jsonexact.Value, path string) {
+func (d *deriver) alternative(a alternative, v jsonexact.Value) {
 	d.out = jsonlex.AppendString(d.out, a.tag, jsonlex.Minimal)
 	d.out = append(d.out, ':')
-	d.value(a.typ, v, path)
+	d.value(a.typ, v)
 }
 
-func (d *deriver) json(n *node, v jsonexact.Value, path string) {
-	if !d.exactNumbers(v, path) {
+func (d *deriver) json(n *node, v jsonexact.Value) {
+	if !d.exactNumbers(v) {
 		return
 	}
 	canonical, err := jcs.Transform(v.AppendJSON(nil))
 	if err != nil {
-		d.fail(CodeSyntax, path) // the library's message may quote input: not kept
+		d.fail(CodeSyntax) // the library's message may quote input: not kept
 		return
 	}
 	if len(canonical) > n.maxOctets {
-		d.fail(CodeTooLarge, path)
+		d.fail(CodeTooLarge)
 		return
 	}
 	d.digest(len(canonical), sha256.Sum256(canonical))
@@ -340,9 +357,9 @@ func (d *deriver) json(n *node, v jsonexact.Value, path string) {
 // exactNumbers checks every number under v for the double conversion RFC
 // 8785 applies (I1). A refusal is reported once, at the json node: inside
 // an open value the member names are the caller's content.
-func (d *deriver) exactNumbers(v jsonexact.Value, path string) bool {
+func (d *deriver) exactNumbers(v jsonexact.Value) bool {
 	if !allExact(v) {
-		d.fail(CodeInexactNumber, path)
+		d.fail(CodeInexactNumber)
 		return false
 	}
 	return true
