@@ -401,13 +401,7 @@ func (p *proposer) alternatives(alts []any, ptr string) argprofile.NodeDraft {
 }
 
 func (p *proposer) ref(ref, ptr string) argprofile.NodeDraft {
-	var target map[string]any
-	for _, prefix := range []string{"#/$defs/", "#/definitions/"} {
-		if name, ok := strings.CutPrefix(ref, prefix); ok && !strings.Contains(name, "/") {
-			defs, _ := p.root[strings.Trim(prefix[1:], "/")].(map[string]any)
-			target, _ = defs[strings.ReplaceAll(strings.ReplaceAll(name, "~1", "/"), "~0", "~")].(map[string]any)
-		}
-	}
+	target := resolveRef(p.root, ref)
 	if target == nil {
 		p.refused(ptr+"/$ref", "only a local reference into $defs or definitions can be resolved")
 		return argprofile.NodeDraft{Choice: "json"}
