@@ -2,6 +2,7 @@ package mcpimport
 
 import (
 	"encoding/json"
+	"math/big"
 	"slices"
 	"strconv"
 	"strings"
@@ -43,6 +44,7 @@ const (
 	ProposeAnnotation  = "format is an annotation here (not asserted): not enforced"
 	ProposeJSONCycle   = "$ref cycle: a recursive value is bound as a digest"
 	ProposeUnsigned    = "integer with minimum 0: unsignedInteger"
+	ProposeExclusive   = "exclusive integer bound: the inclusive bound next to it"
 	ProposeDefaultSkip = "default not applied: an absent optional argument stays absent"
 )
 
@@ -90,7 +92,7 @@ func (p *proposer) refused(ptr, r string) { p.refuse = append(p.refuse, Finding{
 var proposable = map[string][]string{
 	"object":  {"type", "properties", "required", "additionalProperties"},
 	"string":  {"type", "enum", "maxLength", "minLength", "pattern", "format", "const"},
-	"integer": {"type", "minimum", "maximum", "const"},
+	"integer": {"type", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "const"},
 	"number":  {"type", "minimum", "maximum", "multipleOf", "const"},
 	"boolean": {"type", "const"},
 	"array":   {"type", "items", "maxItems", "minItems", "uniqueItems"},
@@ -339,6 +341,25 @@ func (p *proposer) number(m map[string]any, t, ptr string) argprofile.NodeDraft 
 				n.Maximum = &d
 			}
 		}
+	}
+	// An exclusive integer bound is the inclusive one next to it.
+	for k, step := range map[string]int64{"exclusiveMinimum": 1, "exclusiveMaximum": -1} {
+		v, ok := m[k].(json.Number)
+		if !ok {
+			continue
+		}
+		b, ok := new(big.Int).SetString(v.String(), 10)
+		if !ok || (n.Minimum != nil && step > 0) || (n.Maximum != nil && step < 0) {
+			p.refused(ptr+"/"+k, k+" beside its inclusive form, or not an integer, cannot be held")
+			continue
+		}
+		d := argprofile.DecimalText(b.Add(b, big.NewInt(step)).String())
+		if step > 0 {
+			n.Minimum = &d
+		} else {
+			n.Maximum = &d
+		}
+		p.reason(ptr+"/"+k, ProposeExclusive)
 	}
 	if n.Minimum != nil && strings.TrimLeft(string(*n.Minimum), "0.") == "" {
 		n.Unsigned = true

@@ -2,6 +2,7 @@ package mcpimport
 
 import (
 	"encoding/json"
+	"errors"
 	"os"
 	"slices"
 	"strings"
@@ -20,6 +21,7 @@ func TestProposeProfileMapsARealisticSchema(t *testing.T) {
 	  "query":{"type":"string","description":"free text"},
 	  "region":{"type":"string","maxLength":32,"x-mcp-header":"Region"},
 	  "max_results":{"type":"integer","minimum":0,"maximum":100,"default":10},
+	  "page":{"type":"integer","exclusiveMinimum":0},
 	  "price":{"type":"number","multipleOf":0.01},
 	  "ratio":{"type":"number"},
 	  "since":{"type":["string","null"],"format":"date"},
@@ -48,6 +50,12 @@ func TestProposeProfileMapsARealisticSchema(t *testing.T) {
 			t.Errorf("derivation %s lacks %s", out, want)
 		}
 	}
+	if _, err := p.Derive([]byte(`{"entityType":"Person","query":"q","page":0}`)); !errors.Is(err, &argprofile.Error{Code: argprofile.CodeOutOfRange}) {
+		t.Errorf("exclusiveMinimum 0 let 0 through: %v", err)
+	}
+	if _, err := p.Derive([]byte(`{"entityType":"Person","query":"q","page":1}`)); err != nil {
+		t.Errorf("exclusiveMinimum 0 refused 1: %v", err)
+	}
 	var got []string
 	for _, r := range pr.Reasons {
 		got = append(got, r.Pointer+" "+r.Reason)
@@ -61,6 +69,7 @@ func TestProposeProfileMapsARealisticSchema(t *testing.T) {
 		"/properties/max_results/default " + ProposeDefaultSkip,
 		"/properties/max_results/minimum " + ProposeUnsigned,
 		"/properties/price/multipleOf " + ProposeMultipleOf,
+		"/properties/page/exclusiveMinimum " + ProposeExclusive,
 		"/properties/ratio " + ProposeDecimal,
 		"/properties/since/type " + ProposeNullable,
 		"/properties/filter " + ProposeJSONOpen,
