@@ -109,6 +109,7 @@ test-fuzz: ## Run every fuzz target for FUZZTIME each.
 	$(GO) test -run '^$$' -fuzz '^FuzzStrictDecoder$$' -fuzztime $(FUZZTIME) ./internal/server/
 	$(GO) test -run '^$$' -fuzz '^FuzzDecodeEntries$$' -fuzztime $(FUZZTIME) ./internal/consume/boltstore/
 	$(GO) test -run '^$$' -fuzz '^FuzzOutcomeLine$$' -fuzztime $(FUZZTIME) ./internal/mcpgate/
+	$(GO) test -run '^$$' -fuzz '^FuzzDerive$$' -fuzztime $(FUZZTIME) ./internal/argprofile/
 
 .PHONY: fuzz-short
 fuzz-short: ## Run every fuzz target briefly (FUZZTIME_SHORT each), as CI does.

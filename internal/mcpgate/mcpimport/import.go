@@ -119,6 +119,11 @@ type Result struct {
 	Narrowings []Finding
 	Refusals   []Finding
 	Changes    []Change
+	// Profiles is the argument profile proposed for every tool the server
+	// lists, in its order — also for those the closed-Schema import
+	// refuses, which is where a profile matters (docs/arguments.md). Not
+	// yet written to a file; the reviewer reads Reasons and Refused.
+	Profiles []ProfileProposal
 	// unconfirmed holds the definition ids carrying suggestions.
 	unconfirmed map[string]bool
 	notes       map[string][]string
@@ -172,6 +177,7 @@ func Import(tools []Tool, o Options) (*Result, error) {
 			continue
 		}
 		seen[t.Name] = true
+		r.Profiles = append(r.Profiles, ProposeProfile(t.Name, t.InputSchema))
 		refused := len(r.Refusals)
 		r.add(t, o, prevByName, prevDefs)
 		if prev, had := prevByName[t.Name]; had && len(r.Refusals) > refused {
