@@ -396,7 +396,10 @@ func checkRequired(c *cobra.Command) error {
 	})
 	for _, g := range order {
 		if groups[g] != 1 {
-			missing = append(missing, "one of --"+strings.ReplaceAll(g, " ", ", --"))
+			names := strings.Fields(g)
+			last := len(names) - 1
+			alts := "--" + strings.Join(names[:last], ", --") + " or --" + names[last]
+			missing = append(missing, "one of "+alts)
 		}
 	}
 	if len(missing) == 0 {

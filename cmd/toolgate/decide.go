@@ -109,18 +109,22 @@ func denied(res *host.Result) error {
 // in the words of the PolicySnapshot manifest (name and operand as the
 // author wrote them), with their results aligned in one column.
 func printExplanation(out io.Writer, rules []host.RuleResult) {
-	fmt.Fprintln(out, "rules:")
-	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
+	var b bytes.Buffer
+	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "  rule / predicate\teffect / operand\tresult\treason")
 	for _, rr := range rules {
 		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\n", rr.Rule, rr.Effect, rr.Result, rr.Reason)
 		for _, p := range rr.Predicates {
 			// The result is a cell (tab-terminated) like the rules', so
-			// the column block runs through and the reasons line up.
+			// the column runs through every line and the reasons line up.
 			fmt.Fprintf(tw, "    %s\t%s\t%s\t\n", p.Predicate, p.Operand(), p.Result)
 		}
 	}
-	_ = tw.Flush() // stdout has nowhere better to report to
+	_ = tw.Flush() // a bytes.Buffer does not fail
+	fmt.Fprintln(out, "rules:")
+	for l := range strings.Lines(b.String()) {
+		fmt.Fprintln(out, strings.TrimRight(l, " \n")) // the predicates' empty reason cell
+	}
 }
 
 // locateRequest returns err, the rejection of the request file at path, as

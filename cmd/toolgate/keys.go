@@ -154,8 +154,9 @@ type keysRevokeOptions struct{ state, kubeconfig, reason string }
 
 func keysRevokeFlags(fs *pflag.FlagSet) *keysRevokeOptions {
 	var o keysRevokeOptions
-	fs.StringVar(&o.reason, "reason", "", "why, for reviewers (`TEXT`, never interpreted)")
-	required(fs, "reason")
+	// Required, but checked with the Revocation's own rules (spec.reason)
+	// after the arguments, as a Revocation object is.
+	fs.StringVar(&o.reason, "reason", "", "why, for reviewers (`TEXT`; required, never interpreted)")
 	fs.StringVar(&o.state, "state", "", "standalone: the state directory (`DIR`) serve uses (the revocation goes to its ledger)")
 	kubeconfigFlag(fs, &o.kubeconfig)
 	return &o
