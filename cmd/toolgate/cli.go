@@ -296,6 +296,7 @@ func strictCompletion(root *cobra.Command) {
 	for _, c := range root.Commands() {
 		if c.Name() == "completion" {
 			c.Use = "completion SHELL"
+			c.DisableFlagsInUseLine = true
 			c.Args = cobra.ArbitraryArgs
 			for _, sh := range c.Commands() {
 				sh.Use = strings.TrimSpace(sh.Name() + " " + synopsis(sh.Flags()))
@@ -384,13 +385,11 @@ func checkRequired(c *cobra.Command) error {
 			missing = append(missing, "--"+f.Name)
 		}
 		if g := f.Annotations[oneOfAnnotation]; len(g) > 0 {
-			if _, seen := groups[g[0]]; !seen {
+			if !slices.Contains(order, g[0]) {
 				order = append(order, g[0])
 			}
 			if f.Changed {
 				groups[g[0]]++
-			} else {
-				groups[g[0]] += 0
 			}
 		}
 	})

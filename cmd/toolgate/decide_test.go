@@ -240,3 +240,22 @@ func TestExplainColumnsLineUp(t *testing.T) {
 		t.Errorf("%d rule lines, want several:\n%s", rules, table)
 	}
 }
+
+// TestAnUnknownRequestKeyNamesTheNearestDeclaredOne: a mistyped key of a
+// request file is reported at its line with the declared key it is
+// nearest to, and without its own text.
+func TestAnUnknownRequestKeyNamesTheNearestDeclaredOne(t *testing.T) {
+	t.Parallel()
+	raw, err := os.ReadFile(filepath.Join(testutil.RepoRoot(t), "examples", "requests", "payment-allow.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	typo := strings.Replace(string(raw), "\ntime:", "\ntiem:", 1)
+	if typo == string(raw) {
+		t.Fatal("the example has no top-level time key")
+	}
+	r := runCLI("", "decide", "--manifests", samples(t), "--request", writeFile(t, "req.yaml", typo))
+	if r.code != 1 || !strings.Contains(r.stderr, `unknown field: no such key is declared here; did you mean "time"?`) || strings.Contains(r.stderr, "tiem") {
+		t.Errorf("exit %d, stderr %q", r.code, r.stderr)
+	}
+}
