@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"cmp"
-	"flag"
 	"fmt"
 	"io"
 	"slices"
@@ -21,14 +20,7 @@ import (
 // or retired, rules added or removed, and effects, conditions, scope and
 // obligations changed, widened or narrowed. It exits 1 when a new
 // generation is not a valid successor.
-func diffFlags() (*flag.FlagSet, *outputFlags) { return outputVerbFlags("diff", false) }
-
-func diff(args []string, out io.Writer) error {
-	fs, of := diffFlags()
-	paths, err := parseFlags(fs, args)
-	if err != nil {
-		return err
-	}
+func diff(of *outputFlags, paths []string, out io.Writer) error {
 	mode, _ := of.mode() // no --format: one flag, no conflict
 	if len(paths) != 2 {
 		return usageError{"diff needs the OLD and the NEW manifest file or directory"}

@@ -2,7 +2,6 @@ package main
 
 import (
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"text/tabwriter"
@@ -13,14 +12,8 @@ import (
 
 // registryValidate publishes every ToolRegistry found in the given paths
 // with the engine's publication rules and prints one summary per snapshot.
-func registryValidateFlags() (*flag.FlagSet, *outputFlags) {
-	return outputVerbFlags("registry validate", false)
-}
-
-func registryValidate(args []string, out io.Writer) error {
-	fs, of := registryValidateFlags()
-	paths, err := pathArgs(fs, args, "file or directory")
-	if err != nil {
+func registryValidate(of *outputFlags, paths []string, out io.Writer) error {
+	if err := needPaths("registry validate", paths, "file or directory"); err != nil {
 		return err
 	}
 	mode, _ := of.mode() // no --format: one flag, no conflict

@@ -2,7 +2,6 @@ package main
 
 import (
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"io/fs"
@@ -51,14 +50,7 @@ type testCase struct {
 // HostAuthority on the file's manifests and compared with what it expects.
 // It prints one line per case and a closing "N passed, N failed" line, and
 // exits 1 when a case fails.
-func testFlags() (*flag.FlagSet, *outputFlags) { return outputVerbFlags("test", true) }
-
-func testPolicies(args []string, out io.Writer) error {
-	flags, of := testFlags()
-	paths, err := parseFlags(flags, args)
-	if err != nil {
-		return err
-	}
+func testPolicies(of *outputFlags, paths []string, out io.Writer) error {
 	if len(paths) == 0 {
 		return usageError{"test needs at least one file or directory of *.test.yaml files"}
 	}
