@@ -151,6 +151,11 @@ chart-check: ## The Helm chart (charts/toolgate) renders the kustomize config's 
 	cd charts/test && $(GO) vet ./...
 	cd charts/test && $(GO) test -count=1 ./...
 
+.PHONY: corpus
+corpus: ## Re-capture the MCP server corpus (test/mcp/testdata/corpus: the pinned npm servers and the GitHub MCP server, started on loopback with dummy credentials), then its import report; not part of make test, which reads the committed captures.
+	$(GO) run ./hack/mcpcorpus
+	$(GO) test -count=1 ./hack/mcpcorpus -run TestCorpus -update
+
 .PHONY: bench-peers
 bench-peers: ## Same decision in toolgate, OPA, cedar-go and cel-go (module bench/): agreement, then a table of medians and ratios.
 	cd bench && $(GO) test -count=1 -run '^TestAgreement$$' .
@@ -239,8 +244,9 @@ decide: build ## Decide the three example requests (allow, deny, requireConfirma
 
 # Directory holding kube-apiserver and etcd for envtest suites
 # (KUBEBUILDER_ASSETS=$(ENVTEST_ASSETS)). Computed lazily: referencing it runs
-# hack/envtest/build.sh, which builds the binaries once per machine (about 7
-# minutes on 2 cores) and afterwards only prints the cached directory.
+# hack/envtest/build.sh, which builds the binaries once per machine (how long:
+# CONTRIBUTING.md, "How long the tests take") and afterwards only prints the
+# cached directory.
 ENVTEST_ASSETS = $(shell hack/envtest/build.sh | tail -n 1)
 
 .PHONY: envtest-bins

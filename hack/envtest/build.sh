@@ -8,8 +8,8 @@
 #
 #   ${ENVTEST_CACHE_ROOT:-${XDG_CACHE_HOME:-$HOME/.cache}/toolgate/envtest}/k8s-<version>/{kube-apiserver,etcd}
 #
-# A binary is built only when it is missing (cold: about 5 minutes on 2 cores;
-# cached: instant, and go is not even invoked). Builds go to a temporary file
+# A binary is built only when it is missing (cold: see CONTRIBUTING.md, "How
+# long the tests take"; cached: instant, and go is not even invoked). Builds go to a temporary file
 # that is renamed into place, so an interrupted build never leaves a
 # half-written binary behind. Progress goes to stderr; the last line on stdout
 # is the cache directory, suitable for KUBEBUILDER_ASSETS. Exits non-zero on

@@ -1,15 +1,16 @@
 // Command image builds toolgate's container image without a Docker daemon or
-// a registry (issue 20, item 1; `make image`): it cross-builds the static
-// binary, puts it into one layer beside the few files a non-root static image
-// needs (/etc/passwd and /etc/group naming the nonroot user 65532, /tmp,
-// /home/nonroot), takes the user, entrypoint, binary path and OCI labels from
-// the Dockerfile's runtime stage — so the two image paths cannot disagree —
-// and writes a tarball that `docker load`, `podman load` and `crane push`
-// read, and the same image as an OCI image layout directory. Given several
-// platforms (-platform linux/amd64,linux/arm64) it builds one image per
-// platform: the layout then holds their multi-platform image index, the
-// one reference a registry serves to every node's architecture, and the
-// tarball (whose format holds one image per tag) the first platform's.
+// a registry (`make image`; docs/decisions.md, "A daemonless image and docs
+// that run"): it cross-builds the static binary, puts it into one layer
+// beside the few files a non-root static image needs (/etc/passwd and
+// /etc/group naming the nonroot user 65532, /tmp, /home/nonroot), takes the
+// user, entrypoint, binary path and OCI labels from the Dockerfile's runtime
+// stage — so the two image paths cannot disagree — and writes a tarball that
+// `docker load`, `podman load` and `crane push` read, and the same image as
+// an OCI image layout directory. Given several platforms (-platform
+// linux/amd64,linux/arm64) it builds one image per platform: the layout then
+// holds their multi-platform image index, the one reference a registry
+// serves to every node's architecture, and the tarball (whose format holds
+// one image per tag) the first platform's.
 //
 // It lives in its own module (hack/image) so go-containerregistry stays out of
 // the product's go.mod; it reads the Dockerfile with the main module's

@@ -42,11 +42,11 @@ var docPages = []docPage{
 }
 
 // TestDocCommandBlocks executes every ```sh block of the pages of docPages,
-// in order, in a temporary directory that holds the repository's files (or
-// a clone of it), bin/toolgate (also on PATH as toolgate) and a scratch
-// directory for /tmp/, and compares the output each block prints with the output it shows
-// (issue 20, item 7). The page's HTML comment directly before a block says how
-// it runs:
+// in order, in a temporary directory that holds the repository's files (or a
+// clone of it), bin/toolgate (also on PATH as toolgate) and a scratch
+// directory for /tmp/, and compares the output each block prints with the
+// output it shows (docs/decisions.md, "A daemonless image and docs that
+// run"). The page's HTML comment directly before a block says how it runs:
 //
 //   - none: the block runs on its own; a block showing no output must exit 0
 //     with every command (set -e -o pipefail).

@@ -1,7 +1,8 @@
-// Package audit holds toolgate's tamper-evident decision log (issue 17,
-// item 4; spec Section 41 "audit persistence"): every decision-log record
-// appended to an RFC 6962 Merkle tree (golang.org/x/mod/sumdb/tlog) whose
-// checkpoints are signed notes (golang.org/x/mod/sumdb/note, Ed25519).
+// Package audit holds toolgate's tamper-evident decision log
+// (docs/decisions.md, "A tamper-evident decision log"; spec Section 41
+// "audit persistence"): every decision-log record appended to an RFC 6962
+// Merkle tree (golang.org/x/mod/sumdb/tlog) whose checkpoints are signed
+// notes (golang.org/x/mod/sumdb/note, Ed25519).
 //
 // A log is a directory of three append-only files:
 //

@@ -54,9 +54,9 @@ func TestShippedPolicySamplesPublish(t *testing.T) {
 		t.Errorf("maxAuthorizationLifetimeSeconds = %d, %v; want 300", lt, err)
 	}
 	b := boundary.New("test")
-	h, err := manifest.NewHostAuthority(b, ha.Spec)
+	h, err := newHostAuthority(b, ha.Spec)
 	if err != nil {
-		t.Fatalf("NewHostAuthority: %v", err)
+		t.Fatalf("newHostAuthority: %v", err)
 	}
 	if diff := cmp.Diff(vocab.AllRole(), h.Roles()); diff != "" {
 		t.Errorf("declared roles (-want +got):\n%s", diff)
@@ -474,7 +474,7 @@ func TestHostAuthorityConversion(t *testing.T) {
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			h, err := manifest.NewHostAuthority(boundary.New("test"), hostSpec(tc.mod))
+			h, err := newHostAuthority(boundary.New("test"), hostSpec(tc.mod))
 			testutil.CheckFault(t, err, tc.wantErr, tc.wantPath)
 			testutil.CheckNoEcho(t, err, "secret", "robot")
 			if err == nil {

@@ -19,7 +19,8 @@ import (
 	"github.com/toolgate/toolgate/internal/serving"
 )
 
-// Idempotent authorize (issue 17, item 5). An issued Authorization's three
+// Idempotent authorize (docs/decisions.md, "Idempotent authorize and
+// durable identities"). An issued Authorization's three
 // identities are claimed in the Consumption store before it is handed out
 // (consume.Store.Claim): an identity backs one consumable Authorization
 // per domain, and an identical request is answered with the same one.

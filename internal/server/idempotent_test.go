@@ -22,8 +22,9 @@ import (
 	"github.com/toolgate/toolgate/internal/server"
 )
 
-// Issue 17, item 5: an identity backs one consumable Authorization per
-// domain; an identical authorize is answered with the same Authorization.
+// Idempotent authorize (docs/decisions.md): an identity backs one consumable
+// Authorization per domain; an identical authorize is answered with the same
+// Authorization.
 
 // authorizeRaw posts req as the agent runtime and decodes the answer.
 func (s *service) authorizeRaw(t testing.TB, req client.AuthorizeRequest) (response, client.AuthorizeResponse) {
@@ -306,10 +307,10 @@ func TestRequestDigestIsTheRequestAsDecodedAndItsCaller(t *testing.T) {
 	}
 }
 
-// referenceRequestDigest is RequestDigest as first written (issue 17,
-// item 5), with json.Marshal: the digest is stored in every claim, so its
-// octets must not change across an upgrade, or a retry of a request in
-// flight would be refused as another request.
+// referenceRequestDigest is RequestDigest as first written (idempotent
+// authorize's first version), with json.Marshal: the digest is stored in
+// every claim, so its octets must not change across an upgrade, or a retry
+// of a request in flight would be refused as another request.
 func referenceRequestDigest(req *client.AuthorizeRequest, caller host.Caller) string {
 	h := sha256.New()
 	field := func(b []byte) {

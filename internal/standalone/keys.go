@@ -13,11 +13,11 @@ import (
 	"github.com/toolgate/toolgate/internal/serving"
 )
 
-// Key-set files (issue 17, item 3): one per domain in the key directory,
-// <namespace>.<name>.keyset.json, mode 0600, the persisted
+// Key-set files (docs/decisions.md, "Key management"): one per domain in the
+// key directory, <namespace>.<name>.keyset.json, mode 0600, the persisted
 // serving.KeyState. A legacy <namespace>.<name>.ed25519 seed (one key, no
-// rotation) is migrated into it on first use: the seed stays the active
-// key and its identity the domain's instance, so Consumption records and
+// rotation) is migrated into it on first use: the seed stays the active key
+// and its identity the domain's instance, so Consumption records and
 // artifacts issued before the upgrade stay valid.
 
 // KeySetPath is the key-set file of the HostAuthority namespace/name.

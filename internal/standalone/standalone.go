@@ -1,7 +1,7 @@
 // Package standalone runs toolgate without a cluster: it loads the same
 // manifests the admission webhook checks from a directory, creates one
 // Host authority domain per HostAuthority with a key set kept in a state
-// directory (rotation and migration: keys.go, issue 17 item 3), and hands
+// directory (rotation and migration: keys.go), and hands
 // the domains to the authorization service.
 package standalone
 

@@ -1,11 +1,7 @@
 package mcp
 
 import (
-	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -18,6 +14,7 @@ import (
 
 	"github.com/toolgate/toolgate/client"
 	"github.com/toolgate/toolgate/client/mcpclient"
+	"github.com/toolgate/toolgate/hack/npmcache"
 )
 
 // The reference-server spec gates a published MCP server from npm,
@@ -32,50 +29,17 @@ const (
 	referenceGatewayToken = "reference-mcp-gateway-token-5c1f8a2e"
 )
 
-// installReference installs the pinned package with `npm ci` into
+// installReference installs the pinned package with `npm ci` (hack/npmcache) into
 // $XDG_CACHE_HOME/toolgate/npm/<digest of the lock file> (~/.cache/…),
 // once: a later run, or another clone with the same lock, reuses it. It
 // returns the server's entry point. A failed install fails the spec.
 func installReference() string {
 	GinkgoHelper()
-	lock, err := os.ReadFile(filepath.Join(referenceDir, "npm", "package-lock.json"))
-	Expect(err).NotTo(HaveOccurred())
-	manifest, err := os.ReadFile(filepath.Join(referenceDir, "npm", "package.json"))
-	Expect(err).NotTo(HaveOccurred())
-	cache, err := os.UserCacheDir()
-	Expect(err).NotTo(HaveOccurred())
-	sum := sha256.Sum256(append(append(manifest, 0), lock...))
-	root := filepath.Join(cache, "toolgate", "npm")
-	dir := filepath.Join(root, hex.EncodeToString(sum[:8]))
-	entry := filepath.Join(dir, "node_modules", "@modelcontextprotocol", "server-everything", "dist", "index.js")
-	if _, err := os.Stat(entry); err == nil {
-		return entry
-	}
-	Expect(os.MkdirAll(root, 0o755)).To(Succeed())
-	// Install beside the final directory and rename it into place, so a
-	// run killed mid-install leaves no half-installed cache entry.
-	tmp, err := os.MkdirTemp(root, "install-")
-	Expect(err).NotTo(HaveOccurred())
-	defer func() { _ = os.RemoveAll(tmp) }()
-	Expect(os.WriteFile(filepath.Join(tmp, "package.json"), manifest, 0o644)).To(Succeed())
-	Expect(os.WriteFile(filepath.Join(tmp, "package-lock.json"), lock, 0o644)).To(Succeed())
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, "npm", "ci", "--ignore-scripts", "--no-audit", "--no-fund")
-	cmd.Dir = tmp
-	out, err := cmd.CombinedOutput()
-	Expect(err).NotTo(HaveOccurred(), "npm ci of the pinned reference server failed:\n%s", out)
-	if err := os.Rename(tmp, dir); err != nil {
-		// Another run installed the same lock meanwhile: use its copy.
-		Expect(errors.Is(err, os.ErrExist) || dirExists(dir)).To(BeTrue(), "renaming the install into the cache: %v", err)
-	}
+	modules, err := npmcache.Install(filepath.Join(referenceDir, "npm"), GinkgoWriter)
+	Expect(err).NotTo(HaveOccurred(), "npm ci of the pinned reference server failed")
+	entry := filepath.Join(modules, "@modelcontextprotocol", "server-everything", "dist", "index.js")
 	Expect(entry).To(BeAnExistingFile())
 	return entry
-}
-
-func dirExists(p string) bool {
-	st, err := os.Stat(p)
-	return err == nil && st.IsDir()
 }
 
 var _ = Describe("a published reference MCP server from npm", Ordered, func() {

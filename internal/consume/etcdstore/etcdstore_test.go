@@ -3,6 +3,7 @@ package etcdstore_test
 import (
 	"context"
 	"errors"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -12,6 +13,7 @@ import (
 	"github.com/toolgate/toolgate/internal/consume"
 	"github.com/toolgate/toolgate/internal/consume/consumetest"
 	"github.com/toolgate/toolgate/internal/consume/etcdstore"
+	"github.com/toolgate/toolgate/internal/standalone/standalonetest"
 	"github.com/toolgate/toolgate/internal/testutil"
 )
 
@@ -187,7 +189,8 @@ func TestRevokedLeaseIsReplaced(t *testing.T) {
 	}
 }
 
-// TestTrickledConsumeAcrossASweepIsRefused: issue 17, item 0 on etcd. The
+// TestTrickledConsumeAcrossASweepIsRefused: consumetest.CheckTrickledConsume
+// on etcd. The
 // sweep is the lease's own expiry on the etcd server, in real time: the
 // check consumes 2 s before expiry by the shared clock, so with 1 s
 // windows and 1 s retention the lease ends about 3 s later.
@@ -204,7 +207,7 @@ func TestTrickledConsumeAcrossASweepIsRefused(t *testing.T) {
 		for {
 			// The record's lease ends now, as its expiry would: the lease
 			// was granted at issuance for the Authorization's expiry window
-			// (the identity claim of issue 17, item 5, took it first) and
+			// (the identity claim of idempotent authorize took it first) and
 			// its TTL runs in real time, which this check's clock skips.
 			resp, err := cli.Get(ctx, prefix, clientv3.WithPrefix())
 			if err != nil {
@@ -227,7 +230,9 @@ func TestTrickledConsumeAcrossASweepIsRefused(t *testing.T) {
 			}
 		}
 	}
-	if err := consumetest.CheckTrickledConsume(ctx, testutil.RepoRoot(t), t.TempDir(), s, clock, 2*time.Second, sweep); err != nil {
+	root := testutil.RepoRoot(t)
+	service := standalonetest.Service(t.TempDir(), filepath.Join(root, "config", "samples"))
+	if err := consumetest.CheckTrickledConsume(ctx, root, service, s, clock, 2*time.Second, sweep); err != nil {
 		t.Fatal(err)
 	}
 }
