@@ -90,14 +90,11 @@ type generationDiff struct {
 // many of them are invalid.
 func diffDomain(out io.Writer, base, head *manifest.Set, o *v1alpha1.HostAuthority, rep *[]generationDiff) (added, invalid int, err error) {
 	where := fmt.Sprintf("HostAuthority %s/%s", o.Namespace, o.Name)
-	cfg, err := manifest.HostConfig(o)
+	a, err := publication.HostAuthority(o)
 	if err != nil {
 		return 0, 0, fmt.Errorf("%s: %w", where, err)
 	}
-	h, err := host.New(cfg)
-	if err != nil {
-		return 0, 0, fmt.Errorf("%s: %w", where, err)
-	}
+	h := a.Scratch
 	admin, _ := manifest.AdministratorOf(o)
 	if err := publication.Into(base, h, o.Namespace, o.Name, admin); err != nil {
 		return 0, 0, fmt.Errorf("OLD: %w", err)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/toolgate/toolgate/internal/host"
 	"github.com/toolgate/toolgate/internal/manifest"
+	"github.com/toolgate/toolgate/internal/publication"
 )
 
 // registryValidate publishes every ToolRegistry found in the given paths
@@ -45,16 +46,9 @@ func loadRegistries(paths ...string) ([]*host.RegistrySnapshot, []host.RegistryD
 	snaps := make([]*host.RegistrySnapshot, 0, len(set.ToolRegistries))
 	drafts := make([]host.RegistryDraft, 0, len(set.ToolRegistries))
 	for _, tr := range set.ToolRegistries {
-		draft, err := manifest.RegistryDraft(tr.Spec)
-		if err == nil {
-			err = manifest.CheckConfirmed(&tr)
-		}
+		draft, s, err := publication.ToolRegistry(&tr)
 		if err != nil {
 			return nil, nil, located(set, objErr("ToolRegistry", &tr, err))
-		}
-		s, err := host.PublishRegistryDraft(draft)
-		if err != nil {
-			return nil, nil, located(set, objErr("ToolRegistry", &tr, manifest.SpecFault(err)))
 		}
 		snaps, drafts = append(snaps, s), append(drafts, draft)
 	}

@@ -266,14 +266,11 @@ func loadHost(set *manifest.Set, namespace, name string) (*host.Host, error) {
 	if !ok {
 		return nil, fmt.Errorf("no HostAuthority %s/%s in the manifests", namespace, name)
 	}
-	cfg, err := manifest.HostConfig(obj)
+	a, err := publication.HostAuthority(obj)
 	if err != nil {
 		return nil, err
 	}
-	h, err := host.New(cfg)
-	if err != nil {
-		return nil, err
-	}
+	h := a.Scratch
 	admin, _ := manifest.AdministratorOf(obj)
 	return h, publication.Into(set, h, namespace, name, admin)
 }

@@ -102,7 +102,6 @@ var publicationSide = []string{
 	"internal/mcpgate/mcpimport", // an MCP tool's input schema as a schema draft
 	"internal/publication",       // the one publication path of PolicySnapshot chains
 	"internal/store",             // the served registry and policy snapshots
-	"internal/webhook",           // a ToolRegistry's publication rules at admission
 }
 
 // TestOneDoorToTheEngine: the Host is the one door to the engine (docs/

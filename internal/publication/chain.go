@@ -47,11 +47,7 @@ func Into(set *manifest.Set, h *host.Host, namespace, name string, publisher hos
 		if o.Namespace != namespace {
 			continue
 		}
-		err := manifest.CheckConfirmed(&o)
-		var d host.RegistryDraft
-		if err == nil {
-			d, err = manifest.RegistryDraft(o.Spec)
-		}
+		d, _, err := ToolRegistry(&o)
 		if err == nil {
 			_, err = h.PublishRegistry(d)
 		}

@@ -16,9 +16,9 @@ import (
 
 	"github.com/toolgate/toolgate/api/v1alpha1"
 	"github.com/toolgate/toolgate/internal/engine/schema"
-	"github.com/toolgate/toolgate/internal/host"
 	"github.com/toolgate/toolgate/internal/manifest"
 	"github.com/toolgate/toolgate/internal/mcpgate"
+	"github.com/toolgate/toolgate/internal/publication"
 )
 
 // UnconfirmedAnnotation marks a ToolRegistry draft whose human judgments
@@ -231,12 +231,10 @@ func definition(t Tool, toolID, version string, root schema.Draft) (v1alpha1.Too
 		Title:        title, Summary: summary,
 		Schema: v1alpha1.ToolSchema{ID: v1alpha1.LowerToken(id + "-args"), Version: "v1", Root: apiextensionsv1.JSON{Raw: rootJSON}},
 	}
-	draft, err := manifest.RegistryDraft(v1alpha1.ToolRegistrySpec{SnapshotID: "check", SnapshotGeneration: "1", Definitions: []v1alpha1.ToolDefinition{d}})
-	if err == nil {
-		_, err = host.PublishRegistryDraft(draft)
-	}
-	if err != nil {
-		return d, fmt.Errorf("the converted closed Schema does not publish: %s", strings.ReplaceAll(manifest.SpecFault(err).Error(), "engine: ", ""))
+	check := &v1alpha1.ToolRegistry{Spec: v1alpha1.ToolRegistrySpec{SnapshotID: "check", SnapshotGeneration: "1", Definitions: []v1alpha1.ToolDefinition{d}}}
+	check.Name = "check-1"
+	if _, _, err := publication.ToolRegistry(check); err != nil {
+		return d, fmt.Errorf("the converted closed Schema does not publish: %s", strings.ReplaceAll(err.Error(), "engine: ", ""))
 	}
 	return d, nil
 }
