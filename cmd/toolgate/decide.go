@@ -114,7 +114,7 @@ func printExplanation(out io.Writer, rules []host.RuleResult) {
 	for _, rr := range rules {
 		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\n", rr.Rule, rr.Effect, rr.Result, rr.Reason)
 		for _, p := range rr.Predicates {
-			fmt.Fprintf(tw, "    %s\t%s\t%s\n", p.Predicate, p.Operand(), p.Result)
+			fmt.Fprintf(tw, "    %s\t%s\t%s\n", p.Name(), p.Operand(), p.Result)
 		}
 	}
 	_ = tw.Flush() // stdout has nowhere better to report to
@@ -269,7 +269,7 @@ func writeDecision(out io.Writer, mode string, h *host.Host, r host.AuthorizeReq
 			e := explainedRule{Rule: rr.Rule.String(), Effect: rr.Effect.String(), Result: rr.Result.String(),
 				Reason: rr.Reason.String(), Predicates: []explainedPredicate{}}
 			for _, p := range rr.Predicates {
-				e.Predicates = append(e.Predicates, explainedPredicate{Predicate: p.Predicate.String(), Operand: p.Operand(), Result: p.Result.String()})
+				e.Predicates = append(e.Predicates, explainedPredicate{Predicate: p.Name(), Operand: p.Operand(), Result: p.Result.String()})
 			}
 			doc.Rules = append(doc.Rules, e)
 		}

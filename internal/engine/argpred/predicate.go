@@ -439,9 +439,12 @@ func parseInteger(s string, signed bool, scale int) (uint64, error) {
 			limit = 1 << 63
 		}
 	}
-	m, ok := canonicalDecimal(whole, ^uint64(0))
-	if !ok {
+	if whole == "" || (len(whole) > 1 && whole[0] == '0') || !allDigits(whole) {
 		return 0, fault.New(fault.Malformed, rule)
+	}
+	m, ok := canonicalDecimal(whole, limit)
+	if !ok {
+		return 0, fault.New(fault.OutOfRange, rule)
 	}
 	for i := 0; i < scale; i++ {
 		var d uint64
