@@ -644,3 +644,16 @@ func (p *Predicate) leaf(v value.Value) Result {
 	}
 	return Indeterminate
 }
+
+// String returns notMatched, matched or indeterminate.
+func (r Result) String() string {
+	switch r {
+	case NotMatched:
+		return "notMatched"
+	case Matched:
+		return "matched"
+	case Indeterminate:
+		return "indeterminate"
+	}
+	return "invalid"
+}

@@ -144,7 +144,7 @@ func validScheme(s string) bool {
 // IPv6 literal, a non-canonical numeric host), or a backslash or space
 // anywhere.
 func splitURL(v string) (scheme, hostPort string, ok bool) {
-	if strings.ContainsAny(v, "\\ ") {
+	if !visibleASCII(v) || strings.Contains(v, "\\") || !validEscapes(v) {
 		return "", "", false
 	}
 	scheme, rest, found := strings.Cut(v, "://")
@@ -161,6 +161,33 @@ func splitURL(v string) (scheme, hostPort string, ok bool) {
 	}
 	return scheme, hostPort, true
 }
+
+// validEscapes reports whether every '%' in s starts a two-hex-digit
+// escape: a stray '%' is read differently by different URL parsers.
+func validEscapes(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] == '%' {
+			if i+2 >= len(s) || !isHex(s[i+1]) || !isHex(s[i+2]) {
+				return false
+			}
+			i += 2
+		}
+	}
+	return true
+}
+
+// visibleASCII reports whether s has only octets 0x21–0x7E (a validated
+// string is printable ASCII already; the space is refused here).
+func visibleASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] <= ' ' || s[i] > '~' {
+			return false
+		}
+	}
+	return true
+}
+
+func isHex(c byte) bool { return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F' }
 
 // emailDomain returns the domain of the address v: the suffix after its
 // only '@'. ok is false when v does not have exactly one '@', the local
