@@ -41,7 +41,9 @@ func vals(v ...string) func(*policy.ArgumentDraft) {
 func scaled(s string) func(*policy.ArgumentDraft) {
 	return func(a *policy.ArgumentDraft) { a.Scale = s }
 }
-func allArgs(cs ...policy.ConditionDraft) policy.ConditionDraft { return policy.ConditionDraft{All: cs} }
+func allArgs(cs ...policy.ConditionDraft) policy.ConditionDraft {
+	return policy.ConditionDraft{All: cs}
+}
 
 func scopedRule(id, effect, reason string, c policy.ConditionDraft) policy.RuleDraft {
 	r := policy.RuleDraft{ID: id, Effect: effect, Reason: reason, Condition: c}
