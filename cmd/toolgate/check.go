@@ -108,6 +108,13 @@ func check(set *manifest.Set) *checked {
 				s, err = host.PublishRegistryDraft(d)
 			}
 			errs.Add("", manifest.SpecFault(err))
+			// The domains of the namespace hold it, so that a policy's
+			// argument-predicate opt-in naming it resolves.
+			for _, ch := range c.hosts {
+				if err == nil && errs.Err() == nil && ch.obj.Namespace == o.Namespace {
+					_, _ = ch.host.PublishRegistry(d)
+				}
+			}
 		}
 		if err := errs.Err(); err != nil {
 			report("ToolRegistry", o, err)
