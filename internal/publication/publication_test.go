@@ -127,7 +127,7 @@ func TestAdmit(t *testing.T) {
 		},
 		"an argument opt-in without its registry is notFound": {
 			a:    publication.Admission{Candidate: next(gen1, "1", withArgument("/amount")), Authority: ha},
-			want: []string{"spec.policies[0].arguments.registry notFound", "spec.policies[0].rules[0].condition.all[1].argument unsupported"},
+			want: []string{"spec.policies[0].arguments.registry notFound"},
 		},
 		"an argument path not in the tool's schema is reported at its spec path": {
 			a:    publication.Admission{Candidate: next(gen1, "1", withArgument("/amounts")), Authority: ha, Registries: set.ToolRegistries},

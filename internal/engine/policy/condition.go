@@ -3,6 +3,7 @@ package policy
 import (
 	"errors"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/toolgate/toolgate/internal/engine/argpred"
@@ -83,6 +84,10 @@ type compiler struct {
 	// definition's bound snapshot, nil when it did not opt in.
 	registries Registries
 	tools      argpred.Tools
+	// unresolved: the definition's opt-in itself was rejected (reported
+	// there); its argument nodes cannot be checked and are not reported
+	// again.
+	unresolved bool
 }
 
 // condition validates and normalizes one node at depth (root = 1). Paths are
@@ -117,6 +122,11 @@ func (k *compiler) condition(d *ConditionDraft, depth int) (*Condition, error) {
 	case forms > 1:
 		return nil, fault.New(fault.Malformed, "a condition is exactly one of all, any or predicate (or argument, with the argument-predicate opt-in)")
 	case d.Argument != nil:
+		if k.unresolved {
+			// Never published: the definition already carries the opt-in's
+			// rejection. The node counter keeps sibling keys distinct.
+			return &Condition{kind: vocab.ConditionPredicate, key: "3:unresolved:" + strconv.Itoa(k.nodes)}, nil
+		}
 		if k.tools == nil {
 			return nil, fault.At("argument", fault.Unsupported, "argument predicates need the policy's opt-in to "+argpred.Vocabulary)
 		}

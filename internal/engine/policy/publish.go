@@ -197,7 +197,8 @@ func (k *compiler) definition(d *DefinitionDraft) (*Definition, error) {
 	errs.Add("lifecycle", err)
 	binding, err := k.arguments(d.Arguments)
 	errs.Add("arguments", err)
-	defer func() { k.tools = nil }()
+	k.unresolved = err != nil
+	defer func() { k.tools, k.unresolved = nil, false }()
 	switch {
 	case len(d.Rules) == 0:
 		errs.Add("", fault.At("rules", fault.Missing, "a policy has 1–128 rules"))
