@@ -23,7 +23,7 @@ func ExampleNew() {
 			{Name: "path", Requirement: "required", Type: schema.Draft{Kind: "string"}},
 		}}},
 	}}})
-	p, err := argpred.New(argpred.Draft{Name: "pathWithin", Tool: "files.write", Version: "1", Path: "/path", Root: "/workspace/project"}, reg)
+	p, err := argpred.New(argpred.Draft{Name: "pathWithin", Tool: "files.write", Version: "1", Path: "/path", Root: "/workspace/project"}, reg, nil)
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -66,7 +66,7 @@ func tools(t testing.TB) *registry.Snapshot {
 // a request for d's tool.
 func eval(t *testing.T, reg *registry.Snapshot, d argpred.Draft, args string) argpred.Result {
 	t.Helper()
-	p, err := argpred.New(d, reg)
+	p, err := argpred.New(d, reg, nil)
 	if err != nil {
 		t.Fatalf("New(%+v): %v", d, err)
 	}

@@ -143,7 +143,10 @@ type Tools interface {
 // New validates d against the Schema of its tool in tools and returns the
 // bound predicate, or every violation at once, each at its path relative
 // to the predicate ("path", "values[2]", ...). Nothing partial is returned.
-func New(d Draft, tools Tools) (*Predicate, error) {
+// A Resource named by an exact operand of a resourceID field must satisfy
+// within, the publisher's Host Authority ceiling (Section 19: policy
+// content names no Resource outside it); nil admits every Resource.
+func New(d Draft, tools Tools, within func(ident.Resource) bool) (*Predicate, error) {
 	var errs fault.Errors
 	name, err := ParseName(d.Name)
 	errs.Add("name", err)
@@ -187,7 +190,7 @@ func New(d Draft, tools Tools) (*Predicate, error) {
 		return nil, fault.At("path", fault.KindMismatch, "the field's kind is not one this argument predicate applies to")
 	}
 	p := &Predicate{name: name, tool: tool, version: version, def: def.Digest(), path: segs, text: d.Path}
-	if err := p.operands(&d, kind, leaf.Cases); err != nil {
+	if err := p.operands(&d, kind, leaf.Cases, within); err != nil {
 		return nil, err
 	}
 	p.key = p.computeKey()
@@ -240,7 +243,7 @@ func resolve(n schema.Draft, segs []string) (schema.Draft, error) {
 
 // operands validates the operand fields of d for a field of kind (with
 // cases for an enumeration).
-func (p *Predicate) operands(d *Draft, kind vocab.ValueKind, cases []string) error {
+func (p *Predicate) operands(d *Draft, kind vocab.ValueKind, cases []string, within func(ident.Resource) bool) error {
 	switch p.name {
 	case IntegerAtMost, IntegerAtLeast, IntegerIn:
 		p.signed = kind == vocab.KindSignedInteger
@@ -262,12 +265,12 @@ func (p *Predicate) operands(d *Draft, kind vocab.ValueKind, cases []string) err
 		}
 		return p.integerSet(d.Values, scale)
 	case StringEquals, StringHasPrefix, StringHasSuffix:
-		if err := textOperand(d.Value, kind, cases, p.name == StringEquals); err != nil {
+		if err := textOperand(d.Value, kind, cases, p.name == StringEquals, within); err != nil {
 			return fault.Within("value", err)
 		}
 		p.str = d.Value
 	case StringIn:
-		set, err := stringSet("values", d.Values, MaxValues, func(s string) error { return textOperand(s, kind, cases, true) })
+		set, err := stringSet("values", d.Values, MaxValues, func(s string) error { return textOperand(s, kind, cases, true, within) })
 		if err != nil {
 			return err
 		}
@@ -327,15 +330,19 @@ func (p *Predicate) operands(d *Draft, kind vocab.ValueKind, cases []string) err
 // exact comparison with a resourceID field a Resource identifier, with an
 // enumeration field a declared case (anything else could never match and
 // is an operand of the wrong kind).
-func textOperand(s string, kind vocab.ValueKind, cases []string, exact bool) error {
+func textOperand(s string, kind vocab.ValueKind, cases []string, exact bool, within func(ident.Resource) bool) error {
 	switch {
 	case len(s) > value.MaxStringLen || !ident.IsPrintableASCII(s):
 		return fault.New(fault.Malformed, "a string operand is 0–1024 printable ASCII octets")
 	case !exact && s == "":
 		return fault.New(fault.Missing, "a prefix or suffix operand is nonempty")
 	case exact && kind == vocab.KindResourceID:
-		if _, err := ident.ParseResource(s); err != nil {
+		r, err := ident.ParseResource(s)
+		if err != nil {
 			return fault.New(fault.KindMismatch, "an operand for a resourceID field is a Resource identifier")
+		}
+		if within != nil && !within(r) {
+			return fault.New(fault.OutOfRange, "policy content cannot name a resource outside the publisher's host authority ceiling")
 		}
 	case exact && kind == vocab.KindEnumeration:
 		if !slices.Contains(cases, s) {

@@ -203,7 +203,7 @@ func TestScaledOperandsConvertExactly(t *testing.T) {
 		{"/amount", "1", "0", "", fault.OutOfRange},
 		{"/amount", "1", "19", "", fault.OutOfRange},
 	} {
-		p, err := argpred.New(argpred.Draft{Name: "integerAtMost", Tool: "payments.transfer", Version: "1", Path: c.path, Value: c.value, Scale: c.scale}, reg)
+		p, err := argpred.New(argpred.Draft{Name: "integerAtMost", Tool: "payments.transfer", Version: "1", Path: c.path, Value: c.value, Scale: c.scale}, reg, nil)
 		switch {
 		case c.code != 0:
 			if fault.CodeOf(err) != c.code {
@@ -258,7 +258,7 @@ func TestAbsentOptionalFieldIsIndeterminate(t *testing.T) {
 
 func TestAnotherDefinitionDoesNotMatch(t *testing.T) {
 	reg := tools(t)
-	p, err := argpred.New(argpred.Draft{Name: "pathWithin", Tool: "files.write", Version: "1", Path: "/path", Root: "/w"}, reg)
+	p, err := argpred.New(argpred.Draft{Name: "pathWithin", Tool: "files.write", Version: "1", Path: "/path", Root: "/w"}, reg, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -319,7 +319,7 @@ func TestPublicationReportsEveryViolationWithItsPath(t *testing.T) {
 		{"too many values", argpred.Draft{Name: "stringIn", Tool: "files.write", Version: "1", Path: "/path", Values: strings.Split(strings.Repeat("x,", 33), ",")},
 			map[string]fault.Code{"values": fault.LimitExceeded}},
 	} {
-		_, err := argpred.New(c.d, reg)
+		_, err := argpred.New(c.d, reg, nil)
 		got := map[string]fault.Code{}
 		for _, e := range fault.All(err) {
 			got[e.Path] = e.Code
@@ -336,9 +336,27 @@ func TestPublicationReportsEveryViolationWithItsPath(t *testing.T) {
 	}
 }
 
+func TestResourceOperandsLieWithinTheCeiling(t *testing.T) {
+	reg := tools(t)
+	ceiling := func(r ident.Resource) bool { return r.String() == "acct-1" }
+	for _, c := range []struct {
+		d    argpred.Draft
+		want fault.Code
+	}{
+		{argpred.Draft{Name: "stringEquals", Tool: "payments.transfer", Version: "1", Path: "/account", Value: "acct-1"}, 0},
+		{argpred.Draft{Name: "stringEquals", Tool: "payments.transfer", Version: "1", Path: "/account", Value: "acct-2"}, fault.OutOfRange},
+		{argpred.Draft{Name: "stringIn", Tool: "payments.transfer", Version: "1", Path: "/account", Values: []string{"acct-1", "acct-9"}}, fault.OutOfRange},
+		{argpred.Draft{Name: "stringHasPrefix", Tool: "payments.transfer", Version: "1", Path: "/account", Value: "acct-"}, 0}, // names no Resource
+	} {
+		if _, err := argpred.New(c.d, reg, ceiling); fault.CodeOf(err) != c.want {
+			t.Errorf("%s %v: got %v, want %v", c.d.Name, c.d.Values, err, c.want)
+		}
+	}
+}
+
 func TestPublicationErrorsEchoNoOperand(t *testing.T) {
 	const secret = "sekret-operand"
-	_, err := argpred.New(argpred.Draft{Name: "urlIn", Tool: "http.fetch", Version: "1", Path: "/url", Schemes: []string{secret + "\\"}, Hosts: []string{secret + "%"}}, tools(t))
+	_, err := argpred.New(argpred.Draft{Name: "urlIn", Tool: "http.fetch", Version: "1", Path: "/url", Schemes: []string{secret + "\\"}, Hosts: []string{secret + "%"}}, tools(t), nil)
 	if err == nil || strings.Contains(err.Error(), secret) {
 		t.Fatalf("error %v echoes the operand", err)
 	}
@@ -356,7 +374,7 @@ func TestKeysAreInjectiveOverOperandText(t *testing.T) {
 		{Name: "stringHasPrefix", Tool: "files.write", Version: "1", Path: "/path", Value: "a"},
 		{Name: "stringEquals", Tool: "files.write", Version: "1", Path: "/note", Value: "a"},
 	} {
-		p, err := argpred.New(d, reg)
+		p, err := argpred.New(d, reg, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -366,8 +384,8 @@ func TestKeysAreInjectiveOverOperandText(t *testing.T) {
 		keys[p.Key()] = d.Name + d.Path + d.Value + strings.Join(d.Values, "|")
 	}
 	// Set order is normalized: the same set is the same key.
-	a, _ := argpred.New(argpred.Draft{Name: "stringIn", Tool: "files.write", Version: "1", Path: "/path", Values: []string{"b", "a"}}, reg)
-	b, _ := argpred.New(argpred.Draft{Name: "stringIn", Tool: "files.write", Version: "1", Path: "/path", Values: []string{"a", "b"}}, reg)
+	a, _ := argpred.New(argpred.Draft{Name: "stringIn", Tool: "files.write", Version: "1", Path: "/path", Values: []string{"b", "a"}}, reg, nil)
+	b, _ := argpred.New(argpred.Draft{Name: "stringIn", Tool: "files.write", Version: "1", Path: "/path", Values: []string{"a", "b"}}, reg, nil)
 	if a.Key() != b.Key() {
 		t.Fatal("a set's key depends on its order")
 	}

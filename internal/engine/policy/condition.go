@@ -130,7 +130,7 @@ func (k *compiler) condition(d *ConditionDraft, depth int) (*Condition, error) {
 		if k.tools == nil {
 			return nil, fault.At("argument", fault.Unsupported, "argument predicates need the policy's opt-in to "+argpred.Vocabulary)
 		}
-		a, err := argpred.New(*d.Argument, k.tools)
+		a, err := argpred.New(*d.Argument, k.tools, k.ceiling.hasResource)
 		if err != nil {
 			return nil, fault.Within("argument", err)
 		}
