@@ -290,3 +290,32 @@ func TestArgumentPredicateWithoutARequestIsIndeterminate(t *testing.T) {
 		t.Fatalf("got %v %v", dec.Outcome(), dec.Reasons())
 	}
 }
+
+// BenchmarkEvaluateArgumentPredicates measures one Evaluate of a rule with
+// three argument predicates (reference evaluator) beside the same rule
+// without them (compiled evaluator).
+func BenchmarkEvaluateArgumentPredicates(b *testing.B) {
+	f := testutil.BuildInput(b, boundary.New("args-host"), testutil.DefaultInputSpec())
+	in := f.New(b)
+	tool := policy.ConditionDraft{Predicate: &policy.PredicateDraft{Name: "exactToolID", Identifier: "payments.submit"}}
+	for _, c := range []struct {
+		name string
+		d    policy.SnapshotDraft
+	}{
+		{"phase1-6", argumentSnapshot(nil, scopedRule("pay", "allow", "allowRuleMatched", tool))},
+		{"arguments", argumentSnapshot(optIn, scopedRule("pay", "allow", "allowRuleMatched", allArgs(tool,
+			arg("integerAtMost", "/amount", val("1000.00"), scaled("2")),
+			arg("stringIn", "/currency", vals("eur")),
+			arg("stringHasPrefix", "/invoice-refs/*", val("inv-2026-")))))},
+	} {
+		s := testutil.Must[*policy.Snapshot](b)(policy.PublishWith(f.Admin, c.d, heldRegistry{f.Snapshot}))
+		b.Run(c.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := policy.Evaluate(in, s, argumentSelection, "decision-1"); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
