@@ -106,6 +106,8 @@ test-fuzz: ## Run every fuzz target for FUZZTIME each.
 	$(GO) test -run '^$$' -fuzz '^FuzzEncode$$' -fuzztime $(FUZZTIME) ./internal/engine/canon/
 	$(GO) test -run '^$$' -fuzz '^FuzzPublish$$' -fuzztime $(FUZZTIME) ./internal/engine/policy/
 	$(GO) test -run '^$$' -fuzz '^FuzzCompiledEvaluator$$' -fuzztime $(FUZZTIME) ./internal/engine/policy/
+	$(GO) test -run '^$$' -fuzz '^FuzzPathWithin$$' -fuzztime $(FUZZTIME) ./internal/engine/argpred/
+	$(GO) test -run '^$$' -fuzz '^FuzzURLIn$$' -fuzztime $(FUZZTIME) ./internal/engine/argpred/
 	$(GO) test -run '^$$' -fuzz '^FuzzStrictDecoder$$' -fuzztime $(FUZZTIME) ./internal/server/
 	$(GO) test -run '^$$' -fuzz '^FuzzDecodeEntries$$' -fuzztime $(FUZZTIME) ./internal/consume/boltstore/
 	$(GO) test -run '^$$' -fuzz '^FuzzOutcomeLine$$' -fuzztime $(FUZZTIME) ./internal/mcpgate/

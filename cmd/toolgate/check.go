@@ -82,8 +82,17 @@ func check(set *manifest.Set) *checked {
 		var errs fault.Errors
 		errs.Add("", claim("ToolRegistry", o, string(o.Spec.SnapshotID)+"\x00"+string(o.Spec.SnapshotGeneration),
 			"spec.snapshotGeneration", "snapshot identity and generation"))
-		_, s, err := publication.ToolRegistry(o)
+		d, s, err := publication.ToolRegistry(o)
 		errs.Add("", err)
+		if errs.Err() == nil {
+			// The domains of the namespace hold it, so that a policy's
+			// argument-predicate opt-in naming it resolves.
+			for _, ch := range c.hosts {
+				if ch.obj.Namespace == o.Namespace {
+					_, _ = ch.host.PublishRegistry(d)
+				}
+			}
+		}
 		if err := errs.Err(); err != nil {
 			report("ToolRegistry", o, err)
 			continue

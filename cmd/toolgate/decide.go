@@ -117,7 +117,7 @@ func printExplanation(out io.Writer, rules []host.RuleResult) {
 		for _, p := range rr.Predicates {
 			// The result is a cell (tab-terminated) like the rules', so
 			// the column runs through every line and the reasons line up.
-			fmt.Fprintf(tw, "    %s\t%s\t%s\t\n", p.Predicate, p.Operand(), p.Result)
+			fmt.Fprintf(tw, "    %s\t%s\t%s\t\n", p.Name(), p.Operand(), p.Result)
 		}
 	}
 	_ = tw.Flush() // a bytes.Buffer does not fail
@@ -276,7 +276,7 @@ func writeDecision(out io.Writer, mode string, h *host.Host, r host.AuthorizeReq
 			e := explainedRule{Rule: rr.Rule.String(), Effect: rr.Effect.String(), Result: rr.Result.String(),
 				Reason: rr.Reason.String(), Predicates: []explainedPredicate{}}
 			for _, p := range rr.Predicates {
-				e.Predicates = append(e.Predicates, explainedPredicate{Predicate: p.Predicate.String(), Operand: p.Operand(), Result: p.Result.String()})
+				e.Predicates = append(e.Predicates, explainedPredicate{Predicate: p.Name(), Operand: p.Operand(), Result: p.Result.String()})
 			}
 			doc.Rules = append(doc.Rules, e)
 		}

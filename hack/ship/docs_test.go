@@ -37,6 +37,7 @@ var docPages = []docPage{
 	{path: "README.md"},
 	{path: "docs/quickstart.md"},
 	{path: "docs/gitops.md", clone: true},
+	{path: "docs/policy-arguments.md"},
 	{path: "CONTRIBUTING.md", noneRun: true},
 	{path: "docs/profiles/README.md", noneRun: true},
 }

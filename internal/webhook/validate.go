@@ -111,6 +111,15 @@ func (v PolicySnapshotValidator) ValidateCreate(ctx context.Context, o *v1alpha1
 		}
 		a.Earlier = l.Items
 	}
+	// Argument predicates are checked against the Schemas of the
+	// ToolRegistries their policy names; unreadable, none is held and
+	// the opt-in rejects (fail closed).
+	if publication.NeedsRegistries(o) && a.Authority != nil {
+		var l v1alpha1.ToolRegistryList
+		if err := v.Reader.List(ctx, &l, client.InNamespace(o.Namespace)); err == nil {
+			a.Registries = l.Items
+		}
+	}
 	_, err = publication.Admit(a)
 	if publication.NotAdministrator(err) {
 		return nil, apierrors.NewForbidden(schema.GroupResource{Group: v1alpha1.Group, Resource: "policysnapshots"}, o.Name,
