@@ -206,6 +206,8 @@ Next:
   kubectl apply -f my-policysnapshot.yaml
   # the authorization service (TLS, the CA envtest generated):
   curl --cacert %s %s/healthz
+  # a caller token for the samples' agent runtime (or payments-executor):
+  kubectl -n payments create token payments-agent-runtime --audience toolgate
   tail -f %s
   make dev-cluster-down
 `, st.APIServer, st.ManagerPID, rel(st.SamplesFrom), st.Kubeconfig, rel(st.Kubeconfig), rel(st.CAFile), st.ServiceURL, rel(st.ManagerLog))
