@@ -253,7 +253,7 @@ func TestLifetime_Bounds(t *testing.T) {
 	end := uint64(evaluatedAt + defaultLifetime) // the default expiry, 1800
 	runIssueCases(t, map[string]issueCase{
 		"a requested maximum of 0 s rejects":      {setup: lifetime(0, 1), wantErr: fault.ErrOutOfRange, wantPath: "maxLifetime"},
-		"a requested maximum of 1 s issues 1 s":   {setup: lifetime(1, 1)},
+		"a requested maximum of 1 s gives 1 s":    {setup: lifetime(1, 1)},
 		"a requested maximum of 3,600 s issues":   {setup: func(s setup) setup { return lifetime(3600, 3600)(longWindows(s)) }},
 		"a requested maximum of 3,601 s rejects":  {setup: func(s setup) setup { return lifetime(3601, 3600)(longWindows(s)) }, wantErr: fault.ErrOutOfRange, wantPath: "maxLifetime"},
 		"a duration equal to the maximum issues":  {setup: lifetime(400, 400)},
