@@ -179,4 +179,3 @@ func TestRevocationOfNamesExactlyOneTargetAndReportsEveryViolation(t *testing.T)
 		})
 	}
 }
-
