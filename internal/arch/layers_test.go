@@ -98,6 +98,7 @@ func TestLayersCanFail(t *testing.T) {
 // ("Layers") lists them with the same words.
 var publicationSide = []string{
 	"controllers",                // a PolicySnapshot's generation (ident)
+	"internal/argprofile",        // an MCP tool's arguments as protocol values, checked by the Schema rules
 	"internal/manifest",          // YAML manifests into engine drafts
 	"internal/mcpgate/mcpimport", // an MCP tool's input schema as a schema draft
 	"internal/publication",       // the one publication path of PolicySnapshot chains
