@@ -15,7 +15,9 @@ import (
 const maxJWKSBytes = 1 << 20
 
 // keySet is the issuer's JWKS, fetched on first use, again when older than
-// maxAge, and again on an unknown key ID at most once per minRefresh. A
+// maxAge (retried at most once per minRefresh), and again on an unknown
+// key ID at most once per minRefresh, so a flood of made-up key IDs costs
+// the issuer one fetch a minute. A
 // failed fetch keeps the keys it had while they are younger than maxAge;
 // after that nothing verifies (fail closed).
 type keySet struct {
@@ -29,7 +31,7 @@ type keySet struct {
 	keys      []jose.JSONWebKey
 	fetched   time.Time // when keys were fetched
 	attempted time.Time // when a fetch last ran, well or not
-	fetches   int       // fetches run, for tests
+	missed    time.Time // when an unknown key ID last caused a fetch
 }
 
 func (s *keySet) lookup(ctx context.Context, kid string, alg jose.SignatureAlgorithm) (jose.JSONWebKey, error) {
@@ -46,7 +48,8 @@ func (s *keySet) lookup(ctx context.Context, kid string, alg jose.SignatureAlgor
 	if k, ok := s.find(kid, alg); ok {
 		return k, nil
 	}
-	if now.Sub(s.attempted) >= s.minRefresh {
+	if s.missed.IsZero() || now.Sub(s.missed) >= s.minRefresh {
+		s.missed = now
 		s.refresh(ctx, now)
 		if k, ok := s.find(kid, alg); ok {
 			return k, nil
@@ -72,7 +75,6 @@ func (s *keySet) find(kid string, alg jose.SignatureAlgorithm) (jose.JSONWebKey,
 
 func (s *keySet) refresh(ctx context.Context, now time.Time) {
 	s.attempted = now
-	s.fetches++
 	keys, err := s.fetch(ctx)
 	if err != nil {
 		return
