@@ -311,3 +311,20 @@ func TestJWTConfigRejectsEveryErrorAtOnce(t *testing.T) {
 		t.Errorf("no pinned algorithm: %v", err)
 	}
 }
+
+// TestTokenWithoutKeyIDNeedsOneCandidate: a token without a kid verifies
+// with the one key of its algorithm in the JWKS, and rejects as
+// unknown_key when two could be meant.
+func TestTokenWithoutKeyIDNeedsOneCandidate(t *testing.T) {
+	t.Parallel()
+	a, b := newECKey(t, "key-a"), newECKey(t, "key-b")
+	anon := signingKey{priv: a.priv, alg: a.alg}
+	one := newVerifier(t, newIssuerKeys(t, a.public()))
+	if _, err := one.Verify(context.Background(), sign(t, anon, good())); err != nil {
+		t.Fatalf("one candidate: %v", err)
+	}
+	two := newVerifier(t, newIssuerKeys(t, a.public(), b.public()))
+	if _, err := two.Verify(context.Background(), sign(t, anon, good())); reasonOf(err) != clientauth.ReasonUnknownKey {
+		t.Fatalf("two candidates: %v, want %s", err, clientauth.ReasonUnknownKey)
+	}
+}
