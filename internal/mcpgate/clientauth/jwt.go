@@ -55,6 +55,11 @@ type JWTConfig struct {
 	// GroupsClaim names the claim holding the subject's groups (an array of
 	// strings); "groups" when empty.
 	GroupsClaim string
+	// RequireAccessTokenType rejects a token whose typ header is not
+	// at+jwt (RFC 9068 Section 4). Off by default: many authorization
+	// servers type their access tokens JWT; the audience check already
+	// keeps ID tokens (whose audience is a client) out.
+	RequireAccessTokenType bool
 	// MinRefresh and MaxKeyAge bound JWKS fetches (DefaultMinRefresh and
 	// DefaultMaxKeyAge when zero).
 	MinRefresh, MaxKeyAge time.Duration
@@ -72,6 +77,7 @@ type JWTVerifier struct {
 	algs             []jose.SignatureAlgorithm
 	leeway           time.Duration
 	groupsClaim      string
+	requireType      bool
 	now              func() time.Time
 	keys             *keySet
 }
@@ -114,7 +120,7 @@ func NewJWTVerifier(cfg JWTConfig) (*JWTVerifier, error) {
 		return nil, errors.Join(errs...)
 	}
 	v := &JWTVerifier{issuer: cfg.Issuer, audience: cfg.Audience, algs: algs,
-		leeway: cmpOr(cfg.Leeway, DefaultLeeway), groupsClaim: cmpOr(cfg.GroupsClaim, "groups"), now: cfg.Now}
+		leeway: cmpOr(cfg.Leeway, DefaultLeeway), groupsClaim: cmpOr(cfg.GroupsClaim, "groups"), requireType: cfg.RequireAccessTokenType, now: cfg.Now}
 	if v.now == nil {
 		v.now = time.Now
 	}
@@ -217,6 +223,7 @@ func (v *JWTVerifier) header(token string) (jose.SignatureAlgorithm, string, err
 	var h struct {
 		Alg string `json:"alg"`
 		Kid string `json:"kid"`
+		Typ string `json:"typ"`
 	}
 	if err := json.Unmarshal(raw, &h); err != nil {
 		return "", "", reject(ReasonMalformed, "the header is not a JSON object")
@@ -224,6 +231,10 @@ func (v *JWTVerifier) header(token string) (jose.SignatureAlgorithm, string, err
 	alg := jose.SignatureAlgorithm(h.Alg)
 	if !slices.Contains(v.algs, alg) {
 		return "", "", reject(ReasonAlgorithm, "the signature algorithm is not pinned")
+	}
+	// RFC 9068 Section 4: "at+jwt", or the full media type.
+	if typ := strings.ToLower(h.Typ); v.requireType && typ != "at+jwt" && typ != "application/at+jwt" {
+		return "", "", reject(ReasonMalformed, "the token is not typed at+jwt")
 	}
 	return alg, h.Kid, nil
 }

@@ -328,3 +328,49 @@ func TestTokenWithoutKeyIDNeedsOneCandidate(t *testing.T) {
 		t.Fatalf("two candidates: %v, want %s", err, clientauth.ReasonUnknownKey)
 	}
 }
+
+// TestAccessTokenTypeWhenRequired: with RequireAccessTokenType a token
+// typed at+jwt (either spelling) passes and one typed JWT rejects; without
+// it both pass.
+func TestAccessTokenTypeWhenRequired(t *testing.T) {
+	t.Parallel()
+	key := newECKey(t, "key-1")
+	keys := newIssuerKeys(t, key.public())
+	strict, err := clientauth.NewJWTVerifier(clientauth.JWTConfig{
+		Issuer: issuer, Audience: resource, JWKSURL: keys.srv.URL, Algorithms: []string{"ES256"},
+		RequireAccessTokenType: true, HTTPClient: keys.srv.Client(), Now: func() time.Time { return base },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lax := newVerifier(t, keys)
+	typed := func(typ string) string {
+		opts := (&jose.SignerOptions{}).WithType(jose.ContentType(typ)).WithHeader(jose.HeaderKey("kid"), key.kid)
+		s, err := jose.NewSigner(jose.SigningKey{Algorithm: key.alg, Key: key.priv}, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tok, err := jwt.Signed(s).Claims(good()).Serialize()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tok
+	}
+	tests := []struct {
+		typ        string
+		wantStrict clientauth.Reason
+	}{
+		{"at+jwt", ""},
+		{"application/at+jwt", ""},
+		{"JWT", clientauth.ReasonMalformed},
+	}
+	for _, tt := range tests {
+		tok := typed(tt.typ)
+		if _, err := strict.Verify(context.Background(), tok); reasonOf(err) != tt.wantStrict {
+			t.Errorf("typ %s, required: %v, want %q", tt.typ, err, tt.wantStrict)
+		}
+		if _, err := lax.Verify(context.Background(), tok); err != nil {
+			t.Errorf("typ %s, not required: %v", tt.typ, err)
+		}
+	}
+}
