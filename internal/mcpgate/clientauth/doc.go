@@ -12,7 +12,8 @@
 // RFC 8707 asks), TokenFileVerifier (the standalone token file, parsed by
 // internal/tokenfile) and TokenReviewVerifier (Kubernetes TokenReview, in
 // cluster). A rejection is an *Error with a closed Reason; no error and no
-// log line carries a token.
+// log line carries a token. Build makes a Gate from a Spec, the block a
+// gateway configuration carries.
 //
 // The Identity is the authenticated client only. Which protocol subject and
 // tenant it stands for (spec Sections 15–17) is decided later, by a reviewed

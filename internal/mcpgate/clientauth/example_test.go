@@ -97,3 +97,22 @@ func ExampleNewTokenReviewVerifier() {
 	// urn:toolgate:kubernetes-tokenreview system:serviceaccount:payments:agent [https://gateway.example.com/mcp] <nil>
 	// clientauth: unknown_token: the TokenReview API did not authenticate the token
 }
+
+// The gateway's configuration carries a Spec; Build makes the Gate with
+// exactly one verifier (here the standalone token file).
+func ExampleBuild() {
+	gate, err := clientauth.Build(clientauth.Spec{
+		Resource:             "https://gateway.example.com/mcp",
+		AuthorizationServers: []string{"https://issuer.example.com"},
+		TokenFile:            "../../../examples/standalone/tokens.yaml",
+	}, nil, logr.Discard())
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(gate.MetadataURL())
+	fmt.Println(gate.MetadataPaths())
+	// Output:
+	// https://gateway.example.com/.well-known/oauth-protected-resource/mcp
+	// [/.well-known/oauth-protected-resource/mcp /.well-known/oauth-protected-resource]
+}
