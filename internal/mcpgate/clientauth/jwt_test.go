@@ -43,7 +43,7 @@ type issuerKeys struct {
 	down    atomic.Bool
 }
 
-func newIssuerKeys(t *testing.T, keys ...jose.JSONWebKey) *issuerKeys {
+func newIssuerKeys(t testing.TB, keys ...jose.JSONWebKey) *issuerKeys {
 	t.Helper()
 	k := &issuerKeys{}
 	k.set.Keys = keys
@@ -78,7 +78,7 @@ func (s signingKey) public() jose.JSONWebKey {
 	return k.Public()
 }
 
-func newECKey(t *testing.T, kid string) signingKey {
+func newECKey(t testing.TB, kid string) signingKey {
 	t.Helper()
 	priv, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
@@ -113,7 +113,7 @@ func good() claims {
 		Scope: "mcp:tools mcp:read", Groups: []string{"agents"}}
 }
 
-func sign(t *testing.T, k signingKey, c claims) string {
+func sign(t testing.TB, k signingKey, c claims) string {
 	t.Helper()
 	opts := (&jose.SignerOptions{}).WithType("at+jwt")
 	if k.kid != "" {
@@ -140,7 +140,7 @@ func handMade(t *testing.T, header map[string]any, c claims, sig func(input stri
 	return in + "." + base64.RawURLEncoding.EncodeToString(sig(in))
 }
 
-func newVerifier(t *testing.T, keys *issuerKeys, algs ...string) *clientauth.JWTVerifier {
+func newVerifier(t testing.TB, keys *issuerKeys, algs ...string) *clientauth.JWTVerifier {
 	t.Helper()
 	if len(algs) == 0 {
 		algs = []string{"ES256"}
@@ -372,5 +372,33 @@ func TestAccessTokenTypeWhenRequired(t *testing.T) {
 		if _, err := lax.Verify(context.Background(), tok); err != nil {
 			t.Errorf("typ %s, not required: %v", tt.typ, err)
 		}
+	}
+}
+
+// TestConcurrentUnknownKeysCostOneFetch: many requests at once with
+// made-up key IDs cause one refresh between them, not one each.
+func TestConcurrentUnknownKeysCostOneFetch(t *testing.T) {
+	t.Parallel()
+	key := newECKey(t, "key-1")
+	keys := newIssuerKeys(t, key.public())
+	v := newVerifier(t, keys)
+	if _, err := v.Verify(context.Background(), sign(t, key, good())); err != nil {
+		t.Fatal(err)
+	}
+	var tokens []string
+	for i := range 16 {
+		tokens = append(tokens, sign(t, newECKey(t, "made-up-"+string(rune('a'+i))), good()))
+	}
+	var wg sync.WaitGroup
+	for _, tok := range tokens {
+		wg.Go(func() {
+			if _, err := v.Verify(context.Background(), tok); reasonOf(err) != clientauth.ReasonUnknownKey {
+				t.Errorf("Verify: %v", err)
+			}
+		})
+	}
+	wg.Wait()
+	if n := keys.fetches.Load(); n != 2 {
+		t.Fatalf("%d fetches, want 2", n)
 	}
 }
