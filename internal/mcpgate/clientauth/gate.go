@@ -263,8 +263,12 @@ func canonicalResource(raw string) (*url.URL, error) {
 	default:
 		return nil, errors.New("https, or http for a loopback host")
 	}
-	if u.RawPath != "" || strings.ContainsAny(u.Path, "\"\\ ") {
-		return nil, errors.New("a resource path is plain: no escapes, quotes or spaces")
+	// The path becomes a ServeMux pattern and a quoted challenge value:
+	// letters, digits, "-", ".", "_", "~" and "/" only.
+	if u.RawPath != "" || strings.IndexFunc(u.Path, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-._~/", r))
+	}) >= 0 {
+		return nil, errors.New("a resource path has letters, digits, \"-\", \".\", \"_\", \"~\" and \"/\" only")
 	}
 	return u, nil
 }

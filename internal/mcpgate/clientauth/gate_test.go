@@ -214,7 +214,7 @@ func TestConfigRejectsEveryErrorAtOnce(t *testing.T) {
 			t.Errorf("no error at %s in %v", field, err)
 		}
 	}
-	for _, res := range []string{"http://gateway.example.com/mcp", "https://gateway.example.com/mcp/", "https://gateway.example.com/mcp?x=1", "https://u@gateway.example.com/mcp", "gateway.example.com/mcp", ""} {
+	for _, res := range []string{"http://gateway.example.com/mcp", "https://gateway.example.com/{mcp}", "https://gateway.example.com/m%20cp", "https://gateway.example.com/mcp/", "https://gateway.example.com/mcp?x=1", "https://u@gateway.example.com/mcp", "gateway.example.com/mcp", ""} {
 		_, err := clientauth.New(clientauth.Config{Resource: res, AuthorizationServers: []string{issuer}}, fileVerifier(t), logr.Discard())
 		if !errors.Is(err, &clientauth.Error{Reason: clientauth.ReasonInvalidConfig, Field: "resource"}) {
 			t.Errorf("resource %q: %v", res, err)
