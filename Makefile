@@ -106,9 +106,12 @@ test-fuzz: ## Run every fuzz target for FUZZTIME each.
 	$(GO) test -run '^$$' -fuzz '^FuzzEncode$$' -fuzztime $(FUZZTIME) ./internal/engine/canon/
 	$(GO) test -run '^$$' -fuzz '^FuzzPublish$$' -fuzztime $(FUZZTIME) ./internal/engine/policy/
 	$(GO) test -run '^$$' -fuzz '^FuzzCompiledEvaluator$$' -fuzztime $(FUZZTIME) ./internal/engine/policy/
+	$(GO) test -run '^$$' -fuzz '^FuzzPathWithin$$' -fuzztime $(FUZZTIME) ./internal/engine/argpred/
+	$(GO) test -run '^$$' -fuzz '^FuzzURLIn$$' -fuzztime $(FUZZTIME) ./internal/engine/argpred/
 	$(GO) test -run '^$$' -fuzz '^FuzzStrictDecoder$$' -fuzztime $(FUZZTIME) ./internal/server/
 	$(GO) test -run '^$$' -fuzz '^FuzzDecodeEntries$$' -fuzztime $(FUZZTIME) ./internal/consume/boltstore/
 	$(GO) test -run '^$$' -fuzz '^FuzzOutcomeLine$$' -fuzztime $(FUZZTIME) ./internal/mcpgate/
+	$(GO) test -run '^$$' -fuzz '^FuzzDerive$$' -fuzztime $(FUZZTIME) ./internal/argprofile/
 
 .PHONY: fuzz-short
 fuzz-short: ## Run every fuzz target briefly (FUZZTIME_SHORT each), as CI does.
@@ -175,6 +178,14 @@ bench-http-peers: | $(BIN) ## toolgate serve and OPA's server (the bench module'
 
 ##@ Build and run
 
+# The release (file VERSION, the one place it is written): make release
+# stamps v$(RELEASE) into the binaries, config/manager, config/mcp and the
+# chart pull the image tag v$(RELEASE), make image tags its tarball with it
+# as well, and docs/gitops.md, .pre-commit-hooks.yaml and CHANGELOG.md name
+# it (hack/ship's TestReleaseVersionIsNamedEverywhere).
+RELEASE  := $(shell cat $(CURDIR)/VERSION)
+RELEASE_TAG := v$(RELEASE)
+
 # The version and commit stamped into binaries (internal/buildinfo); a build
 # outside a git checkout says "(devel)".
 VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo "(devel)")
@@ -195,8 +206,13 @@ install: ## Install toolgate into $(go env GOBIN) (or $(go env GOPATH)/bin), ver
 # writes into DIST too).
 RELEASE_BINS = $(addprefix toolgate-,$(subst /,-,$(PLATFORMS)))
 
+# A release build says the release's version, whatever git describe says
+# (tag the commit v$(RELEASE) to make the two agree).
+release: VERSION = $(RELEASE_TAG)
+
 .PHONY: release
-release: ## Static binaries for PLATFORMS (linux/darwin × amd64/arm64) and their SHA256SUMS in DIST (dist/).
+release: ## Static binaries for PLATFORMS (linux/darwin × amd64/arm64), stamped with VERSION's release (v$(RELEASE)), and their SHA256SUMS in DIST (dist/); fails unless CHANGELOG.md has its section.
+	@grep -q '^## \[$(RELEASE)\]' CHANGELOG.md || { echo "CHANGELOG.md has no section ## [$(RELEASE)]" >&2; exit 1; }
 	@mkdir -p $(DIST) && rm -f $(DIST)/SHA256SUMS $(RELEASE_BINS:%=$(DIST)/%)
 	@for p in $(PLATFORMS); do \
 		os=$${p%/*}; arch=$${p#*/}; out=$(DIST)/toolgate-$$os-$$arch; \
@@ -208,7 +224,10 @@ release: ## Static binaries for PLATFORMS (linux/darwin × amd64/arm64) and thei
 # The daemonless image (make image): name, platform (or a comma-separated
 # list: the OCI layout then holds their multi-platform index, the tarball the
 # first), and the time stamped into it (the commit's, so one commit gives one
-# digest).
+# digest). The tarball is tagged with the build's version and with
+# RELEASE_TAG, the tag config/manager and the chart pull, so that make image,
+# kind load image-archive and kubectl apply -k config/default run the image
+# just built.
 IMAGE          ?= ghcr.io/toolgate/toolgate
 IMAGE_PLATFORM ?= linux/$(shell $(GO) env GOARCH)
 SOURCE_DATE_EPOCH ?= $(shell git log -1 --format=%ct 2>/dev/null || echo 0)
@@ -216,9 +235,9 @@ SOURCE_DATE_EPOCH ?= $(shell git log -1 --format=%ct 2>/dev/null || echo 0)
 IMAGE_CA_CERTS ?=
 
 .PHONY: image
-image: ## The container image without Docker (module hack/image): DIST/toolgate-image.tar (docker load, podman load, crane push) and the OCI layout DIST/toolgate-image.oci; the Dockerfile's user, entrypoint and labels.
+image: ## The container image without Docker (module hack/image): DIST/toolgate-image.tar (docker load, podman load, kind load image-archive, crane push; tagged with VERSION and v$(RELEASE)) and the OCI layout DIST/toolgate-image.oci; the Dockerfile's user, entrypoint and labels.
 	cd hack/image && $(GO) run . -root $(CURDIR) -platform $(IMAGE_PLATFORM) -ldflags '-s -w $(LDFLAGS)' \
-		-version '$(VERSION)' -commit '$(COMMIT)' -repo $(IMAGE) -created $(SOURCE_DATE_EPOCH) \
+		-version '$(VERSION)' -commit '$(COMMIT)' -repo $(IMAGE) -also-tag $(RELEASE_TAG) -created $(SOURCE_DATE_EPOCH) \
 		$(if $(IMAGE_CA_CERTS),-ca-certs $(abspath $(IMAGE_CA_CERTS))) \
 		-tar $(DIST)/toolgate-image.tar -oci-layout $(DIST)/toolgate-image.oci
 

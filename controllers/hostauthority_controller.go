@@ -13,8 +13,7 @@ import (
 
 	"github.com/toolgate/toolgate/api/v1alpha1"
 	"github.com/toolgate/toolgate/internal/engine/fault"
-	"github.com/toolgate/toolgate/internal/host"
-	"github.com/toolgate/toolgate/internal/manifest"
+	"github.com/toolgate/toolgate/internal/publication"
 	"github.com/toolgate/toolgate/internal/publisher"
 	"github.com/toolgate/toolgate/internal/serving"
 	"github.com/toolgate/toolgate/internal/store"
@@ -66,17 +65,9 @@ func (r *HostAuthorityReconciler) Reconcile(ctx context.Context, req ctrl.Reques
 		return ctrl.Result{}, err
 	}
 	by := publishedBy(&ha)
-	cfg, err := manifest.HostConfig(&ha)
-	var grace serving.Grace
-	if err == nil {
-		grace, err = serving.GraceOf(ha.Spec.SupersededGrace)
-	}
-	if err == nil {
-		// A scratch domain: reject before creating a key.
-		if _, herr := host.New(cfg); herr != nil {
-			err = fault.Within("spec", herr)
-		}
-	}
+	// Every rule, on a scratch domain: reject before creating a key.
+	a, err := publication.HostAuthority(&ha)
+	cfg, grace := a.Config, serving.Grace(a.Grace)
 	if err != nil {
 		r.remove(ha.Namespace, ha.Name)
 		result = resultRejected

@@ -18,9 +18,10 @@ import (
 	"github.com/toolgate/toolgate/internal/store"
 )
 
-// The key-set Secret of a HostAuthority domain (issue 17, item 3). It lives
-// in the manager's own namespace (Options.KeyNamespace), never in the
-// tenant's: whoever reads Secrets in a tenant namespace reads no key.
+// The key-set Secret of a HostAuthority domain (docs/decisions.md, "Key
+// management"). It lives in the manager's own namespace
+// (Options.KeyNamespace), never in the tenant's: whoever reads Secrets in a
+// tenant namespace reads no key.
 const (
 	// SigningKeyLabel marks toolgate's key-set Secrets (the manager caches
 	// only Secrets with this label, in its key namespace); its value is the

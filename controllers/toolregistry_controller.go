@@ -11,6 +11,7 @@ import (
 
 	"github.com/toolgate/toolgate/api/v1alpha1"
 	"github.com/toolgate/toolgate/internal/manifest"
+	"github.com/toolgate/toolgate/internal/publication"
 	"github.com/toolgate/toolgate/internal/store"
 )
 
@@ -41,7 +42,7 @@ func (r *ToolRegistryReconciler) Reconcile(ctx context.Context, req ctrl.Request
 		return ctrl.Result{}, err
 	}
 	by := publishedBy(&tr)
-	d, err := manifest.RegistryDraft(tr.Spec)
+	d, _, err := publication.ToolRegistry(&tr)
 	var digest string
 	if err == nil {
 		digest, err = r.Store.PutRegistry(tr.Namespace, tr.Name, d, tr.CreationTimestamp.Time)

@@ -18,17 +18,29 @@ printf 'subjectAltName=DNS:%s.%s.svc,DNS:%s.%s.svc.cluster.local,DNS:toolgate-au
 openssl x509 -req -in "$dir/tls.csr" -CA "$dir/ca.crt" -CAkey "$dir/ca.key" -CAcreateserial \
 	-days 30 -extfile "$dir/san.ext" -out "$dir/tls.crt" 2>/dev/null
 ca=$(base64 <"$dir/ca.crt" | tr -d '\n')
+# One caBundle per webhook, counted in config/webhook (controller-gen writes
+# each configuration's webhooks as the document's only top-level list), so a
+# webhook added there is patched too.
+root=$(cd "$(dirname "$0")/.." && pwd)
+patch() { # kind: the JSON patch adding the CA to every webhook of that configuration
+	awk -v kind="$1" -v ca="$ca" '
+		/^---/ { doc = "" }
+		/^kind: / { doc = $2 }
+		doc == kind && /^- / { n++ }
+		END {
+			if (n == 0) { print "dev-certs.sh: no " kind " webhooks in config/webhook" > "/dev/stderr"; exit 1 }
+			for (i = 0; i < n; i++) printf "%s{\"op\":\"add\",\"path\":\"/webhooks/%d/clientConfig/caBundle\",\"value\":\"%s\"}", (i ? "," : "["), i, ca
+			print "]"
+		}' "$root/config/webhook/manifests.yaml"
+}
+mutating=$(patch MutatingWebhookConfiguration)
+validating=$(patch ValidatingWebhookConfiguration)
 cat <<EOT
 # 1. install toolgate without cert-manager
 kubectl apply -k config/dev
 # 2. the serving certificate the manager mounts
 kubectl -n $ns create secret tls toolgate-webhook-server-cert --cert=$dir/tls.crt --key=$dir/tls.key
-# 3. trust the dev CA in every webhook (3 per configuration)
-for kind in mutatingwebhookconfiguration validatingwebhookconfiguration; do
-  name=toolgate-\${kind%%webhookconfiguration}-webhook-configuration
-  kubectl patch \$kind \$name --type=json -p='[
-    {"op":"add","path":"/webhooks/0/clientConfig/caBundle","value":"$ca"},
-    {"op":"add","path":"/webhooks/1/clientConfig/caBundle","value":"$ca"},
-    {"op":"add","path":"/webhooks/2/clientConfig/caBundle","value":"$ca"}]'
-done
+# 3. trust the dev CA in every webhook
+kubectl patch mutatingwebhookconfiguration toolgate-mutating-webhook-configuration --type=json -p='$mutating'
+kubectl patch validatingwebhookconfiguration toolgate-validating-webhook-configuration --type=json -p='$validating'
 EOT

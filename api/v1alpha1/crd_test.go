@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/yaml"
 
+	"github.com/toolgate/toolgate/internal/engine/argpred"
 	"github.com/toolgate/toolgate/internal/engine/vocab"
 )
 
@@ -167,6 +168,7 @@ func kindCases() []kindCase {
 			preserve:  []string{"spec.policies[].rules[].condition"},
 			enums: map[string][]string{
 				"spec.policies[].lifecycle":                    tokens(vocab.AllPolicyLifecycle()),
+				"spec.policies[].arguments.vocabulary":         {argpred.Vocabulary},
 				"spec.policies[].rules[].effect":               tokens(vocab.AllEffect()),
 				"spec.policies[].rules[].reason":               tokens(vocab.AllReason()),
 				"spec.policies[].rules[].scope.capabilities[]": tokens(vocab.AllCapability()),

@@ -6,13 +6,13 @@ import (
 
 // IdentityClaim records that one identity of an issued Authorization — its
 // Authorization, replay or Consumption identity — is claimed in a domain by
-// one authorize request (issue 17, item 5). It is written only by the
-// authorization service: the service issues an Authorization only when the
-// three IdentityClaims of its identities exist and carry the same claim, so
-// an identity backs one Authorization at a time, and a repeated identical
-// request is answered with the same Authorization (re-issued at
-// spec.issuedAt). It is deleted with the Consumptions, after
-// spec.expiresAt plus the retention.
+// one authorize request (docs/decisions.md, "Idempotent authorize and
+// durable identities"). It is written only by the authorization service: the
+// service issues an Authorization only when the three IdentityClaims of its
+// identities exist and carry the same claim, so an identity backs one
+// Authorization at a time, and a repeated identical request is answered with
+// the same Authorization (re-issued at spec.issuedAt). It is deleted with
+// the Consumptions, after spec.expiresAt plus the retention.
 //
 // Its name is <spec.domain>.<spec.identity>.<the identity's value>: each
 // part is a DNS-1123 label, so the apiserver's name uniqueness makes a

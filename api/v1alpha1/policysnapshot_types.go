@@ -85,6 +85,12 @@ type PolicyDefinition struct {
 	// then deprecated, then retired. Retired policies stay inspectable but
 	// never evaluate.
 	Lifecycle PolicyLifecycle `json:"lifecycle"`
+	// Arguments opts the policy in to argument predicates
+	// (docs/policy-arguments.md): conditions may then hold argument nodes
+	// over the tools of the named Registry Snapshot. Absent, the policy is
+	// exactly Phase 1–6.
+	// +optional
+	Arguments *PolicyArguments `json:"arguments,omitempty"`
 	// Rules holds 1–128 rules (Section 39; at most 512 across the
 	// snapshot, checked by the engine); every rule is evaluated. Rule ids
 	// are unique within the policy.
@@ -93,6 +99,27 @@ type PolicyDefinition struct {
 	// +kubebuilder:validation:MinItems=1
 	// +kubebuilder:validation:MaxItems=128
 	Rules []PolicyRule `json:"rules"`
+}
+
+// PolicyArguments is a policy's opt-in to the argument-predicate
+// vocabulary.
+type PolicyArguments struct {
+	// Vocabulary is the argument-predicate vocabulary version.
+	// +kubebuilder:validation:Enum=toolgate.argument-predicates/1
+	Vocabulary string `json:"vocabulary"`
+	// Registry names the exact ToolRegistry snapshot (identity and
+	// generation, in the policy's HostAuthority domain) whose tools'
+	// Schemas the argument predicates' field paths are checked against.
+	Registry RegistrySnapshotReference `json:"registry"`
+}
+
+// RegistrySnapshotReference names one exact Registry Snapshot generation.
+type RegistrySnapshotReference struct {
+	// SnapshotID is the Registry Snapshot identity (a lower-token of 1–64
+	// octets).
+	SnapshotID LowerToken `json:"snapshotID"`
+	// Generation is its generation as canonical decimal text, e.g. "1".
+	Generation Generation `json:"generation"`
 }
 
 // PolicyRule is one Policy Rule.
@@ -107,10 +134,13 @@ type PolicyRule struct {
 	// Reason is one Section 48 policy reason token, e.g. allowRuleMatched.
 	Reason PolicyReason `json:"reason"`
 	// Condition is the root condition node, an object with exactly one of
-	// the keys all, any or predicate:
+	// the keys all, any or predicate (or argument, with the policy's
+	// arguments opt-in):
 	//   {all: [node, ...]}, {any: [node, ...]},
 	//   {predicate: {name, identifier?, generation?, value?, values?,
-	//                count?, seconds?, window?: {issuedAt, notBefore, expiresAt}}}
+	//                count?, seconds?, window?: {issuedAt, notBefore, expiresAt}}},
+	//   {argument: {name, tool, version, path, value?, values?, scale?,
+	//               root?, schemes?, hosts?}}
 	// Every operand is a string or a list of strings; numbers are canonical
 	// decimal text. CRD schemas cannot recurse, so the tree is stored as
 	// JSON and validated completely by the engine (1–64 nodes, depth 1–8,

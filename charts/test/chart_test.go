@@ -1,7 +1,7 @@
 // Package charttest keeps the Helm chart (charts/toolgate) and the kustomize
-// configuration (config/) rendering the same Kubernetes objects (issue 20,
-// item 2). It is its own module so Helm's dependencies stay out of the
-// product's go.mod; `make chart-check` runs it.
+// configuration (config/) rendering the same Kubernetes objects
+// (docs/decisions.md, "The Helm chart"). It is its own module so Helm's
+// dependencies stay out of the product's go.mod; `make chart-check` runs it.
 package charttest
 
 import (

@@ -1,5 +1,5 @@
-// Package mcpclient is the agent side of toolgate's MCP gateway (issue 19,
-// item 3): it authorizes a proposed MCP tools/call with the toolgate
+// Package mcpclient is the agent side of toolgate's MCP gateway
+// (docs/mcp.md): it authorizes a proposed MCP tools/call with the toolgate
 // service and attaches the signed Authorization to the official SDK's call
 // parameters under params._meta[MetaKey], where the gateway (the Executor)
 // reads it. See docs/mcp.md.

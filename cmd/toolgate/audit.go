@@ -2,12 +2,12 @@ package main
 
 import (
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
 	"strings"
 
+	"github.com/spf13/pflag"
 	"golang.org/x/mod/sumdb/note"
 
 	"github.com/toolgate/toolgate/internal/audit"
@@ -19,28 +19,29 @@ type auditVerifyOptions struct {
 	kept            []string // --checkpoints, in order
 }
 
-func auditVerifyFlags() (*flag.FlagSet, *auditVerifyOptions) {
+func auditVerifyFlags(fs *pflag.FlagSet) *auditVerifyOptions {
 	var o auditVerifyOptions
-	fs := flag.NewFlagSet("audit verify", flag.ContinueOnError)
-	fs.StringVar(&o.dir, "log", "", "the audit log directory")
-	fs.StringVar(&o.proof, "proof", "", "a proof file written by audit prove")
-	fs.StringVar(&o.key, "key", "", "the verifier key: the key's .pub file, or its text")
-	fs.Func("checkpoints", "a file of signed checkpoints kept outside the log (a copy of its checkpoints file, a proof); repeatable", func(s string) error {
-		o.kept = append(o.kept, s)
-		return nil
-	})
-	return fs, &o
+	fs.StringVar(&o.key, "key", "", "the `VERIFIER` key: the key's .pub file, or its text")
+	required(fs, "key")
+	auditLogFlag(fs, &o.dir)
+	fs.StringVar(&o.proof, "proof", "", "a proof `FILE` written by audit prove")
+	oneOf(fs, "log", "proof")
+	fs.StringArrayVar(&o.kept, "checkpoints", nil, "a `FILE` of signed checkpoints kept outside the log (a copy of its checkpoints file, a proof); repeatable")
+	return &o
+}
+
+// auditLogFlag declares --log, the audit log directory of audit verify and
+// audit prove.
+func auditLogFlag(fs *pflag.FlagSet, p *string) {
+	fs.StringVar(p, "log", "", "the audit log directory (`DIR`)")
 }
 
 // auditVerify checks an audit log directory (--log) or a proof file
 // (--proof) against the verifier key of its checkpoints. Every finding is a
 // line on out; any finding is exit 1.
-func auditVerify(args []string, out io.Writer) error {
-	fs, o := auditVerifyFlags()
-	if rest, err := parseFlags(fs, args); err != nil {
-		return err
-	} else if len(rest) != 0 || o.key == "" || (o.dir == "") == (o.proof == "") {
-		return usageError{"audit verify needs --key and one of --log or --proof"}
+func auditVerify(o *auditVerifyOptions, rest []string, out io.Writer) error {
+	if len(rest) != 0 {
+		return usageError{"audit verify takes flags only"}
 	}
 	v, err := readVerifier(o.key)
 	if err != nil {
@@ -109,27 +110,23 @@ type auditProveOptions struct {
 	to    int64
 }
 
-func auditProveFlags() (*flag.FlagSet, *auditProveOptions) {
+func auditProveFlags(fs *pflag.FlagSet) *auditProveOptions {
 	var o auditProveOptions
-	fs := flag.NewFlagSet("audit prove", flag.ContinueOnError)
-	fs.StringVar(&o.dir, "log", "", "the audit log directory")
-	fs.Int64Var(&o.index, "index", -1, "the seq of the record to prove")
-	fs.Int64Var(&o.size, "size", 0, "the checkpoint size to prove it in (default: the latest)")
-	fs.Int64Var(&o.from, "from", 0, "the size of the earlier checkpoint")
-	fs.Int64Var(&o.to, "to", 0, "the size of the later checkpoint")
-	return fs, &o
+	auditLogFlag(fs, &o.dir)
+	required(fs, "log")
+	fs.Int64Var(&o.index, "index", -1, "the `SEQ` of the record to prove")
+	fs.Int64Var(&o.size, "size", 0, "the checkpoint `SIZE` to prove it in (default: the latest)")
+	fs.Int64Var(&o.from, "from", 0, "the `SIZE` of the earlier checkpoint")
+	fs.Int64Var(&o.to, "to", 0, "the `SIZE` of the later checkpoint")
+	return &o
 }
 
 // auditProve writes an inclusion proof of one record (--index) or a
 // consistency proof between two checkpoints (--from, --to).
-func auditProve(args []string, out io.Writer) error {
-	fs, o := auditProveFlags()
-	rest, err := parseFlags(fs, args)
+func auditProve(o *auditProveOptions, rest []string, out io.Writer) error {
 	switch {
-	case err != nil:
-		return err
-	case len(rest) != 0 || o.dir == "":
-		return usageError{"audit prove needs --log"}
+	case len(rest) != 0:
+		return usageError{"audit prove takes flags only"}
 	case o.index >= 0 && (o.from != 0 || o.to != 0), o.index < 0 && (o.from == 0 || o.to == 0):
 		return usageError{"audit prove needs either --index (and optionally --size) or --from and --to"}
 	case o.index >= 0:

@@ -101,7 +101,7 @@ func TestAuditVerbs(t *testing.T) {
 		"verify with a log and a proof": {args: []string{"verify", "--log", dir, "--proof", inclusion, "--key", vkey}, code: 2, stderr: "one of --log or --proof"},
 		"prove with both kinds":         {args: []string{"prove", "--log", dir, "--index", "1", "--from", "10", "--to", "20"}, code: 2, stderr: "either --index"},
 		"a key that is not one":         {args: []string{"verify", "--log", dir, "--key", "nonsense+1"}, code: 1, stderr: "not a note verifier key"},
-		"a key file that is not there":  {args: []string{"verify", "--log", dir, "--key", "missing.pub"}, code: 1, stderr: "--key: open missing.pub: no such file"},
+		"a key file that is not there":  {args: []string{"verify", "--log", dir, "--key", "missing.pub"}, code: 1, stderr: "--key: missing.pub: no such file"},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {

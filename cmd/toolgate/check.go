@@ -66,48 +66,32 @@ func check(set *manifest.Set) *checked {
 	for i := range set.HostAuthorities {
 		o := &set.HostAuthorities[i]
 		c.objects++
-		if err := claim("HostAuthority", o, string(o.Spec.AuthorityID), "spec.authorityID", "authority identity"); err != nil {
-			errs := fault.Errors{}
-			errs.Add("", manifest.CheckHostAuthorityName(o))
-			errs.Add("", err)
-			report("HostAuthority", o, errs.Err())
-			continue
-		}
-		err := manifest.CheckHostAuthorityName(o)
-		var cfg host.Config
-		if err == nil {
-			cfg, err = manifest.HostConfig(o)
-		}
-		var h *host.Host
-		if err == nil {
-			h, err = host.New(cfg)
-			err = fault.Within("spec", err)
-		}
-		if err == nil {
-			_, err = serving.GraceOf(o.Spec.SupersededGrace)
-		}
-		if err != nil {
+		var errs fault.Errors
+		errs.Add("", claim("HostAuthority", o, string(o.Spec.AuthorityID), "spec.authorityID", "authority identity"))
+		a, err := publication.HostAuthority(o)
+		errs.Add("", err)
+		if err := errs.Err(); err != nil {
 			report("HostAuthority", o, err)
 			continue
 		}
-		c.hosts = append(c.hosts, checkedHost{obj: o, host: h})
+		c.hosts = append(c.hosts, checkedHost{obj: o, host: a.Scratch})
 	}
 	for i := range set.ToolRegistries {
 		o := &set.ToolRegistries[i]
 		c.objects++
 		var errs fault.Errors
-		errs.Add("", manifest.CheckRegistryName(o))
 		errs.Add("", claim("ToolRegistry", o, string(o.Spec.SnapshotID)+"\x00"+string(o.Spec.SnapshotGeneration),
 			"spec.snapshotGeneration", "snapshot identity and generation"))
-		var s *host.RegistrySnapshot
-		if err := manifest.CheckConfirmed(o); err != nil {
-			errs.Add("", err)
-		} else {
-			d, err := manifest.RegistryDraft(o.Spec)
-			if err == nil {
-				s, err = host.PublishRegistryDraft(d)
+		d, s, err := publication.ToolRegistry(o)
+		errs.Add("", err)
+		if errs.Err() == nil {
+			// The domains of the namespace hold it, so that a policy's
+			// argument-predicate opt-in naming it resolves.
+			for _, ch := range c.hosts {
+				if ch.obj.Namespace == o.Namespace {
+					_, _ = ch.host.PublishRegistry(d)
+				}
 			}
-			errs.Add("", manifest.SpecFault(err))
 		}
 		if err := errs.Err(); err != nil {
 			report("ToolRegistry", o, err)

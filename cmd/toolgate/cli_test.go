@@ -1,7 +1,7 @@
 package main
 
 import (
-	"flag"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -77,70 +77,6 @@ func TestCLIErrorsHaveOnePrefix(t *testing.T) {
 }
 
 func samplesDir(t *testing.T) string { return samples(t) }
-
-// TestEveryVerbsHelpShowsEveryFlagWithItsDefault: for every verb, the
-// flags its run function declares (read from the verb itself, not from a
-// list kept here) each appear in `toolgate VERB --help` as --name, with
-// the default when it is not the zero value; the help has an example of
-// the verb; `toolgate help VERB` prints the same.
-func TestEveryVerbsHelpShowsEveryFlagWithItsDefault(t *testing.T) {
-	t.Parallel()
-	for _, v := range verbs() {
-		t.Run(v.name, func(t *testing.T) {
-			t.Parallel()
-			words := strings.Fields(v.name)
-			r := runCLI("", append(words, "--help")...)
-			if r.code != 0 || r.stderr != "" {
-				t.Fatalf("exit %d, stderr %q", r.code, r.stderr)
-			}
-			_, examples, _ := strings.Cut(r.stdout, "\nexamples:\n")
-			if !strings.HasPrefix(r.stdout, "usage: toolgate "+v.name) || !strings.Contains(examples, "toolgate "+v.name) {
-				t.Errorf("no synopsis or no example of the verb:\n%s", r.stdout)
-			}
-			if h := runCLI("", append([]string{"help"}, words...)...); h.code != 0 || h.stdout != r.stdout {
-				t.Errorf("toolgate help %s differs from --help: exit %d\n%s", v.name, h.code, h.stdout)
-			}
-			fs := declaredFlags(v)
-			if fs == nil {
-				return
-			}
-			n := 0
-			fs.VisitAll(func(f *flag.Flag) {
-				n++
-				line := helpLine(r.stdout, "--"+f.Name+" ")
-				if line == "" {
-					t.Errorf("--%s is not in the help:\n%s", f.Name, r.stdout)
-					return
-				}
-				line = strings.TrimSpace(line)
-				switch f.DefValue {
-				case "", "false", "0":
-					if !strings.HasSuffix(line, f.Usage) {
-						t.Errorf("--%s: the line does not end with its usage (a zero default is not shown): %q", f.Name, line)
-					}
-				default:
-					if !strings.Contains(line, f.Usage+" (default ") || !strings.HasSuffix(strings.Trim(line, `")`), f.DefValue) {
-						t.Errorf("--%s does not show its default %q: %q", f.Name, f.DefValue, line)
-					}
-				}
-			})
-			if n == 0 {
-				t.Errorf("the verb declares an empty flag set")
-			}
-		})
-	}
-}
-
-// helpLine is the line of help that declares the flag (the first column
-// of a flag line; the usage synopsis is skipped).
-func helpLine(help, flagName string) string {
-	for l := range strings.Lines(help) {
-		if f := strings.TrimSpace(l); strings.HasPrefix(f, flagName) || strings.Contains(f, ", "+flagName) && strings.HasPrefix(f, "-") {
-			return l
-		}
-	}
-	return ""
-}
 
 // TestDidYouMean: a mistyped verb or flag is a usage error that suggests
 // the nearest one.
@@ -261,5 +197,115 @@ func TestShellCompletion(t *testing.T) {
 	r = runCLI("", "__complete", "test", "--fo")
 	if r.code != 0 || !strings.Contains(r.stdout, "--format") {
 		t.Errorf("flags: exit %d, stdout %q", r.code, r.stdout)
+	}
+}
+
+// TestAWordThatIsNoVerbIsAUsageError: whatever follows it (--help, a
+// verb's flags), a word that names no verb is exit 2 naming it, with the
+// nearest verb when there is one, so a script can tell a verb exists.
+func TestAWordThatIsNoVerbIsAUsageError(t *testing.T) {
+	t.Parallel()
+	tests := map[string]struct {
+		args []string
+		want string
+	}{
+		"an unknown verb with --help":             {[]string{"frob", "--help"}, `unknown verb "frob"` + "\n"},
+		"an unknown verb with -h":                 {[]string{"frob", "-h"}, `unknown verb "frob"` + "\n"},
+		"an unknown two-word verb with --help":    {[]string{"shadow", "report", "--help"}, `unknown verb "shadow report"` + "\n"},
+		"an unknown second word with --help":      {[]string{"registry", "frob", "--help"}, `unknown verb "registry frob"` + "\n"},
+		"a mistyped verb with --help":             {[]string{"decid", "--help"}, `unknown verb "decid"; did you mean "decide"?`},
+		"a mistyped verb with its flags":          {[]string{"decid", "--manifests", "x"}, `unknown verb "decid"; did you mean "decide"?`},
+		"a mistyped verb with a single-dash flag": {[]string{"valdate", "-f", "x"}, `unknown verb "valdate"; did you mean "validate"?`},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			r := runCLI("", tc.args...)
+			if r.code != 2 || !strings.Contains(r.stderr, tc.want) || r.stdout != "" {
+				t.Errorf("exit %d, stdout %q, stderr %q; want 2, nothing on stdout and %q", r.code, r.stdout, r.stderr, tc.want)
+			}
+		})
+	}
+}
+
+// TestCompletionNeedsAKnownShell: `toolgate completion` without a shell
+// or with one it does not write for is exit 2 naming the shells.
+func TestCompletionNeedsAKnownShell(t *testing.T) {
+	t.Parallel()
+	for _, args := range [][]string{{"completion"}, {"completion", "tcsh"}} {
+		r := runCLI("", args...)
+		if r.code != 2 || !strings.Contains(r.stderr, "bash, zsh, fish, powershell") || r.stdout != "" {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q", args, r.code, r.stdout, r.stderr)
+		}
+	}
+	if r := runCLI("", "completion", "tcsh"); !strings.Contains(r.stderr, `unknown shell "tcsh"`) {
+		t.Errorf("the unknown shell is not named: %q", r.stderr)
+	}
+}
+
+// TestVersionWritesEveryOutputFormat: version takes -o text|json|yaml like
+// the reporting verbs; json and yaml are one document with the build.
+func TestVersionWritesEveryOutputFormat(t *testing.T) {
+	t.Parallel()
+	text := runCLI("", "version")
+	var doc versionReport
+	j := runCLI("", "version", "-o", "json")
+	if j.code != 0 || json.Unmarshal([]byte(j.stdout), &doc) != nil || doc.Version == "" || doc.GoVersion == "" {
+		t.Fatalf("version -o json: exit %d, stdout %q, stderr %q", j.code, j.stdout, j.stderr)
+	}
+	if !strings.HasPrefix(text.stdout, "toolgate "+doc.Version) || !strings.Contains(text.stdout, doc.GoVersion) {
+		t.Errorf("text %q and json %+v disagree", text.stdout, doc)
+	}
+	if y := runCLI("", "version", "-o", "yaml"); y.code != 0 || !strings.Contains(y.stdout, "goVersion: "+doc.GoVersion) {
+		t.Errorf("version -o yaml: exit %d, stdout %q", y.code, y.stdout)
+	}
+	if x := runCLI("", "version", "-o", "xml"); x.code != 2 || !strings.Contains(x.stderr, "must be one of text, json, yaml") {
+		t.Errorf("version -o xml: exit %d, stderr %q", x.code, x.stderr)
+	}
+}
+
+// TestClosedValueFlagsComplete: a flag of a closed set (-o, --format,
+// --consumption-store, --outcome) completes to its values, not to files.
+func TestClosedValueFlagsComplete(t *testing.T) {
+	t.Parallel()
+	tests := map[string]struct {
+		args []string
+		want []string
+	}{
+		"-o":                          {[]string{"decide", "-o", ""}, []string{"text", "json", "yaml"}},
+		"--output":                    {[]string{"version", "--output", ""}, []string{"text", "json", "yaml"}},
+		"--format":                    {[]string{"test", "--format", ""}, []string{"junit", "github"}},
+		"serve's --consumption-store": {[]string{"serve", "--consumption-store", ""}, []string{"bolt", "etcd"}},
+		"the manager's store":         {[]string{"manager", "--consumption-store", ""}, []string{"apiserver", "etcd"}},
+		"--outcome":                   {[]string{"mcp", "outcomes", "--outcome", ""}, []string{"completed", "failed", "uncertain"}},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			r := runCLI("", append([]string{"__complete"}, tc.args...)...)
+			lines := strings.Split(strings.TrimSpace(r.stdout), "\n")
+			if r.code != 0 || len(lines) == 0 || !slices.Equal(lines[:len(lines)-1], tc.want) || lines[len(lines)-1] != ":4" {
+				t.Errorf("exit %d, completions %q; want %q and the no-file directive :4", r.code, lines, tc.want)
+			}
+		})
+	}
+}
+
+// TestAMissingFileIsNamedWithoutTheSystemCall: a path that does not exist
+// is reported as "PATH: no such file or directory", not as the lstat or
+// open that found it missing.
+func TestAMissingFileIsNamedWithoutTheSystemCall(t *testing.T) {
+	t.Parallel()
+	missing := filepath.Join(t.TempDir(), "absent")
+	for _, args := range [][]string{
+		{"validate", "-f", missing},
+		{"registry", "validate", missing},
+		{"decide", "--manifests", samples(t), "--request", missing},
+	} {
+		r := runCLI("", args...)
+		if r.code != 1 || !strings.Contains(r.stderr, missing+": no such file or directory") ||
+			strings.Contains(r.stderr, "lstat") || strings.Contains(r.stderr, "open ") {
+			t.Errorf("%v: exit %d, stderr %q", args, r.code, r.stderr)
+		}
 	}
 }

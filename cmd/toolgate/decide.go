@@ -4,13 +4,13 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
 	"strings"
 	"text/tabwriter"
 
+	"github.com/spf13/pflag"
 	"sigs.k8s.io/yaml"
 
 	"github.com/toolgate/toolgate/client"
@@ -42,25 +42,26 @@ type decideOptions struct {
 	out                *outputFlags
 }
 
-func decideFlags() (*flag.FlagSet, *decideOptions) {
+func decideFlags(fs *pflag.FlagSet) *decideOptions {
 	var o decideOptions
-	fs := flag.NewFlagSet("decide", flag.ContinueOnError)
-	fs.StringVar(&o.manifests, "manifests", "", "file or directory of HostAuthority, ToolRegistry and PolicySnapshot manifests")
-	fs.StringVar(&o.request, "request", "", "authorization request file (YAML or JSON)")
+	manifestsFlag(fs, &o.manifests)
+	fs.StringVar(&o.request, "request", "", "authorization request `FILE` (YAML or JSON)")
+	required(fs, "manifests", "request")
 	fs.BoolVar(&o.explain, "explain", false, "show every rule's and predicate's result")
 	o.out = addOutputFlags(fs, false)
-	return fs, &o
+	return &o
 }
 
-func decide(args []string, out io.Writer) error {
-	fs, o := decideFlags()
-	rest, err := parseFlags(fs, args)
-	if err != nil {
-		return err
-	}
+// manifestsFlag declares --manifests, the manifests a verb plays the Host
+// of (decide, serve).
+func manifestsFlag(fs *pflag.FlagSet, p *string) {
+	fs.StringVar(p, "manifests", "", "file or directory (`PATH`) of HostAuthority, ToolRegistry and PolicySnapshot manifests")
+}
+
+func decide(o *decideOptions, rest []string, out io.Writer) error {
 	mode, _ := o.out.mode() // no --format: one flag, no conflict
-	if o.manifests == "" || o.request == "" || len(rest) != 0 {
-		return usageError{"decide needs --manifests PATH and --request FILE"}
+	if len(rest) != 0 {
+		return usageError{"decide takes flags only"}
 	}
 	set, err := manifest.LoadPaths(o.manifests)
 	if err != nil {
@@ -108,16 +109,22 @@ func denied(res *host.Result) error {
 // in the words of the PolicySnapshot manifest (name and operand as the
 // author wrote them), with their results aligned in one column.
 func printExplanation(out io.Writer, rules []host.RuleResult) {
-	fmt.Fprintln(out, "rules:")
-	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
+	var b bytes.Buffer
+	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "  rule / predicate\teffect / operand\tresult\treason")
 	for _, rr := range rules {
 		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\n", rr.Rule, rr.Effect, rr.Result, rr.Reason)
 		for _, p := range rr.Predicates {
-			fmt.Fprintf(tw, "    %s\t%s\t%s\n", p.Predicate, p.Operand(), p.Result)
+			// The result is a cell (tab-terminated) like the rules', so
+			// the column runs through every line and the reasons line up.
+			fmt.Fprintf(tw, "    %s\t%s\t%s\t\n", p.Name(), p.Operand(), p.Result)
 		}
 	}
-	_ = tw.Flush() // stdout has nowhere better to report to
+	_ = tw.Flush() // a bytes.Buffer does not fail
+	fmt.Fprintln(out, "rules:")
+	for l := range strings.Lines(b.String()) {
+		fmt.Fprintln(out, strings.TrimRight(l, " \n")) // the predicates' empty reason cell
+	}
 }
 
 // locateRequest returns err, the rejection of the request file at path, as
@@ -269,7 +276,7 @@ func writeDecision(out io.Writer, mode string, h *host.Host, r host.AuthorizeReq
 			e := explainedRule{Rule: rr.Rule.String(), Effect: rr.Effect.String(), Result: rr.Result.String(),
 				Reason: rr.Reason.String(), Predicates: []explainedPredicate{}}
 			for _, p := range rr.Predicates {
-				e.Predicates = append(e.Predicates, explainedPredicate{Predicate: p.Predicate.String(), Operand: p.Operand(), Result: p.Result.String()})
+				e.Predicates = append(e.Predicates, explainedPredicate{Predicate: p.Name(), Operand: p.Operand(), Result: p.Result.String()})
 			}
 			doc.Rules = append(doc.Rules, e)
 		}

@@ -203,3 +203,59 @@ func predicateKey(t *testing.T, p map[string]any) string {
 	}
 	return string(b)
 }
+
+// TestExplainColumnsLineUp: in --explain's table every column starts at
+// the header's offset on every line that has it (the reason on every rule
+// line), and no line ends in padding.
+func TestExplainColumnsLineUp(t *testing.T) {
+	t.Parallel()
+	r := runCLI("", "decide", "--manifests", samples(t), "--request",
+		filepath.Join(testutil.RepoRoot(t), "examples", "requests", "payment-deny.yaml"), "--explain")
+	_, table, _ := strings.Cut(r.stdout, "rules:\n")
+	lines := strings.Split(strings.TrimSuffix(table, "\n"), "\n")
+	if len(lines) < 3 {
+		t.Fatalf("no explanation:\n%s", r.stdout)
+	}
+	header := lines[0]
+	cols := []int{strings.Index(header, "effect / operand"), strings.Index(header, "result"), strings.Index(header, "reason")}
+	rules := 0
+	for _, l := range lines[1:] {
+		if strings.HasSuffix(l, " ") {
+			t.Errorf("padding at the end of %q", l)
+		}
+		isRule := !strings.HasPrefix(l, "    ")
+		for i, c := range cols {
+			if i == 2 && !isRule {
+				continue // a predicate has no reason
+			}
+			if len(l) <= c || l[c-1] != ' ' || l[c] == ' ' {
+				t.Errorf("column %d does not start at offset %d in %q", i, c, l)
+			}
+		}
+		if isRule {
+			rules++
+		}
+	}
+	if rules < 2 {
+		t.Errorf("%d rule lines, want several:\n%s", rules, table)
+	}
+}
+
+// TestAnUnknownRequestKeyNamesTheNearestDeclaredOne: a mistyped key of a
+// request file is reported at its line with the declared key it is
+// nearest to, and without its own text.
+func TestAnUnknownRequestKeyNamesTheNearestDeclaredOne(t *testing.T) {
+	t.Parallel()
+	raw, err := os.ReadFile(filepath.Join(testutil.RepoRoot(t), "examples", "requests", "payment-allow.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	typo := strings.Replace(string(raw), "\ntime:", "\ntiem:", 1)
+	if typo == string(raw) {
+		t.Fatal("the example has no top-level time key")
+	}
+	r := runCLI("", "decide", "--manifests", samples(t), "--request", writeFile(t, "req.yaml", typo))
+	if r.code != 1 || !strings.Contains(r.stderr, `unknown field: no such key is declared here; did you mean "time"?`) || strings.Contains(r.stderr, "tiem") {
+		t.Errorf("exit %d, stderr %q", r.code, r.stderr)
+	}
+}

@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"cmp"
-	"flag"
 	"fmt"
 	"io"
 	"slices"
@@ -21,14 +20,7 @@ import (
 // or retired, rules added or removed, and effects, conditions, scope and
 // obligations changed, widened or narrowed. It exits 1 when a new
 // generation is not a valid successor.
-func diffFlags() (*flag.FlagSet, *outputFlags) { return outputVerbFlags("diff", false) }
-
-func diff(args []string, out io.Writer) error {
-	fs, of := diffFlags()
-	paths, err := parseFlags(fs, args)
-	if err != nil {
-		return err
-	}
+func diff(of *outputFlags, paths []string, out io.Writer) error {
 	mode, _ := of.mode() // no --format: one flag, no conflict
 	if len(paths) != 2 {
 		return usageError{"diff needs the OLD and the NEW manifest file or directory"}
@@ -98,14 +90,11 @@ type generationDiff struct {
 // many of them are invalid.
 func diffDomain(out io.Writer, base, head *manifest.Set, o *v1alpha1.HostAuthority, rep *[]generationDiff) (added, invalid int, err error) {
 	where := fmt.Sprintf("HostAuthority %s/%s", o.Namespace, o.Name)
-	cfg, err := manifest.HostConfig(o)
+	a, err := publication.HostAuthority(o)
 	if err != nil {
 		return 0, 0, fmt.Errorf("%s: %w", where, err)
 	}
-	h, err := host.New(cfg)
-	if err != nil {
-		return 0, 0, fmt.Errorf("%s: %w", where, err)
-	}
+	h := a.Scratch
 	admin, _ := manifest.AdministratorOf(o)
 	if err := publication.Into(base, h, o.Namespace, o.Name, admin); err != nil {
 		return 0, 0, fmt.Errorf("OLD: %w", err)

@@ -3,13 +3,13 @@ package main
 import (
 	"crypto/x509"
 	"errors"
-	"flag"
 	"net"
 	"net/url"
 	"os"
 	"strings"
 	"time"
 
+	"github.com/spf13/pflag"
 	"go.etcd.io/etcd/client/pkg/v3/transport"
 	clientv3 "go.etcd.io/etcd/client/v3"
 
@@ -17,7 +17,7 @@ import (
 )
 
 // The --etcd-* flags of the etcd Consumption store, one implementation for
-// `toolgate serve` (issue 20, item 9) and `toolgate manager` (issue 20):
+// `toolgate serve` and `toolgate manager` (docs/cli.md, flags):
 // the same names, the same checks, the same TLS loading, so the two cannot
 // drift on what they accept.
 
@@ -35,12 +35,12 @@ type etcdFlags struct {
 }
 
 // register declares the --etcd-* flags on fs, stored in f.
-func (f *etcdFlags) register(fs *flag.FlagSet) {
-	fs.StringVar(&f.endpoints, "etcd-endpoints", "", "comma-separated etcd endpoints, https://host:port (plain http only on loopback)")
-	fs.StringVar(&f.ca, "etcd-ca", "", "CA certificate (PEM) that signed the etcd servers' certificates; turns on TLS")
-	fs.StringVar(&f.cert, "etcd-cert", "", "client certificate (PEM) for etcd, reread at each connection")
-	fs.StringVar(&f.key, "etcd-key", "", "the client certificate's private key (PEM)")
-	fs.StringVar(&f.prefix, "etcd-prefix", etcdstore.DefaultPrefix, "etcd key prefix of this deployment: every replica of it gives the same one, other deployments another")
+func (f *etcdFlags) register(fs *pflag.FlagSet) {
+	fs.StringVar(&f.endpoints, "etcd-endpoints", "", "comma-separated etcd endpoints (`URL,...`), https://host:port (plain http only on loopback)")
+	fs.StringVar(&f.ca, "etcd-ca", "", "CA certificate `FILE` (PEM) that signed the etcd servers' certificates; turns on TLS")
+	fs.StringVar(&f.cert, "etcd-cert", "", "client certificate `FILE` (PEM) for etcd, reread at each connection")
+	fs.StringVar(&f.key, "etcd-key", "", "the client certificate's private key `FILE` (PEM)")
+	fs.StringVar(&f.prefix, "etcd-prefix", etcdstore.DefaultPrefix, "etcd key prefix (`PREFIX`) of this deployment: every replica of it gives the same one, other deployments another")
 }
 
 // checkFor checks the flags when store is the etcd store and, for any

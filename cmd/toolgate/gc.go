@@ -13,7 +13,7 @@ import (
 // commands (serve, manager, mcp gateway) unless GOGC is set: their live
 // heap is small (snapshots, caches) and each request allocates a few tens
 // of KB that die at once, so at Go's default of 100 about a sixth of the
-// service's CPU was collection (docs/performance.md, issue 18).
+// service's CPU was collection (docs/performance.md, "Profiling the service").
 const serviceGCPercent = 400
 
 // memoryLimitShare is the share of the container's memory limit given to

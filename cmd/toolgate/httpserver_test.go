@@ -12,7 +12,7 @@ import (
 // TestRequestTimeFitsTheConsumptionRetention: consume.MaxRequestTime
 // bounds a request from its first header octet to its response, and every
 // store keeps records consume.DefaultRetention past expiry on that bound
-// (issue 17, item 0). The service's timeouts and the stores' call
+// (docs/consumption.md, "Records alive"). The service's timeouts and the stores' call
 // timeouts must stay within it.
 func TestRequestTimeFitsTheConsumptionRetention(t *testing.T) {
 	t.Parallel()

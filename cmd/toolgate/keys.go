@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -10,6 +9,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/spf13/pflag"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
@@ -23,7 +23,7 @@ import (
 	"github.com/toolgate/toolgate/internal/standalone"
 )
 
-// The `toolgate keys` verbs (issue 17, item 3): rotate, list and revoke a domain's
+// The `toolgate keys` verbs (docs/crds.md, "Signing keys"): rotate, list and revoke a domain's
 // signing keys, standalone (--state: the key-set file) or in a cluster
 // (through the kubeconfig: the rotation annotation on the HostAuthority and
 // the key-set Secret in toolgate's namespace). Nothing prints a seed.
@@ -33,32 +33,39 @@ type keysOptions struct {
 	state, manifests     string // standalone
 	kubeconfig, keyNS    string // cluster
 	namespace, authority string // NAMESPACE/NAME
+	verb                 string // "keys rotate" or "keys list"
+	wantManifests        bool   // keys rotate
 }
 
 // keysFlags declares the flags of keys rotate (wantManifests) or keys list.
-func keysFlags(verb string, wantManifests bool) (*flag.FlagSet, *keysOptions) {
-	var o keysOptions
-	fs := flag.NewFlagSet(verb, flag.ContinueOnError)
-	fs.StringVar(&o.state, "state", "", "standalone: the state directory serve uses (its keys/ holds the key sets)")
+func keysFlags(fs *pflag.FlagSet, verb string, wantManifests bool) *keysOptions {
+	o := keysOptions{verb: verb, wantManifests: wantManifests}
+	fs.StringVar(&o.state, "state", "", "standalone: the state directory (`DIR`) serve uses (its keys/ holds the key sets)")
 	if wantManifests {
-		fs.StringVar(&o.manifests, "manifests", "", "standalone: the manifests serve uses (for the domain's maximum Authorization lifetime)")
+		fs.StringVar(&o.manifests, "manifests", "", "standalone: the manifests (`PATH`) serve uses (for the domain's maximum Authorization lifetime)")
 	}
-	fs.StringVar(&o.kubeconfig, "kubeconfig", "", "cluster: the kubeconfig (default: KUBECONFIG, then ~/.kube/config)")
-	fs.StringVar(&o.keyNS, "key-namespace", controllers.DefaultKeyNamespace, "cluster: toolgate's namespace, where the key-set Secrets live")
-	return fs, &o
+	kubeconfigFlag(fs, &o.kubeconfig)
+	keyNamespaceFlag(fs, &o.keyNS, controllers.DefaultKeyNamespace)
+	return &o
 }
 
-func keysRotateFlags() (*flag.FlagSet, *keysOptions) { return keysFlags("keys rotate", true) }
-func keysListFlags() (*flag.FlagSet, *keysOptions)   { return keysFlags("keys list", false) }
+// kubeconfigFlag declares --kubeconfig, the cluster of a keys verb.
+func kubeconfigFlag(fs *pflag.FlagSet, p *string) {
+	fs.StringVar(p, "kubeconfig", "", "cluster: the kubeconfig `FILE` (default: KUBECONFIG, then ~/.kube/config)")
+}
 
-// parseKeys parses the arguments of a keys verb with the FlagSet of flags.
-func parseKeys(flags func() (*flag.FlagSet, *keysOptions), args []string) (keysOptions, error) {
-	fs, po := flags()
-	rest, err := parseFlags(fs, args)
-	if err != nil {
-		return keysOptions{}, err
-	}
-	o, verb, wantManifests := *po, fs.Name(), fs.Lookup("manifests") != nil
+// keyNamespaceFlag declares --key-namespace, where the domains'
+// signing-key Secrets live (the keys verbs and the manager).
+func keyNamespaceFlag(fs *pflag.FlagSet, p *string, def string) {
+	fs.StringVar(p, "key-namespace", def, "toolgate's namespace (`NS`), where the domains' signing-key Secrets live (only toolgate reads it)")
+}
+
+func keysRotateFlags(fs *pflag.FlagSet) *keysOptions { return keysFlags(fs, "keys rotate", true) }
+func keysListFlags(fs *pflag.FlagSet) *keysOptions   { return keysFlags(fs, "keys list", false) }
+
+// parseKeys checks the arguments of a keys verb.
+func parseKeys(po *keysOptions, rest []string) (keysOptions, error) {
+	o, verb, wantManifests := *po, po.verb, po.wantManifests
 	if len(rest) != 1 {
 		return o, usageError{verb + " takes one NAMESPACE/NAME of a HostAuthority"}
 	}
@@ -80,8 +87,8 @@ func (o keysOptions) keyDir() string { return filepath.Join(o.state, "keys") }
 // or SIGHUP);
 // in a cluster it sets the rotation annotation, on which the leader
 // rotates once, and every replica serves the new set.
-func keysRotate(args []string, out io.Writer) error {
-	o, err := parseKeys(keysRotateFlags, args)
+func keysRotate(po *keysOptions, args []string, out io.Writer) error {
+	o, err := parseKeys(po, args)
 	if err != nil {
 		return err
 	}
@@ -117,8 +124,8 @@ func keysRotate(args []string, out io.Writer) error {
 }
 
 // keysList prints the domain's keys: identity, state, retire time.
-func keysList(args []string, out io.Writer) error {
-	o, err := parseKeys(keysListFlags, args)
+func keysList(po *keysOptions, args []string, out io.Writer) error {
+	o, err := parseKeys(po, args)
 	if err != nil {
 		return err
 	}
@@ -145,13 +152,14 @@ func keysList(args []string, out io.Writer) error {
 // keysRevokeOptions are keys revoke's flags.
 type keysRevokeOptions struct{ state, kubeconfig, reason string }
 
-func keysRevokeFlags() (*flag.FlagSet, *keysRevokeOptions) {
+func keysRevokeFlags(fs *pflag.FlagSet) *keysRevokeOptions {
 	var o keysRevokeOptions
-	fs := flag.NewFlagSet("keys revoke", flag.ContinueOnError)
-	fs.StringVar(&o.state, "state", "", "standalone: the state directory serve uses (the revocation goes to its ledger)")
-	fs.StringVar(&o.kubeconfig, "kubeconfig", "", "cluster: the kubeconfig (default: KUBECONFIG, then ~/.kube/config)")
-	fs.StringVar(&o.reason, "reason", "", "why, for reviewers (required; never interpreted)")
-	return fs, &o
+	// Required, but checked with the Revocation's own rules (spec.reason)
+	// after the arguments, as a Revocation object is.
+	fs.StringVar(&o.reason, "reason", "", "why, for reviewers (`TEXT`; required, never interpreted)")
+	fs.StringVar(&o.state, "state", "", "standalone: the state directory (`DIR`) serve uses (the revocation goes to its ledger)")
+	kubeconfigFlag(fs, &o.kubeconfig)
+	return &o
 }
 
 // keysRevoke revokes a key identity for good: everything it signed is
@@ -159,12 +167,7 @@ func keysRevokeFlags() (*flag.FlagSet, *keysRevokeOptions) {
 // cluster it creates a Revocation object (the leader then rotates a
 // revoked active key out); standalone it appends the revocation to the
 // state directory's ledger, which serve reads at start and on SIGHUP.
-func keysRevoke(args []string, out io.Writer) error {
-	fs, o := keysRevokeFlags()
-	rest, err := parseFlags(fs, args)
-	if err != nil {
-		return err
-	}
+func keysRevoke(o *keysRevokeOptions, rest []string, out io.Writer) error {
 	if len(rest) != 2 {
 		return usageError{"keys revoke takes NAMESPACE/NAME of a HostAuthority and a KEY-ID"}
 	}

@@ -116,7 +116,7 @@ func TestRegistryValidatePrintsSection50Order(t *testing.T) {
 
 func TestRegistryValidateRejectsWithoutEcho(t *testing.T) {
 	t.Parallel()
-	doc := "apiVersion: stk.toolgate.dev/v1alpha1\nkind: ToolRegistry\nmetadata: {name: r}\n" +
+	doc := "apiVersion: stk.toolgate.dev/v1alpha1\nkind: ToolRegistry\nmetadata: {name: primary-registry-1}\n" +
 		"spec:\n  snapshotID: primary-registry\n  snapshotGeneration: \"1\"\n  secretfield: x\n"
 	p := writeFile(t, "bad.yaml", doc)
 	r := runCLI("", "registry", "validate", p)
@@ -338,7 +338,7 @@ func TestRequestCanonicalizeSelectsOneExactSnapshot(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	gen2 := strings.Replace(string(sample), `snapshotGeneration: "1"`, `snapshotGeneration: "2"`, 1)
+	gen2 := strings.NewReplacer(`snapshotGeneration: "1"`, `snapshotGeneration: "2"`, "name: primary-registry-1\n", "name: primary-registry-2\n").Replace(string(sample))
 	retitled := strings.Replace(string(sample), "title: Submit a payment\n", "title: Submit a payment (edited)\n", 1)
 	if gen2 == string(sample) || retitled == string(sample) {
 		t.Fatal("the sample no longer has the text this test edits")

@@ -3,11 +3,11 @@ package main
 import (
 	"cmp"
 	"crypto/tls"
-	"flag"
 	"os"
 	"path/filepath"
 	"time"
 
+	"github.com/spf13/pflag"
 	"k8s.io/apimachinery/pkg/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -35,6 +35,7 @@ type managerOptions struct {
 	keyNS         string
 	pprof         string
 	service       serviceOptions
+	storeFlag     *choice // --consumption-store, read into service.store by checked
 }
 
 // storeAPIServer is the manager's default Consumption store: Consumption
@@ -42,48 +43,39 @@ type managerOptions struct {
 const storeAPIServer = "apiserver"
 
 // managerFlags declares the manager's flags.
-func managerFlags() (*flag.FlagSet, *managerOptions) {
-	var o managerOptions
-	fs := flag.NewFlagSet("manager", flag.ContinueOnError)
-	fs.StringVar(&o.metricsAddr, "metrics-bind-address", ":8443", "address of the metrics endpoint (0 disables it)")
+func managerFlags(fs *pflag.FlagSet) *managerOptions {
+	o := managerOptions{storeFlag: newChoice(storeAPIServer, storeAPIServer, storeEtcd)}
+	fs.StringVar(&o.metricsAddr, "metrics-bind-address", ":8443", "address (`ADDR`) of the metrics endpoint (0 disables it)")
 	fs.BoolVar(&o.metricsSecure, "metrics-secure", true, "serve metrics over HTTPS, only to callers the apiserver authenticates and authorizes for GET /metrics")
-	fs.StringVar(&o.probeAddr, "health-probe-bind-address", ":8081", "address of the health probes")
+	fs.StringVar(&o.probeAddr, "health-probe-bind-address", ":8081", "address (`ADDR`) of the health probes")
 	fs.BoolVar(&o.leaderElect, "leader-elect", true, "elect a leader among replicas; only the leader writes status")
-	fs.StringVar(&o.leaderNS, "leader-election-namespace", "", "namespace of the leader-election Lease (default: the pod's namespace)")
-	fs.StringVar(&o.certDir, "webhook-cert-dir", "/tmp/k8s-webhook-server/serving-certs", "directory holding the webhook serving certificate tls.crt and tls.key")
-	fs.IntVar(&o.port, "webhook-port", 9443, "port of the webhook server")
-	fs.StringVar(&o.keyNS, "key-namespace", cmp.Or(os.Getenv("POD_NAMESPACE"), controllers.DefaultKeyNamespace), "namespace of the domains' signing-key Secrets (only toolgate reads it)")
+	fs.StringVar(&o.leaderNS, "leader-election-namespace", "", "namespace (`NS`) of the leader-election Lease (default: the pod's namespace)")
+	fs.StringVar(&o.certDir, "webhook-cert-dir", "/tmp/k8s-webhook-server/serving-certs", "directory (`DIR`) holding the webhook serving certificate tls.crt and tls.key")
+	fs.IntVar(&o.port, "webhook-port", 9443, "`PORT` of the webhook server")
+	keyNamespaceFlag(fs, &o.keyNS, cmp.Or(os.Getenv("POD_NAMESPACE"), controllers.DefaultKeyNamespace))
 	so := &o.service
-	fs.StringVar(&so.addr, "service-bind-address", ":8444", "address of the authorization service (TLS with the webhook's certificate; 0 disables it)")
-	fs.StringVar(&so.store, "consumption-store", storeAPIServer, "where Consumptions are recorded: apiserver (Consumption objects) or etcd (shared by every replica on the same --etcd-prefix)")
-	fs.StringVar(&so.namespace, "consumption-namespace", os.Getenv("POD_NAMESPACE"), "namespace of the Consumption objects (apiserver store)")
+	fs.StringVar(&so.addr, "service-bind-address", ":8444", "address (`ADDR`) of the authorization service (TLS with the webhook's certificate; 0 disables it)")
+	fs.Var(o.storeFlag, "consumption-store", "where Consumptions are recorded: apiserver (Consumption objects) or etcd (shared by every replica on the same --etcd-prefix)")
+	fs.StringVar(&so.namespace, "consumption-namespace", os.Getenv("POD_NAMESPACE"), "namespace (`NS`) of the Consumption objects (apiserver store)")
 	so.etcd.register(fs)
 	fs.DurationVar(&so.tokenTTL, "token-cache-ttl", 10*time.Second, "how long a TokenReview answer is cached")
 	fs.BoolVar(&so.decisionLog, "decision-log", true, "write one decision-log line per request to stdout")
-	fs.StringVar(&so.auditLog, "audit-log", "", "tamper-evident decision log directory (default: none)")
-	fs.StringVar(&so.auditKey, "audit-key", "", "the audit log's checkpoint signing key, created when absent (default AUDIT-LOG.key)")
-	fs.StringVar(&o.pprof, "pprof-listen", "", pprofListenUsage)
-	return fs, &o
+	auditLogFlags(fs, &so.auditLog, &so.auditKey, "tamper-evident decision log directory (`DIR`; default: none)")
+	pprofFlag(fs, &o.pprof)
+	return &o
 }
 
-// parseManager reads the manager's flags and checks them before anything
+// checked checks the manager's flags before anything
 // starts: the --etcd-* flags with the rules serve applies (etcdflags.go).
-func parseManager(args []string) (managerOptions, error) {
-	fs, po := managerFlags()
-	rest, err := parseFlags(fs, args)
-	if err != nil {
-		return managerOptions{}, err
-	}
-	o := *po
+func (po managerOptions) checked(rest []string) (managerOptions, error) {
+	o := po
 	so := &o.service
+	so.store, o.storeFlag = po.storeFlag.value, nil
 	if len(rest) != 0 {
 		return o, usageError{"manager takes no positional arguments"}
 	}
 	if err := checkPprofListen(o.pprof); err != nil {
 		return o, err
-	}
-	if so.store != storeAPIServer && so.store != storeEtcd {
-		return o, usageError{"--consumption-store is apiserver or etcd"}
 	}
 	return o, so.etcd.checkFor(so.store)
 }
@@ -93,8 +85,8 @@ func parseManager(args []string) (managerOptions, error) {
 // admission webhooks, serving TLS from --webhook-cert-dir (tls.crt, tls.key)
 // through controller-runtime's certificate watcher, so a renewed certificate
 // (cert-manager) is picked up without a restart.
-func manager(args []string) error {
-	o, err := parseManager(args)
+func manager(po managerOptions, args []string) error {
+	o, err := po.checked(args)
 	if err != nil {
 		return err
 	}

@@ -28,7 +28,7 @@ type serviceOptions struct {
 	addr        string    // "0" disables the service
 	store       string    // apiserver or etcd
 	namespace   string    // where Consumption objects live (apiserver store)
-	etcd        etcdFlags // checked by parseManager
+	etcd        etcdFlags // checked by managerOptions.checked
 	tokenTTL    time.Duration
 	decisionLog bool // write decision-log lines to stdout
 	auditLog    string

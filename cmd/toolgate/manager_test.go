@@ -2,13 +2,13 @@ package main
 
 import (
 	"errors"
-	"flag"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/spf13/pflag"
 
 	"github.com/toolgate/toolgate/internal/consume/etcdstore"
 )
@@ -52,25 +52,15 @@ func TestParseManager(t *testing.T) {
 // store offer the same --etcd-* flags, with the same defaults and help.
 func TestManagerAndServeDeclareTheSameEtcdFlags(t *testing.T) {
 	t.Parallel()
+	commands := verbCommands(t)
 	etcdFlagsOf := func(name string) map[string][2]string {
-		for _, v := range verbs() {
-			if v.name != name {
-				continue
+		out := map[string][2]string{}
+		commands[name].Flags().VisitAll(func(f *pflag.Flag) {
+			if strings.HasPrefix(f.Name, "etcd-") {
+				out[f.Name] = [2]string{f.DefValue, f.Usage}
 			}
-			fs := declaredFlags(v)
-			if fs == nil {
-				t.Fatalf("%s declares no flags", name)
-			}
-			out := map[string][2]string{}
-			fs.VisitAll(func(f *flag.Flag) {
-				if strings.HasPrefix(f.Name, "etcd-") {
-					out[f.Name] = [2]string{f.DefValue, f.Usage}
-				}
-			})
-			return out
-		}
-		t.Fatalf("no verb %s", name)
-		return nil
+		})
+		return out
 	}
 	manager, serve := etcdFlagsOf("manager"), etcdFlagsOf("serve")
 	for _, name := range []string{"etcd-endpoints", "etcd-ca", "etcd-cert", "etcd-key", "etcd-prefix"} {

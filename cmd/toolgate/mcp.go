@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"net"
@@ -16,30 +15,17 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/spf13/pflag"
 
 	"github.com/toolgate/toolgate/internal/mcpgate"
 )
 
-const (
-	mcpGatewayArgs  = "--config FILE --listen ADDR (--upstream-command 'CMD ARG...' | --upstream-url URL) [--recheck D] [--call-timeout D] [--pprof-listen ADDR]"
-	mcpOutcomesArgs = "[--outcome completed|failed|uncertain] LOG..."
-)
-
-// mcpVerb dispatches `toolgate mcp gateway` and `toolgate mcp outcomes`
-// (issue 19, item 2; docs/mcp.md).
-func mcpVerb(args []string, _ io.Reader, out io.Writer) error {
-	if len(args) == 0 {
-		return usageError{"mcp needs gateway or outcomes"}
-	}
-	switch args[0] {
-	case "gateway":
-		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-		defer stop()
-		return mcpGateway(ctx, args[1:], os.Stderr)
-	case "outcomes":
-		return mcpOutcomes(args[1:], out)
-	}
-	return usageError{"mcp needs gateway or outcomes"}
+// mcpGatewayVerb runs `toolgate mcp gateway` (docs/mcp.md) until SIGINT
+// or SIGTERM.
+func mcpGatewayVerb(o *mcpGatewayOptions, args []string, _ io.Writer) error {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	return mcpGateway(ctx, *o, args, os.Stderr)
 }
 
 // mcpGatewayOptions are mcp gateway's flags.
@@ -53,32 +39,26 @@ type mcpGatewayOptions struct {
 	pprofAddr   string
 }
 
-func mcpGatewayFlags() (*flag.FlagSet, *mcpGatewayOptions) {
+func mcpGatewayFlags(fs *pflag.FlagSet) *mcpGatewayOptions {
 	var o mcpGatewayOptions
-	fs := flag.NewFlagSet("mcp gateway", flag.ContinueOnError)
-	fs.StringVar(&o.config, "config", "", "the gateway configuration (kind MCPGateway)")
-	fs.StringVar(&o.listen, "listen", "127.0.0.1:8090", "address to serve MCP (Streamable HTTP at /mcp), /metrics and /healthz on")
-	fs.StringVar(&o.command, "upstream-command", "", "the upstream MCP server as a command line, split at white space (no shell), spoken to over stdio")
-	fs.StringVar(&o.upURL, "upstream-url", "", "the upstream MCP server's Streamable HTTP endpoint")
+	fs.StringVar(&o.config, "config", "", "the gateway configuration `FILE` (kind MCPGateway)")
+	required(fs, "config")
+	fs.StringVar(&o.listen, "listen", "127.0.0.1:8090", "address (`ADDR`) to serve MCP (Streamable HTTP at /mcp), /metrics and /healthz on")
+	fs.StringVar(&o.command, "upstream-command", "", "the upstream MCP server as a command line (`'CMD ARG...'`), split at white space (no shell), spoken to over stdio")
+	fs.StringVar(&o.upURL, "upstream-url", "", "the upstream MCP server's Streamable HTTP endpoint (`URL`)")
+	oneOf(fs, "upstream-command", "upstream-url")
 	fs.DurationVar(&o.recheck, "recheck", 30*time.Second, "how often the upstream's tool definitions are compared with the reviewed ones (also on each tools/list_changed)")
 	fs.DurationVar(&o.callTimeout, "call-timeout", 60*time.Second, "bound of one forwarded call; a call without an answer by then is uncertain")
-	fs.StringVar(&o.pprofAddr, "pprof-listen", "", pprofListenUsage)
-	return fs, &o
+	pprofFlag(fs, &o.pprofAddr)
+	return &o
 }
 
-func mcpGateway(ctx context.Context, args []string, stderr io.Writer) error {
-	fs, o := mcpGatewayFlags()
-	if _, err := parseFlags(fs, args); err != nil {
-		return err
-	}
-	if o.config == "" {
-		return usageError{"mcp gateway needs --config"}
+func mcpGateway(ctx context.Context, o mcpGatewayOptions, args []string, stderr io.Writer) error {
+	if len(args) != 0 {
+		return usageError{"mcp gateway takes flags only"}
 	}
 	if err := checkPprofListen(o.pprofAddr); err != nil {
 		return err
-	}
-	if (o.command == "") == (o.upURL == "") {
-		return usageError{"mcp gateway needs exactly one of --upstream-command and --upstream-url"}
 	}
 	cfg, err := mcpgate.LoadConfig(o.config)
 	if err != nil {
@@ -141,29 +121,18 @@ func mcpGateway(ctx context.Context, args []string, stderr io.Writer) error {
 
 // mcpOutcomesOptions are mcp outcomes's flags.
 type mcpOutcomesOptions struct {
-	only string
+	outcome *choice
 }
 
-func mcpOutcomesFlags() (*flag.FlagSet, *mcpOutcomesOptions) {
-	var o mcpOutcomesOptions
-	fs := flag.NewFlagSet("mcp outcomes", flag.ContinueOnError)
-	fs.StringVar(&o.only, "outcome", "", "print only calls with this outcome (completed, failed, uncertain)")
-	return fs, &o
+func mcpOutcomesFlags(fs *pflag.FlagSet) *mcpOutcomesOptions {
+	o := mcpOutcomesOptions{outcome: newChoice("", mcpgate.OutcomeCompleted, mcpgate.OutcomeFailed, mcpgate.OutcomeUncertain)}
+	fs.Var(o.outcome, "outcome", "print only calls with this outcome")
+	return &o
 }
 
-func mcpOutcomes(args []string, out io.Writer) error {
-	fs, o := mcpOutcomesFlags()
-	logs, err := parseFlags(fs, args)
-	if err != nil {
+func mcpOutcomes(o *mcpOutcomesOptions, logs []string, out io.Writer) error {
+	if err := needPaths("mcp outcomes", logs, "outcome log"); err != nil {
 		return err
-	}
-	if len(logs) == 0 {
-		return usageError{"mcp outcomes needs at least one outcome log"}
-	}
-	switch o.only {
-	case "", mcpgate.OutcomeCompleted, mcpgate.OutcomeFailed, mcpgate.OutcomeUncertain:
-	default:
-		return usageError{"--outcome must be completed, failed or uncertain"}
 	}
 	for _, path := range logs {
 		f, err := os.Open(path)
@@ -176,7 +145,7 @@ func mcpOutcomes(args []string, out io.Writer) error {
 			return fmt.Errorf("%s: %w", path, err)
 		}
 		for _, r := range recs {
-			if o.only != "" && r.Outcome != o.only {
+			if only := o.outcome.value; only != "" && r.Outcome != only {
 				continue
 			}
 			reason := r.Reason

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"encoding/xml"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"regexp"
@@ -12,13 +11,14 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/spf13/pflag"
 	"sigs.k8s.io/yaml"
 
 	"github.com/toolgate/toolgate/internal/engine/fault"
 	"github.com/toolgate/toolgate/internal/manifest"
 )
 
-// Output for pipelines (issue 20, item 4): -o text|json|yaml on the verbs
+// Output for pipelines (docs/cli.md, "Machine-readable output"): -o text|json|yaml on the verbs
 // that report, --format junit|github on test and validate. text is the
 // verbs' own output; json and yaml carry the same facts in the documented
 // shapes below (docs/cli.md, "Machine-readable output"), and yaml is the
@@ -32,14 +32,19 @@ const (
 	formatGitHub = "github"
 )
 
-// choice is a flag.Value that accepts one of a closed set; its error names
-// the set, never the rejected value.
+// choice is a flag value that accepts one of a closed set (which
+// completes in the shell); its error names the set, never the rejected
+// value.
 type choice struct {
 	allowed []string
 	value   string
 }
 
+// newChoice is a choice of allowed with the default def ("" for none).
+func newChoice(def string, allowed ...string) *choice { return &choice{allowed: allowed, value: def} }
+
 func (c *choice) String() string { return c.value }
+func (c *choice) Type() string   { return "string" }
 
 func (c *choice) Set(s string) error {
 	if !slices.Contains(c.allowed, s) {
@@ -56,22 +61,22 @@ type outputFlags struct {
 }
 
 // addOutputFlags declares --output (-o) on fs and, when ci, --format.
-func addOutputFlags(fs *flag.FlagSet, ci bool) *outputFlags {
-	o := &outputFlags{output: &choice{allowed: []string{formatText, formatJSON, formatYAML}, value: formatText}}
-	fs.Var(o.output, "output", "output format: text, json or yaml (-o)")
+func addOutputFlags(fs *pflag.FlagSet, ci bool) *outputFlags {
+	o := &outputFlags{output: newChoice(formatText, formatText, formatJSON, formatYAML)}
+	fs.VarP(o.output, "output", "o", "output format")
 	if ci {
-		o.format = &choice{allowed: []string{formatJUnit, formatGitHub}}
+		o.format = newChoice("", formatJUnit, formatGitHub)
 		fs.Var(o.format, "format", "CI report instead of --output: junit (JUnit XML) or github (workflow annotations)")
 	}
 	return o
 }
 
-// outputVerbFlags is the FlagSet of a verb whose only flags are the output
-// ones (and, with ci, --format).
-func outputVerbFlags(name string, ci bool) (*flag.FlagSet, *outputFlags) {
-	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	return fs, addOutputFlags(fs, ci)
-}
+// outputOnlyFlags declares the flags of a verb whose only flag is -o.
+func outputOnlyFlags(fs *pflag.FlagSet) *outputFlags { return addOutputFlags(fs, false) }
+
+// ciOutputFlags declares the flags of a verb whose only flags are -o and
+// --format.
+func ciOutputFlags(fs *pflag.FlagSet) *outputFlags { return addOutputFlags(fs, true) }
 
 // mode is the one format to write: --format when given, else --output.
 func (o *outputFlags) mode() (string, error) {

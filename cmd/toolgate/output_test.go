@@ -353,8 +353,10 @@ func TestDiffAndValidateVerbsOutputsParse(t *testing.T) {
 			Valid    bool         `json:"valid"`
 			Findings []docFinding `json:"findings"`
 		}
+		// The same two findings as validate -f: one admission function.
 		rep, r := parseBoth[doc](t, "registry", "validate", invalidSamples(t))
-		if r.code != 1 || rep.Valid || len(rep.Findings) != 1 || rep.Findings[0].Line != 13 || rep.Findings[0].Reason != "malformed" {
+		if r.code != 1 || rep.Valid || len(rep.Findings) != 2 || rep.Findings[0].Path != "metadata.name" ||
+			rep.Findings[1].Line != 13 || rep.Findings[1].Reason != "malformed" {
 			t.Errorf("exit %d, %+v", r.code, rep)
 		}
 	})

@@ -2,7 +2,6 @@ package main
 
 import (
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"strings"
@@ -18,14 +17,8 @@ import (
 // domain's policy administrator) and summarizes every HostAuthority and
 // PolicySnapshot. Any invalid object fails the whole run, with every
 // problem reported.
-func policyValidateFlags() (*flag.FlagSet, *outputFlags) {
-	return outputVerbFlags("policy validate", false)
-}
-
-func policyValidate(args []string, out io.Writer) error {
-	fs, of := policyValidateFlags()
-	paths, err := pathArgs(fs, args, "file or directory")
-	if err != nil {
+func policyValidate(of *outputFlags, paths []string, out io.Writer) error {
+	if err := needPaths("policy validate", paths, "file or directory"); err != nil {
 		return err
 	}
 	mode, _ := of.mode() // no --format: one flag, no conflict

@@ -7,16 +7,21 @@ import (
 	"net/http"
 	"net/http/pprof"
 	"time"
+
+	"github.com/spf13/pflag"
 )
 
-// Operators can profile the service (issue 18, item 5): `serve`,
+// Operators can profile the service (docs/performance.md, "Profiling the service"): `serve`,
 // `manager` and `mcp gateway` take --pprof-listen, off by default, which serves
 // net/http/pprof on a loopback address of its own and on a mux of its own
 // — never on the API's address or mux, and never http.DefaultServeMux
 // (which importing net/http/pprof fills, and which nothing here serves).
 
-// pprofListenUsage is the help of --pprof-listen.
-const pprofListenUsage = "serve net/http/pprof on this loopback host:port (default off); profiles expose the process's memory, so only loopback addresses are accepted"
+// pprofFlag declares --pprof-listen, one definition for serve, the manager
+// and the MCP gateway; checkPprofListen checks it.
+func pprofFlag(fs *pflag.FlagSet, p *string) {
+	fs.StringVar(p, "pprof-listen", "", "serve net/http/pprof on this loopback host:port (`ADDR`; default off); profiles expose the process's memory, so only loopback addresses are accepted")
+}
 
 // checkPprofListen accepts "" (off) or a host:port whose host names only
 // loopback addresses; anything else is a usage error.

@@ -15,7 +15,7 @@ import (
 	"github.com/toolgate/toolgate/internal/testutil"
 )
 
-// TestPprofListenIsLoopbackOnly: issue 18, item 5. --pprof-listen takes a
+// TestPprofListenIsLoopbackOnly: --pprof-listen takes a
 // loopback host:port only; anything else is a usage error (exit 2) of
 // serve and of manager, before either opens anything.
 func TestPprofListenIsLoopbackOnly(t *testing.T) {

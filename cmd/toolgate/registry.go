@@ -2,25 +2,19 @@ package main
 
 import (
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"text/tabwriter"
 
 	"github.com/toolgate/toolgate/internal/host"
 	"github.com/toolgate/toolgate/internal/manifest"
+	"github.com/toolgate/toolgate/internal/publication"
 )
 
 // registryValidate publishes every ToolRegistry found in the given paths
 // with the engine's publication rules and prints one summary per snapshot.
-func registryValidateFlags() (*flag.FlagSet, *outputFlags) {
-	return outputVerbFlags("registry validate", false)
-}
-
-func registryValidate(args []string, out io.Writer) error {
-	fs, of := registryValidateFlags()
-	paths, err := pathArgs(fs, args, "file or directory")
-	if err != nil {
+func registryValidate(of *outputFlags, paths []string, out io.Writer) error {
+	if err := needPaths("registry validate", paths, "file or directory"); err != nil {
 		return err
 	}
 	mode, _ := of.mode() // no --format: one flag, no conflict
@@ -52,16 +46,9 @@ func loadRegistries(paths ...string) ([]*host.RegistrySnapshot, []host.RegistryD
 	snaps := make([]*host.RegistrySnapshot, 0, len(set.ToolRegistries))
 	drafts := make([]host.RegistryDraft, 0, len(set.ToolRegistries))
 	for _, tr := range set.ToolRegistries {
-		draft, err := manifest.RegistryDraft(tr.Spec)
-		if err == nil {
-			err = manifest.CheckConfirmed(&tr)
-		}
+		draft, s, err := publication.ToolRegistry(&tr)
 		if err != nil {
 			return nil, nil, located(set, objErr("ToolRegistry", &tr, err))
-		}
-		s, err := host.PublishRegistryDraft(draft)
-		if err != nil {
-			return nil, nil, located(set, objErr("ToolRegistry", &tr, manifest.SpecFault(err)))
 		}
 		snaps, drafts = append(snaps, s), append(drafts, draft)
 	}

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -12,14 +11,12 @@ import (
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/spf13/pflag"
 
 	"github.com/toolgate/toolgate/internal/manifest"
 	"github.com/toolgate/toolgate/internal/mcpgate"
 	"github.com/toolgate/toolgate/internal/mcpgate/mcpimport"
 )
-
-const registryImportArgs = "(--from-file TOOLS_LIST.json | --command 'CMD ARG...' | --url URL) --tool-prefix SEG --out DIR [--previous DIR] [--namespace NS] [--snapshot-id ID]" +
-	" [--host-authority NS/NAME] [--toolgate-url URL] [--token-file F] [--outcome-log F]"
 
 // Files an import writes into --out and reads from --previous.
 const (
@@ -43,42 +40,32 @@ type registryImportOptions struct {
 	outcomes  string
 }
 
-func registryImportFlags() (*flag.FlagSet, *registryImportOptions) {
+func registryImportFlags(fs *pflag.FlagSet) *registryImportOptions {
 	var o registryImportOptions
-	fs := flag.NewFlagSet("registry import", flag.ContinueOnError)
-	fs.StringVar(&o.from, "from-file", "", "a saved tools/list answer (the JSON-RPC response or its result)")
-	fs.StringVar(&o.command, "command", "", "a live MCP server as a command line, split at white space (no shell), spoken to over stdio")
-	fs.StringVar(&o.serverURL, "url", "", "a live MCP server's Streamable HTTP endpoint")
-	fs.StringVar(&o.outDir, "out", "", "the directory to write "+importRegistryFile+" and "+importGatewayFile+" into")
-	fs.StringVar(&o.previous, "previous", "", "the directory of the last import (reviewed): the draft becomes its next generation, with a diff")
-	fs.StringVar(&o.prefix, "tool-prefix", "", "the toolID's first segment(s): PREFIX.tool-name")
-	fs.StringVar(&o.ns, "namespace", "default", "the ToolRegistry's namespace")
-	fs.StringVar(&o.snap, "snapshot-id", "mcp-tools", "the Registry Snapshot identity")
-	fs.StringVar(&o.ha, "host-authority", "default/host", "the mapping's HostAuthority, NAMESPACE/NAME")
-	fs.StringVar(&o.url, "toolgate-url", "http://127.0.0.1:8080", "the mapping's toolgate service URL")
-	fs.StringVar(&o.token, "token-file", ".state/mcp-executor.token", "the mapping's executor token file")
-	fs.StringVar(&o.outcomes, "outcome-log", ".state/mcp-outcomes.jsonl", "the mapping's outcome log")
-	return fs, &o
+	fs.StringVar(&o.from, "from-file", "", "a saved tools/list answer (`TOOLS_LIST.json`: the JSON-RPC response or its result)")
+	fs.StringVar(&o.command, "command", "", "a live MCP server as a command line (`'CMD ARG...'`), split at white space (no shell), spoken to over stdio")
+	fs.StringVar(&o.serverURL, "url", "", "a live MCP server's Streamable HTTP endpoint (`URL`)")
+	oneOf(fs, "from-file", "command", "url")
+	fs.StringVar(&o.prefix, "tool-prefix", "", "the toolID's first segment(s) (`SEG`): SEG.tool-name")
+	fs.StringVar(&o.outDir, "out", "", "the directory (`DIR`) to write "+importRegistryFile+" and "+importGatewayFile+" into")
+	required(fs, "tool-prefix", "out")
+	fs.StringVar(&o.previous, "previous", "", "the directory (`DIR`) of the last import (reviewed): the draft becomes its next generation, with a diff")
+	fs.StringVar(&o.ns, "namespace", "default", "the ToolRegistry's namespace (`NS`)")
+	fs.StringVar(&o.snap, "snapshot-id", "mcp-tools", "the Registry Snapshot identity (`ID`)")
+	fs.StringVar(&o.ha, "host-authority", "default/host", "the mapping's HostAuthority, `NAMESPACE/NAME`")
+	fs.StringVar(&o.url, "toolgate-url", "http://127.0.0.1:8080", "the mapping's toolgate service `URL`")
+	fs.StringVar(&o.token, "token-file", ".state/mcp-executor.token", "the mapping's executor token `FILE`")
+	fs.StringVar(&o.outcomes, "outcome-log", ".state/mcp-outcomes.jsonl", "the mapping's outcome log (`FILE`)")
+	return &o
 }
 
 // registryImport drafts a ToolRegistry generation and the MCP mapping from
-// an MCP server's tools/list (issue 19, item 1; docs/mcp.md). It writes
+// an MCP server's tools/list (docs/mcp.md, "Importing a server's tools"). It writes
 // both files even when some tools are refused, and then exits 1 naming
 // every refusal.
-func registryImport(args []string, out io.Writer) error {
-	fs, o := registryImportFlags()
-	rest, err := parseFlags(fs, args)
-	if err != nil {
-		return err
-	}
-	sources := 0
-	for _, v := range []string{o.from, o.command, o.serverURL} {
-		if v != "" {
-			sources++
-		}
-	}
-	if len(rest) > 0 || sources != 1 || o.outDir == "" || o.prefix == "" {
-		return usageError{"registry import needs one of --from-file, --command and --url, and --tool-prefix and --out (and no other arguments)"}
+func registryImport(o *registryImportOptions, rest []string, out io.Writer) error {
+	if len(rest) > 0 {
+		return usageError{"registry import takes flags only"}
 	}
 	haNS, haName, ok := strings.Cut(o.ha, "/")
 	if !ok || haNS == "" || haName == "" {

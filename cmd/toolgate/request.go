@@ -3,10 +3,11 @@ package main
 import (
 	"encoding/hex"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/spf13/pflag"
 
 	"github.com/toolgate/toolgate/internal/host"
 	"github.com/toolgate/toolgate/internal/jsonexact"
@@ -21,15 +22,15 @@ type requestCanonicalizeOptions struct {
 	assessmentID string
 }
 
-func requestCanonicalizeFlags() (*flag.FlagSet, *requestCanonicalizeOptions) {
+func requestCanonicalizeFlags(fs *pflag.FlagSet) *requestCanonicalizeOptions {
 	var o requestCanonicalizeOptions
-	fs := flag.NewFlagSet("request canonicalize", flag.ContinueOnError)
-	fs.StringVar(&o.manifests, "manifests", "", "file or directory with ToolRegistry manifests")
-	fs.StringVar(&o.regID, "registry", "", "registry snapshot identity (required when several are loaded)")
-	fs.StringVar(&o.regGen, "generation", "", "registry snapshot generation (with --registry)")
-	fs.StringVar(&o.proposalFile, "proposal", "", "proposal JSON file: {proposalID, toolID, version, arguments}")
-	fs.StringVar(&o.assessmentID, "assessment-id", "cli-assessment", "Host assessment identity")
-	return fs, &o
+	fs.StringVar(&o.manifests, "manifests", "", "file or directory (`PATH`) with ToolRegistry manifests")
+	fs.StringVar(&o.proposalFile, "proposal", "", "proposal JSON `FILE`: {proposalID, toolID, version, arguments}")
+	required(fs, "manifests", "proposal")
+	fs.StringVar(&o.regID, "registry", "", "registry snapshot identity (`ID`; required when several are loaded)")
+	fs.StringVar(&o.regGen, "generation", "", "registry snapshot generation (`N`; with --registry)")
+	fs.StringVar(&o.assessmentID, "assessment-id", "cli-assessment", "Host assessment identity (`ID`)")
+	return &o
 }
 
 // requestCanonicalize plays the Host for one Proposal: it selects the exact
@@ -37,14 +38,9 @@ func requestCanonicalizeFlags() (*flag.FlagSet, *requestCanonicalizeOptions) {
 // prints the Canonical Request that Host builds (Host.Canonicalize: the
 // Proposal Assessment is made inside the Host's own boundary, as Authorize
 // makes it).
-func requestCanonicalize(args []string, out io.Writer) error {
-	fs, o := requestCanonicalizeFlags()
-	rest, err := parseFlags(fs, args)
-	if err != nil {
-		return err
-	}
-	if o.manifests == "" || o.proposalFile == "" || len(rest) != 0 {
-		return usageError{"request canonicalize needs --manifests and --proposal"}
+func requestCanonicalize(o *requestCanonicalizeOptions, rest []string, out io.Writer) error {
+	if len(rest) != 0 {
+		return usageError{"request canonicalize takes flags only"}
 	}
 	snaps, drafts, err := loadRegistries(o.manifests)
 	if err != nil {

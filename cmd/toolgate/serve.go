@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/tls"
 	"errors"
-	"flag"
 	"io"
 	"log/slog"
 	"net"
@@ -12,6 +11,8 @@ import (
 	"os/signal"
 	"path/filepath"
 	"syscall"
+
+	"github.com/spf13/pflag"
 
 	"github.com/toolgate/toolgate/internal/audit"
 	"github.com/toolgate/toolgate/internal/consume"
@@ -24,8 +25,8 @@ import (
 // the in-cluster service runs in the manager): the manifests come from a
 // directory, callers from a token file, and the signing keys and
 // Consumptions live in a state directory.
-func serve(args []string, stderr io.Writer) error {
-	o, err := parseServe(args)
+func serve(po serveOptions, args []string, stderr io.Writer) error {
+	o, err := po.checked(args)
 	if err != nil {
 		return err
 	}
@@ -33,16 +34,6 @@ func serve(args []string, stderr io.Writer) error {
 	defer stop()
 	// The process's own setting, so not in runServe: tests run that in process.
 	processLogger(stderr).Info("garbage collection", "settings", tuneGC(os.Getenv, cgroupMemoryMax).String())
-	return runServe(ctx, o, stderr)
-}
-
-// serveContext is serve until ctx is done: parse the flags, build the
-// service, run it.
-func serveContext(ctx context.Context, args []string, stderr io.Writer) error {
-	o, err := parseServe(args)
-	if err != nil {
-		return err
-	}
 	return runServe(ctx, o, stderr)
 }
 
@@ -72,47 +63,48 @@ type serveOptions struct {
 	syncLog           bool
 	auditLog          string // "off" for none
 	auditKey          string
-	pprof             string // --pprof-listen; "" is off
-	store             string // storeBolt or storeEtcd
+	pprof             string  // --pprof-listen; "" is off
+	store             string  // storeBolt or storeEtcd
+	storeFlag         *choice // --consumption-store, read into store by checked
 	etcd              etcdFlags
 }
 
 // serveFlags declares serve's flags. --standalone is accepted and changes
 // nothing: standalone is serve's only mode, so existing command lines stay
 // true.
-func serveFlags() (*flag.FlagSet, *serveOptions) {
-	var o serveOptions
-	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+func serveFlags(fs *pflag.FlagSet) *serveOptions {
+	o := serveOptions{storeFlag: newChoice(storeBolt, storeBolt, storeEtcd)}
 	fs.Bool("standalone", true, "accepted for compatibility: serve always runs standalone")
-	fs.StringVar(&o.manifests, "manifests", "", "file or directory of HostAuthority, ToolRegistry and PolicySnapshot manifests")
-	fs.StringVar(&o.state, "state", "", "state directory: signing keys and the Consumption store")
-	fs.StringVar(&o.listen, "listen", "127.0.0.1:8080", "listen address; plain HTTP only on loopback")
-	fs.StringVar(&o.tokens, "tokens", "", "token file {tokens: [{token, name, groups}]} (default STATE/tokens.yaml)")
-	fs.StringVar(&o.certFile, "tls-cert", "", "TLS certificate (PEM); required on a non-loopback address")
-	fs.StringVar(&o.keyFile, "tls-key", "", "TLS private key (PEM)")
-	fs.StringVar(&o.logFile, "decision-log", "-", "decision log: a file, or - for stdout")
+	manifestsFlag(fs, &o.manifests)
+	fs.StringVar(&o.state, "state", "", "state directory (`DIR`): signing keys and the Consumption store")
+	required(fs, "manifests", "state")
+	fs.StringVar(&o.listen, "listen", "127.0.0.1:8080", "listen address (`ADDR`); plain HTTP only on loopback")
+	fs.StringVar(&o.tokens, "tokens", "", "token `FILE` {tokens: [{token, name, groups}]} (default STATE/tokens.yaml)")
+	fs.StringVar(&o.certFile, "tls-cert", "", "TLS certificate `FILE` (PEM); required on a non-loopback address")
+	fs.StringVar(&o.keyFile, "tls-key", "", "TLS private key `FILE` (PEM)")
+	fs.StringVar(&o.logFile, "decision-log", "-", "decision log: a `FILE`, or - for stdout")
 	fs.BoolVar(&o.syncLog, "decision-log-sync", false, "write each decision-log line before responding (no loss, more latency)")
-	fs.StringVar(&o.auditLog, "audit-log", "", "tamper-evident decision log directory, or off (default STATE/audit)")
-	fs.StringVar(&o.auditKey, "audit-key", "", "the audit log's checkpoint signing key, created when absent (default AUDIT-LOG.key)")
-	fs.StringVar(&o.pprof, "pprof-listen", "", pprofListenUsage)
-	fs.StringVar(&o.store, "consumption-store", storeBolt, "where Consumptions and identity claims are recorded: bolt (STATE/consumptions.db, one process) or etcd (shared by every replica on the same --etcd-prefix)")
+	auditLogFlags(fs, &o.auditLog, &o.auditKey, "tamper-evident decision log directory (`DIR`), or off (default STATE/audit)")
+	pprofFlag(fs, &o.pprof)
+	fs.Var(o.storeFlag, "consumption-store", "where Consumptions and identity claims are recorded: bolt (STATE/consumptions.db, one process) or etcd (shared by every replica on the same --etcd-prefix)")
 	o.etcd.register(fs)
-	return fs, &o
+	return &o
 }
 
-// parseServe reads serve's flags and checks them.
-func parseServe(args []string) (serveOptions, error) {
-	fs, po := serveFlags()
-	rest, err := parseFlags(fs, args)
-	if err != nil {
-		return serveOptions{}, err
-	}
-	o := *po
-	switch {
-	case len(rest) != 0:
+// auditLogFlags declares --audit-log (with its help, which says serve's
+// and the manager's defaults) and --audit-key.
+func auditLogFlags(fs *pflag.FlagSet, log, key *string, logUsage string) {
+	fs.StringVar(log, "audit-log", "", logUsage)
+	fs.StringVar(key, "audit-key", "", "the audit log's checkpoint signing key `FILE`, created when absent (default AUDIT-LOG.key)")
+}
+
+// checked checks serve's flags and fills in the defaults that depend on
+// others.
+func (po serveOptions) checked(rest []string) (serveOptions, error) {
+	o := po
+	o.store, o.storeFlag = po.storeFlag.value, nil
+	if len(rest) != 0 {
 		return o, usageError{"serve takes flags only"}
-	case o.manifests == "" || o.state == "":
-		return o, usageError{"serve needs --manifests and --state"}
 	}
 	host, _, err := net.SplitHostPort(o.listen)
 	if err != nil {
@@ -120,9 +112,6 @@ func parseServe(args []string) (serveOptions, error) {
 	}
 	if err := checkPprofListen(o.pprof); err != nil {
 		return o, err
-	}
-	if o.store != storeBolt && o.store != storeEtcd {
-		return o, usageError{"--consumption-store is bolt or etcd"}
 	}
 	if err := o.etcd.checkFor(o.store); err != nil {
 		return o, err

@@ -12,7 +12,7 @@ import (
 	"github.com/toolgate/toolgate/internal/consume/boltstore"
 )
 
-// Standalone serve on the etcd Consumption store (issue 20, item 9): the
+// Standalone serve on the etcd Consumption store: the
 // replicas of one deployment share single use, and identity claims, through
 // one etcd cluster under one key prefix. Everything else in the state
 // directory stays per replica (docs/consumption.md, "Standalone replicas").

@@ -2,7 +2,6 @@ package main
 
 import (
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"io/fs"
@@ -51,14 +50,7 @@ type testCase struct {
 // HostAuthority on the file's manifests and compared with what it expects.
 // It prints one line per case and a closing "N passed, N failed" line, and
 // exits 1 when a case fails.
-func testFlags() (*flag.FlagSet, *outputFlags) { return outputVerbFlags("test", true) }
-
-func testPolicies(args []string, out io.Writer) error {
-	flags, of := testFlags()
-	paths, err := parseFlags(flags, args)
-	if err != nil {
-		return err
-	}
+func testPolicies(of *outputFlags, paths []string, out io.Writer) error {
 	if len(paths) == 0 {
 		return usageError{"test needs at least one file or directory of *.test.yaml files"}
 	}
@@ -274,14 +266,11 @@ func loadHost(set *manifest.Set, namespace, name string) (*host.Host, error) {
 	if !ok {
 		return nil, fmt.Errorf("no HostAuthority %s/%s in the manifests", namespace, name)
 	}
-	cfg, err := manifest.HostConfig(obj)
+	a, err := publication.HostAuthority(obj)
 	if err != nil {
 		return nil, err
 	}
-	h, err := host.New(cfg)
-	if err != nil {
-		return nil, err
-	}
+	h := a.Scratch
 	admin, _ := manifest.AdministratorOf(obj)
 	return h, publication.Into(set, h, namespace, name, admin)
 }

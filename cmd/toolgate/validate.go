@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -13,6 +12,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/spf13/pflag"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
 	"github.com/toolgate/toolgate/internal/engine/fault"
@@ -39,21 +39,15 @@ type validateOptions struct {
 	out     *outputFlags
 }
 
-func validateFlags() (*flag.FlagSet, *validateOptions) {
+func validateFlags(fs *pflag.FlagSet) *validateOptions {
 	var o validateOptions
-	fs := flag.NewFlagSet("validate", flag.ContinueOnError)
-	fs.Func("f", "a manifest file or directory (repeatable)", func(p string) error { o.files = append(o.files, p); return nil })
+	fs.StringArrayVarP(&o.files, "f", "f", nil, "a manifest file or directory (`PATH`; repeatable)")
 	o.out = addOutputFlags(fs, true)
-	fs.StringVar(&o.against, "against", "", "the published state: a directory of manifests, or a git revision whose copy of the -f paths is read; an object both hold must not change")
-	return fs, &o
+	fs.StringVar(&o.against, "against", "", "the published state (`DIR|REV`): a directory of manifests, or a git revision whose copy of the -f paths is read; an object both hold must not change")
+	return &o
 }
 
-func validate(args []string, out io.Writer) error {
-	fs, o := validateFlags()
-	rest, err := parseFlags(fs, args)
-	if err != nil {
-		return err
-	}
+func validate(o *validateOptions, rest []string, out io.Writer) error {
 	mode, err := o.out.mode()
 	if err != nil {
 		return err

@@ -6,6 +6,9 @@
 // again, which the gateway refuses (consumed) without reaching the server.
 //
 //	go run ./examples/mcp-agent [-url http://127.0.0.1:8080] [-gateway http://127.0.0.1:8090/mcp]
+//
+// TOOLGATE_URL and TOOLGATE_MCP_GATEWAY set the defaults of -url and
+// -gateway, for a service or gateway on other ports.
 package main
 
 import (
@@ -23,14 +26,23 @@ import (
 )
 
 func main() {
-	url := flag.String("url", "http://127.0.0.1:8080", "the toolgate service")
-	gateway := flag.String("gateway", "http://127.0.0.1:8090/mcp", "the MCP gateway's endpoint")
+	url := flag.String("url", envOr("TOOLGATE_URL", "http://127.0.0.1:8080"), "the toolgate service (default from TOOLGATE_URL)")
+	gateway := flag.String("gateway", envOr("TOOLGATE_MCP_GATEWAY", "http://127.0.0.1:8090/mcp"), "the MCP gateway's endpoint (default from TOOLGATE_MCP_GATEWAY)")
 	token := flag.String("agent-token", "dev-agent-runtime-token-4f8b2c1e9d7a", "the agent runtime's token")
 	flag.Parse()
 	if err := run(*url, *gateway, *token); err != nil {
 		fmt.Fprintln(os.Stderr, "mcp-agent:", err)
 		os.Exit(1)
 	}
+}
+
+// envOr is the environment variable name's value, or def when it is unset
+// or empty.
+func envOr(name, def string) string {
+	if v := os.Getenv(name); v != "" {
+		return v
+	}
+	return def
 }
 
 func run(url, gateway, token string) error {

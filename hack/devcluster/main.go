@@ -1,12 +1,13 @@
 // Command devcluster is `make dev-cluster` and `make dev-cluster-down`
-// (issue 20, item 8): a local Kubernetes control plane for people without
-// kind or Docker. up starts, in a detached process of its own, the
-// envtest-built kube-apiserver and etcd (sigs.k8s.io/controller-runtime/pkg/
-// envtest, which also installs the CRDs and the webhook configurations
-// pointing at a local port with a generated CA), runs `toolgate manager`
-// with its webhooks and authorization service on loopback, applies
-// config/samples as their policy administrator, waits until every sample is
-// Ready, and prints a kubeconfig and the next commands. down stops it.
+// (docs/decisions.md, "`make dev-cluster`"): a local Kubernetes control
+// plane for people without kind or Docker. up starts, in a detached process
+// of its own, the envtest-built kube-apiserver and etcd
+// (sigs.k8s.io/controller-runtime/pkg/envtest, which also installs the CRDs
+// and the webhook configurations pointing at a local port with a generated
+// CA), runs `toolgate manager` with its webhooks and authorization service
+// on loopback, applies config/samples as their policy administrator, waits
+// until every sample is Ready, and prints a kubeconfig and the next
+// commands. down stops it.
 //
 //	devcluster up   [-dir .dev-cluster] [-assets DIR] [-toolgate bin/toolgate] [-root .] [-timeout 3m]
 //	devcluster down [-dir .dev-cluster]
@@ -205,6 +206,8 @@ Next:
   kubectl apply -f my-policysnapshot.yaml
   # the authorization service (TLS, the CA envtest generated):
   curl --cacert %s %s/healthz
+  # a caller token for the samples' agent runtime (or payments-executor):
+  kubectl -n payments create token payments-agent-runtime --audience toolgate
   tail -f %s
   make dev-cluster-down
 `, st.APIServer, st.ManagerPID, rel(st.SamplesFrom), st.Kubeconfig, rel(st.Kubeconfig), rel(st.CAFile), st.ServiceURL, rel(st.ManagerLog))

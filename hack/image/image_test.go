@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/google/go-containerregistry/pkg/v1/layout"
 	"github.com/google/go-containerregistry/pkg/v1/types"
 )
@@ -28,7 +29,8 @@ const (
 
 // TestMakeImage runs `make image` as a user would (the Makefile's ldflags,
 // version and commit given on the command line), then reads the tarball the
-// way `docker load` does — manifest.json, the config blob, the layer — with
+// way `docker load` does — manifest.json (tagged with the version and the
+// release tag the manifests pull), the config blob, the layer — with
 // archive/tar, not with the library that wrote it: the config runs the
 // binary as 65532:65532 through the exec-form entrypoint with the OCI
 // labels, the layer holds the static binary stamped with the version, the
@@ -64,7 +66,14 @@ func TestMakeImage(t *testing.T) {
 		t.Fatalf("manifest.json = %+v, want one image with one layer", manifest)
 	}
 	m := manifest[0]
-	if d := cmp.Diff([]string{"ghcr.io/toolgate/toolgate:" + wantVersion}, m.RepoTags); d != "" {
+	// The build's version, and the release tag config/manager and the
+	// chart pull (charts/test's TestManifestsPullTheReleaseImage).
+	release, err := os.ReadFile(filepath.Join(root, "VERSION"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantTags := []string{"ghcr.io/toolgate/toolgate:" + wantVersion, "ghcr.io/toolgate/toolgate:v" + strings.TrimSpace(string(release))}
+	if d := cmp.Diff(wantTags, m.RepoTags, cmpopts.SortSlices(func(a, b string) bool { return a < b })); d != "" {
 		t.Errorf("tags (-want +got):\n%s", d)
 	}
 

@@ -1,15 +1,16 @@
 // Command image builds toolgate's container image without a Docker daemon or
-// a registry (issue 20, item 1; `make image`): it cross-builds the static
-// binary, puts it into one layer beside the few files a non-root static image
-// needs (/etc/passwd and /etc/group naming the nonroot user 65532, /tmp,
-// /home/nonroot), takes the user, entrypoint, binary path and OCI labels from
-// the Dockerfile's runtime stage — so the two image paths cannot disagree —
-// and writes a tarball that `docker load`, `podman load` and `crane push`
-// read, and the same image as an OCI image layout directory. Given several
-// platforms (-platform linux/amd64,linux/arm64) it builds one image per
-// platform: the layout then holds their multi-platform image index, the
-// one reference a registry serves to every node's architecture, and the
-// tarball (whose format holds one image per tag) the first platform's.
+// a registry (`make image`; docs/decisions.md, "A daemonless image and docs
+// that run"): it cross-builds the static binary, puts it into one layer
+// beside the few files a non-root static image needs (/etc/passwd and
+// /etc/group naming the nonroot user 65532, /tmp, /home/nonroot), takes the
+// user, entrypoint, binary path and OCI labels from the Dockerfile's runtime
+// stage — so the two image paths cannot disagree — and writes a tarball that
+// `docker load`, `podman load` and `crane push` read, and the same image as
+// an OCI image layout directory. Given several platforms (-platform
+// linux/amd64,linux/arm64) it builds one image per platform: the layout then
+// holds their multi-platform image index, the one reference a registry
+// serves to every node's architecture, and the tarball (whose format holds
+// one image per tag) the first platform's.
 //
 // It lives in its own module (hack/image) so go-containerregistry stays out of
 // the product's go.mod; it reads the Dockerfile with the main module's
@@ -51,10 +52,14 @@ type options struct {
 	version   string   // org.opencontainers.image.version, and the tag
 	commit    string   // org.opencontainers.image.revision
 	repo      string   // the image name the tarball is tagged with
-	created   time.Time
-	caCerts   string // optional CA bundle for /etc/ssl/certs/ca-certificates.crt
-	tarPath   string
-	layout    string
+	// alsoTags are the tarball's tags beside the version's: make image adds
+	// the release tag config/manager and the chart pull, so the image docker
+	// load or kind load puts on a node is the one the manifests ask for.
+	alsoTags []string
+	created  time.Time
+	caCerts  string // optional CA bundle for /etc/ssl/certs/ca-certificates.crt
+	tarPath  string
+	layout   string
 	// build returns the binary for a platform: buildBinary, or a test's stand-in.
 	build func(platform string) ([]byte, error)
 }
@@ -69,6 +74,8 @@ func main() {
 	flag.StringVar(&o.version, "version", "", "image version label and tag")
 	flag.StringVar(&o.commit, "commit", "", "image revision label")
 	flag.StringVar(&o.repo, "repo", "ghcr.io/toolgate/toolgate", "image name in the tarball")
+	var alsoTags string
+	flag.StringVar(&alsoTags, "also-tag", "", "comma-separated further tags of the image (make image: the release tag the manifests pull)")
 	flag.Int64Var(&created, "created", 0, "creation time, Unix seconds (SOURCE_DATE_EPOCH; make image passes the commit time)")
 	flag.StringVar(&o.caCerts, "ca-certs", "", "optional PEM bundle installed as /etc/ssl/certs/ca-certificates.crt")
 	flag.StringVar(&o.tarPath, "tar", "", "write the image tarball (docker load, podman load, crane push) here")
@@ -76,6 +83,9 @@ func main() {
 	flag.Parse()
 	o.created = time.Unix(created, 0).UTC()
 	o.platforms = strings.Split(platforms, ",")
+	if alsoTags != "" {
+		o.alsoTags = strings.Split(alsoTags, ",")
+	}
 	o.build = func(p string) ([]byte, error) { return buildBinary(o.root, o.ldflags, p) }
 	if err := run(o); err != nil {
 		fmt.Fprintln(os.Stderr, "image:", err)
@@ -121,11 +131,25 @@ func run(o options) error {
 	if err != nil {
 		return fmt.Errorf("image name: %w", err)
 	}
+	refs := []name.Tag{ref}
+	for _, t := range o.alsoTags {
+		r, err := name.NewTag(o.repo+":"+t, name.StrictValidation)
+		if err != nil {
+			return fmt.Errorf("-also-tag: %w", err)
+		}
+		if !slices.Contains(refs, r) {
+			refs = append(refs, r)
+		}
+	}
 	if o.tarPath != "" {
 		if err := os.MkdirAll(filepath.Dir(o.tarPath), 0o755); err != nil {
 			return err
 		}
-		if err := tarball.WriteToFile(o.tarPath, ref, img); err != nil {
+		tags := make(map[name.Tag]v1.Image, len(refs))
+		for _, r := range refs {
+			tags[r] = img
+		}
+		if err := tarball.MultiWriteToFile(o.tarPath, tags); err != nil {
 			return fmt.Errorf("write tarball: %w", err)
 		}
 	}
@@ -139,6 +163,8 @@ func run(o options) error {
 		if err != nil {
 			return fmt.Errorf("write OCI layout: %w", err)
 		}
+		// One entry, named for the version: crane push sends the layout to
+		// whichever reference it is given.
 		refName := layout.WithAnnotations(map[string]string{"org.opencontainers.image.ref.name": ref.String()})
 		if len(imgs) == 1 {
 			err = p.AppendImage(img, refName)

@@ -354,8 +354,9 @@ func authorizeTemplate() (*template, error) {
 	if err := readJSON("examples/api/authorize-allow.json", &req); err != nil {
 		return nil, err
 	}
-	// Every identity fresh per request: an identity backs one
-	// Authorization per domain (issue 17, item 5).
+	// Every identity fresh per request: an identity backs one Authorization per
+	// domain (docs/decisions.md, "Idempotent authorize and durable
+	// identities").
 	req.AuthorizationID, req.ReplayID, req.ConsumptionID = idMark, "replay-"+idMark, "consumption-"+idMark
 	return newTemplate(req)
 }

@@ -1,9 +1,9 @@
 // Command mcpbench measures the latency toolgate's MCP gateway adds to one
-// tools/call (issue 19, bar): the same call through the gateway (which
-// consumes a fresh Authorization with the toolgate service before
-// forwarding) and directly to the upstream, each from -c concurrent SDK
-// clients, p50/p99 and throughput. Authorizations are obtained before the
-// timed run. Results go to docs/performance.md.
+// tools/call (docs/decisions.md, "The MCP gateway: latency"): the same call
+// through the gateway (which consumes a fresh Authorization with the
+// toolgate service before forwarding) and directly to the upstream, each
+// from -c concurrent SDK clients, p50/p99 and throughput. Authorizations are
+// obtained before the timed run. Results go to docs/performance.md.
 //
 //	go run ./hack/mcpbench -url http://127.0.0.1:18080 -gateway http://127.0.0.1:18090/mcp -upstream http://127.0.0.1:18091/mcp
 //

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# One hack/mcpbench run against fresh processes (docs/performance.md, issue 19):
-# starts `toolgate serve` (standalone, the samples, a new state directory),
-# the test upstream and `toolgate mcp gateway` from the binaries in DIR, runs
-# DIR/mcpbench with the CPU time of all three per mode, and stops the three
-# processes it started.
+# One hack/mcpbench run against fresh processes (docs/performance.md, the MCP
+# gateway): starts `toolgate serve` (standalone, the samples, a new state
+# directory), the test upstream and `toolgate mcp gateway` from the binaries
+# in DIR, runs DIR/mcpbench with the CPU time of all three per mode, and
+# stops the three processes it started.
 #   usage: hack/mcpbench/run.sh DIR CLIENTS CALLS [PROFILE_SECONDS]
 # DIR holds toolgate, mcp-upstream and mcpbench (go build -o DIR/... ./cmd/toolgate
 # ./test/mcp/upstream ./hack/mcpbench). Run from the repository root. With

@@ -16,11 +16,11 @@ import (
 	"github.com/toolgate/toolgate/internal/testutil"
 )
 
-// TestShippedCLI is the fresh-clone CLI check (issue 20,
-// bar): the built binary's `--help` and `version` name the build, and
-// `test -o json` and `test --format junit` on the shipped examples are
-// documents a JSON and a JUnit XML parser accept, with every shipped case
-// passed.
+// TestShippedCLI is the fresh-clone CLI check (docs/decisions.md, "Shipping:
+// image, install, make test"): the built binary's `--help` and `version`
+// name the build, and `test -o json` and `test --format junit` on the
+// shipped examples are documents a JSON and a JUnit XML parser accept, with
+// every shipped case passed.
 func TestShippedCLI(t *testing.T) {
 	root := testutil.RepoRoot(t)
 	bin := filepath.Join(t.TempDir(), "toolgate")

@@ -37,16 +37,17 @@ var docPages = []docPage{
 	{path: "README.md"},
 	{path: "docs/quickstart.md"},
 	{path: "docs/gitops.md", clone: true},
+	{path: "docs/policy-arguments.md"},
 	{path: "CONTRIBUTING.md", noneRun: true},
 	{path: "docs/profiles/README.md", noneRun: true},
 }
 
 // TestDocCommandBlocks executes every ```sh block of the pages of docPages,
-// in order, in a temporary directory that holds the repository's files (or
-// a clone of it), bin/toolgate (also on PATH as toolgate) and a scratch
-// directory for /tmp/, and compares the output each block prints with the output it shows
-// (issue 20, item 7). The page's HTML comment directly before a block says how
-// it runs:
+// in order, in a temporary directory that holds the repository's files (or a
+// clone of it), bin/toolgate (also on PATH as toolgate) and a scratch
+// directory for /tmp/, and compares the output each block prints with the
+// output it shows (docs/decisions.md, "A daemonless image and docs that
+// run"). The page's HTML comment directly before a block says how it runs:
 //
 //   - none: the block runs on its own; a block showing no output must exit 0
 //     with every command (set -e -o pipefail).

@@ -333,10 +333,11 @@ func TestCheckpointsVerifyOnlyWithTheirKey(t *testing.T) {
 	})
 }
 
-// TestACrashBetweenHashesAndRecordsIsARecordedDrop: hashes stored for a
-// record whose line was torn off by a crash make Open record the loss as a
-// drop record in the log; the log then verifies.
-func TestACrashBetweenHashesAndRecordsIsARecordedDrop(t *testing.T) {
+// TestACrashBetweenHashesAndRecordsIsARecordedTruncation: hashes stored
+// for a record whose line was torn off by a crash make Open record the
+// loss as a truncated record naming the missing range, never as a drop (an
+// overload); the log then verifies but for that one named finding.
+func TestACrashBetweenHashesAndRecordsIsARecordedTruncation(t *testing.T) {
 	t.Parallel()
 	dir, k := t.TempDir(), newKey(t)
 	writeLog(t, dir, k, 10, 10, 100)
@@ -369,11 +370,58 @@ func TestACrashBetweenHashesAndRecordsIsARecordedDrop(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := readLines(t, dir)
-	if len(got) != 11 || !bytes.HasPrefix(got[10], []byte(`{"seq":10,"time":`)) || !bytes.HasSuffix(got[10], []byte(`,"verb":"dropped","dropped":1,"result":"dropped"}`+"\n")) {
-		t.Fatalf("records after recovery end %q, want a drop record of 1 as seq 10", got[len(got)-1])
+	if len(got) != 11 || !bytes.HasPrefix(got[10], []byte(`{"seq":10,"time":`)) || !bytes.HasSuffix(got[10], []byte(`,"verb":"truncated","from":10,"missing":1,"result":"truncated"}`+"\n")) {
+		t.Fatalf("records after recovery end %q, want a truncated record of seq 10 as seq 10", got[len(got)-1])
 	}
-	if r := verify(t, dir, k); !r.OK() || r.Signed != 11 {
+	r := verify(t, dir, k)
+	if r.Signed != 11 || len(r.Findings) != 1 || r.Findings[0].Kind != Truncated {
 		t.Fatalf("report %+v", r)
+	}
+}
+
+// TestACutUnsignedTailIsNamedNotDropped: records after the last checkpoint
+// cut off while the service was down are recorded at the next Open as a
+// truncated record (from where, how many), not as a drop, and Verify names
+// the range.
+func TestACutUnsignedTailIsNamedNotDropped(t *testing.T) {
+	t.Parallel()
+	live, k := t.TempDir(), newKey(t)
+	l, err := Open(live, k, Options{CheckpointEvery: 5, CheckpointInterval: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, b := range [][]byte{decisionLines(0, 5), decisionLines(5, 8)} { // 0–4 signed, 5–7 not
+		if _, err := l.Write(b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n, signed := l.Size(); n != 8 || signed != 5 {
+		t.Fatalf("log of %d records, %d signed; want 8, 5", n, signed)
+	}
+	dir := copyLog(t, live) // the state a stop without Close leaves
+	_ = l.Close()
+	lines := readLines(t, dir)
+	writeLines(t, dir, lines[:5]) // cut the unsigned tail: records 5, 6, 7
+
+	l, err = Open(dir, k, Options{CheckpointInterval: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	got := readLines(t, dir)
+	if len(got) != 6 || bytes.Contains(got[5], []byte(`"dropped"`)) ||
+		!bytes.HasSuffix(got[5], []byte(`,"verb":"truncated","from":5,"missing":3,"result":"truncated"}`+"\n")) {
+		t.Fatalf("records after the cut end %q; want seq 5 a truncated record of 3 from seq 5", got[len(got)-1])
+	}
+	r := verify(t, dir, k)
+	if len(r.Findings) != 1 || r.Findings[0].Kind != Truncated {
+		t.Fatalf("report %+v; want one truncated finding", r)
+	}
+	want := "records seq 5 to 7: missing when the log was opened, recorded by record seq 5 (line 6)"
+	if s := r.Findings[0].String(); !strings.HasPrefix(s, want) {
+		t.Errorf("finding %q; want it to begin %q", s, want)
 	}
 }
 

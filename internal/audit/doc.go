@@ -1,5 +1,5 @@
-// Package audit holds toolgate's tamper-evident decision log (issue 17,
-// item 4; spec Section 41 "audit persistence"): every decision-log record
+// Package audit holds toolgate's tamper-evident decision log (docs/api.md,
+// "Tamper-evident audit log"; spec Section 41 "audit persistence"): every decision-log record
 // appended to an RFC 6962 Merkle tree (golang.org/x/mod/sumdb/tlog) whose
 // checkpoints are signed notes (golang.org/x/mod/sumdb/note, Ed25519).
 //

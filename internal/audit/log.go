@@ -80,7 +80,8 @@ var (
 // Open opens (creating when absent) the log in dir, signing with key. A
 // log torn by a crash is repaired: a partial last line or checkpoint is cut
 // off, and records whose hashes were stored but whose line never reached
-// the disk are recorded as dropped (the loss is in the log itself). Open
+// the disk are recorded as truncated, naming the missing range (the loss
+// is in the log itself, and audit verify names it). Open
 // refuses a log whose files disagree in a way no crash explains — records
 // the hashes do not cover, a last checkpoint beyond the records or not
 // matching them — and says to run audit verify.
@@ -159,7 +160,10 @@ func (l *Log) recover(o Options) error {
 		if clock == nil {
 			clock = time.Now
 		}
-		line := append(AppendDroppedLine(nil, clock().Unix(), uint64(lost)), '\n')
+		// Not a drop: nothing overloaded. Records that were written are
+		// gone (cut after the last checkpoint, or lost in a crash between
+		// their hashes and their lines), and the log says which.
+		line := append(AppendTruncatedLine(nil, clock().Unix(), lines, lost), '\n')
 		if _, err := l.Write(line); err != nil {
 			return err
 		}
@@ -491,4 +495,15 @@ func AppendDroppedLine(b []byte, unixTime int64, n uint64) []byte {
 	b = append(logtime.AppendUnix(append(b, `{"time":"`...), unixTime), '"')
 	b = strconv.AppendUint(append(b, `,"verb":"dropped","dropped":`...), n, 10)
 	return append(b, `,"result":"dropped"}`...)
+}
+
+// AppendTruncatedLine appends the record Open writes when n records from
+// seq from had their hashes stored but were missing from the records file:
+// an unsigned tail cut off, or lines a crash lost. Unlike a drop, these
+// records were written; Verify reports the line as a Truncated finding.
+func AppendTruncatedLine(b []byte, unixTime, from, n int64) []byte {
+	b = append(logtime.AppendUnix(append(b, `{"time":"`...), unixTime), '"')
+	b = strconv.AppendInt(append(b, `,"verb":"truncated","from":`...), from, 10)
+	b = strconv.AppendInt(append(b, `,"missing":`...), n, 10)
+	return append(b, `,"result":"truncated"}`...)
 }

@@ -2,6 +2,7 @@ package audit
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -41,6 +42,9 @@ const (
 	// the log no longer gives: it was cut back or rewritten, checkpoints
 	// included.
 	KeptCheckpointMismatch Kind = "keptCheckpointMismatch"
+	// Truncated: records were missing from the records file when the log
+	// was opened (their hashes were stored), and the log recorded it.
+	Truncated Kind = "truncated"
 )
 
 // Finding is one thing Verify found wrong. Seq is a record's position in
@@ -84,6 +88,8 @@ func (f Finding) String() string {
 		return fmt.Sprintf("checkpoint %d (size %d): the hashes file no longer gives its signed root%s: the first rewritten hash is among records seq %d to %d", f.Checkpoint, f.To, f.detail, f.From, f.To-1)
 	case KeptCheckpointMismatch:
 		return fmt.Sprintf("kept checkpoint %d (size %d): the records no longer give its signed root%s: the log was cut back or rewritten, its checkpoints with it", f.Checkpoint, f.To, f.detail)
+	case Truncated:
+		return fmt.Sprintf("records seq %d to %d: missing when the log was opened, recorded by record seq %d (line %d): the unsigned tail was cut (deleted) or a crash lost them between their hashes and their lines", f.From, f.To-1, f.Seq, f.Line)
 	case HashesDamaged:
 		return "hashes file: " + f.detail
 	case BadCheckpoint:
@@ -147,6 +153,7 @@ func Verify(dir string, v note.Verifier, kept ...[]byte) (*Report, error) {
 	actual := make([]tlog.Hash, len(lines))
 	for i, line := range lines {
 		actual[i] = tlog.RecordHash(line)
+		checkTruncated(line, int64(i), r)
 	}
 	expected, storedE := readExpected(dir, r)
 	cps := readCheckpoints(dir, v, r)
@@ -164,6 +171,25 @@ func Verify(dir string, v note.Verifier, kept ...[]byte) (*Report, error) {
 	checkAgainst(cps, storedA, CheckpointMismatch, r)
 	checkKept(kept, v, storedA, r)
 	return r, nil
+}
+
+// truncatedMark is in every record Open writes for a missing range.
+var truncatedMark = []byte(`"verb":"truncated"`)
+
+// checkTruncated reports the record at seq if it is Open's record of
+// missing records (AppendTruncatedLine).
+func checkTruncated(line []byte, seq int64, r *Report) {
+	if !bytes.Contains(line, truncatedMark) {
+		return
+	}
+	var rec struct {
+		Verb          string
+		From, Missing int64
+	}
+	if json.Unmarshal(line, &rec) != nil || rec.Verb != "truncated" || rec.From < 0 || rec.Missing <= 0 {
+		return
+	}
+	r.add(Finding{Kind: Truncated, Seq: seq, Line: seq + 1, CopyOf: -1, From: rec.From, To: rec.From + rec.Missing})
 }
 
 // checkKept reports each signed checkpoint in kept that the tree of the

@@ -1,7 +1,7 @@
 // Package buildinfo holds the identity of the running build — version,
 // commit and Go version — for `toolgate version`, `toolgate --help` and the
-// toolgate_build_info metric of the service and the manager (issue 20,
-// item 1).
+// toolgate_build_info metric of the service and the manager (docs/decisions.md,
+// "Shipping: image, install, make test").
 //
 // The version and commit come from the build information the Go toolchain
 // embeds (`go install …/cmd/toolgate@v1.2.3` stamps the module version, a

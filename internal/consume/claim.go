@@ -21,13 +21,14 @@ var IdentityFields = [3]string{"authorizationID", "replayID", "consumptionID"}
 // digest as lowercase hex digits.
 const DigestLen = BindingLen
 
-// Claim is one issuance's claim on its identities (issue 17, item 5): in
-// one domain, the Authorization, replay and Consumption identities of an
-// issued Authorization, the digest of the request that issued it, the
-// digest of its Consumption Binding and its validity. A claim lets the
-// service answer a repeated identical request with the same Authorization
-// (re-issued at IssuedAt, which reproduces it exactly) and refuse any other
-// request that names one of the identities.
+// Claim is one issuance's claim on its identities (docs/decisions.md,
+// "Idempotent authorize and durable identities"): in one domain, the
+// Authorization, replay and Consumption identities of an issued
+// Authorization, the digest of the request that issued it, the digest of its
+// Consumption Binding and its validity. A claim lets the service answer a
+// repeated identical request with the same Authorization (re-issued at
+// IssuedAt, which reproduces it exactly) and refuse any other request that
+// names one of the identities.
 type Claim struct {
 	// Domain is the Consumption domain (Key.Domain's grammar).
 	Domain string

@@ -37,7 +37,7 @@ const MaxRequestTime = 75 * time.Second
 // record by default: at least MaxClockSkew plus MaxRequestTime, so a
 // request that read an earlier clock, or a replica whose clock runs
 // behind the collector's, still finds the record of an Authorization it
-// might take for unexpired (issue 17, item 0).
+// might take for unexpired (docs/decisions.md, "Consumption stores").
 const DefaultRetention = 2 * time.Minute
 
 // Record is one Consumption: the Key the atomic step is decided on, the
@@ -93,19 +93,20 @@ func (r Record) Expired(now time.Time) bool { return !now.Before(r.ExpiresAt) }
 // before the store is asked; that error wraps no sentinel.
 //
 // Claim records an issuance's claim on its three identities in one atomic
-// step (issue 17, item 5), decided by [Resolve] over what the store holds
-// for them: when none is claimed in the domain it records c and returns
-// it; when all three are claimed by one claim of the same request (equal
-// Request digests) it records nothing and returns that claim (a retry); and
-// otherwise it records nothing and refuses with an *[IdentityReusedError]
-// (matching ErrIdentityReused). So across every replica and restart, an
-// identity is held by one claim at a time, and a claim is returned only
-// when all three of its identities are held by it. It fails with an error
-// wrapping ErrUnavailable when it cannot answer, and rejects a Claim that
-// fails [Claim.Validate] with a *KeyError before the store is asked. A
-// claim is kept at least until ExpiresAt plus the retention, like a
-// Record; once it is removed its identities are free again (no artifact
-// naming them can be consumed by then).
+// step (docs/decisions.md, "Idempotent authorize and durable identities"),
+// decided by [Resolve] over what the store holds for them: when none is
+// claimed in the domain it records c and returns it; when all three are
+// claimed by one claim of the same request (equal Request digests) it
+// records nothing and returns that claim (a retry); and otherwise it records
+// nothing and refuses with an *[IdentityReusedError] (matching
+// ErrIdentityReused). So across every replica and restart, an identity is
+// held by one claim at a time, and a claim is returned only when all three
+// of its identities are held by it. It fails with an error wrapping
+// ErrUnavailable when it cannot answer, and rejects a Claim that fails
+// [Claim.Validate] with a *KeyError before the store is asked. A claim is
+// kept at least until ExpiresAt plus the retention, like a Record; once it
+// is removed its identities are free again (no artifact naming them can be
+// consumed by then).
 type Store interface {
 	Consume(ctx context.Context, r Record) error
 	Claim(ctx context.Context, c Claim) (Claim, error)

@@ -6,13 +6,13 @@
 // error wrapping [ErrUnavailable] whenever it cannot reach a definite answer.
 // A store never says yes when it does not know (fail closed).
 //
-// The same stores hold issuance claims (issue 17, item 5): [Store.Claim]
-// records, in one atomic step, that an issued Authorization's
-// Authorization, replay and Consumption identities belong to one request
-// ([Claim]), so that in a domain an identity backs one consumable
-// Authorization, an identical request is answered with the same one, and
-// any other request naming a claimed identity is refused
-// ([ErrIdentityReused]).
+// The same stores hold issuance claims (docs/decisions.md, "Idempotent
+// authorize and durable identities"): [Store.Claim] records, in one atomic
+// step, that an issued Authorization's Authorization, replay and Consumption
+// identities belong to one request ([Claim]), so that in a domain an
+// identity backs one consumable Authorization, an identical request is
+// answered with the same one, and any other request naming a claimed
+// identity is refused ([ErrIdentityReused]).
 //
 // The backends live in subpackages so that a binary links only what it uses
 // and each backend's tests run against its real server:

@@ -304,20 +304,32 @@ func (h *Host) PublishPolicy(publisher Caller, d policy.SnapshotDraft) (*policy.
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	var s *policy.Snapshot
+	regs := heldRegistries{h} // h.mu is held: read the map directly
 	if p, ok := gen.Previous(); !ok {
-		s, err = policy.Publish(admin, d)
+		s, err = policy.PublishWith(admin, d, regs)
 	} else {
 		prev, ok := h.policies[snapshotKey{d.ID, p.String()}]
 		if !ok {
 			return nil, fault.At("generation", fault.NotFound, "the previous generation of this policy snapshot must be published first")
 		}
-		s, err = policy.PublishSuccessor(admin, prev, d)
+		s, err = policy.PublishSuccessorWith(admin, prev, d, regs)
 	}
 	if err != nil {
 		return nil, err
 	}
 	k := snapshotKey{s.ID().String(), s.Generation().String()}
 	return hold(h.policies, k, s, "this policy snapshot generation is already published with other content")
+}
+
+// heldRegistries resolves a policy definition's argument-predicate opt-in
+// to a Registry Snapshot held in the domain; its caller holds h.mu.
+type heldRegistries struct{ h *Host }
+
+func (r heldRegistries) Registry(id, generation string) (*registry.Snapshot, error) {
+	if s, ok := r.h.registries[snapshotKey{id, generation}]; ok {
+		return s, nil
+	}
+	return nil, fault.New(fault.NotFound, "no registry snapshot with exactly this identity and generation is published in this domain")
 }
 
 // hold keeps the published snapshot s under k in held, or returns the one

@@ -57,6 +57,7 @@ type decoder struct {
 	src      string // one copy of data; unescaped strings and literals are substrings of it
 	pos      int
 	maxDepth int
+	any      bool // DecodeAny: keep null and every number
 	stack    []frame
 	// kids is shared scratch for the children of all open containers, so a
 	// container costs one allocation however many children it has.
@@ -74,7 +75,19 @@ type decoder struct {
 //
 // The returned Value shares one copy of the input, so keeping any part of it
 // keeps the whole (bounded by MaxBytes) input alive.
-func Decode(data []byte, lim Limits) (Value, error) {
+func Decode(data []byte, lim Limits) (Value, error) { return decode(data, lim, false) }
+
+// DecodeAny is Decode for the argument profile (internal/argprofile), which
+// must read every JSON value an MCP tool may be sent and map it before the
+// core: it also accepts null (Kind Null) and every RFC 8259 number that is
+// not an in-range canonical integer (Kind Number, its exact token kept by
+// Literal: a fraction, an exponent, -0, or an integer outside
+// [-2^63, 2^64-1]). Everything else — duplicate names, lone surrogates,
+// invalid UTF-8, the limits — rejects exactly as in Decode. The protocol
+// path never calls it.
+func DecodeAny(data []byte, lim Limits) (Value, error) { return decode(data, lim, true) }
+
+func decode(data []byte, lim Limits, anyValue bool) (Value, error) {
 	maxBytes, maxDepth := lim.MaxBytes, lim.MaxDepth
 	if maxBytes == 0 {
 		maxBytes = DefaultMaxBytes
@@ -91,7 +104,7 @@ func Decode(data []byte, lim Limits) (Value, error) {
 	if off, bad := jsonlex.InvalidUTF8(data); bad {
 		return Value{}, errAt(CodeInvalidUTF8, off)
 	}
-	d := decoder{data: data, src: string(data), maxDepth: maxDepth}
+	d := decoder{data: data, src: string(data), maxDepth: maxDepth, any: anyValue}
 	// The scratch stacks come from a pool and go back cleared: nothing of
 	// one input is reachable from the next, and no Value refers to them.
 	sc := scratches.Get().(*scratch)
@@ -194,10 +207,16 @@ func (d *decoder) begin() (v Value, done bool, err error) {
 		if err := d.literal("null"); err != nil {
 			return Value{}, false, err
 		}
+		if d.any {
+			return Value{kind: Null}, true, nil
+		}
 		return Value{}, false, errAt(CodeNull, start)
 	default:
 		if c == '-' || isDigit(c) {
 			lit, err := d.number()
+			if d.any && err != nil {
+				return d.anyNumber(err)
+			}
 			return Value{kind: Integer, s: lit}, err == nil, err
 		}
 		return Value{}, false, errAt(CodeSyntax, d.pos)

@@ -27,6 +27,12 @@
 // closed Code and the byte offset where the problem was detected. Error
 // messages never quote input, so they are safe to log.
 //
+// DecodeAny is the same decoder for the argument profile
+// (internal/argprofile, docs/arguments.md), which maps MCP arguments before
+// they reach the core: it also keeps null (Kind Null) and every well-formed
+// number outside the integer profile as its exact token (Kind Number).
+// Nothing on the protocol path calls it.
+//
 // Decode is iterative, so hostile nesting cannot overflow the stack; the
 // package has no global mutable state and uses no reflection. Decoded Values
 // are immutable: accessors return copies of member and element lists.

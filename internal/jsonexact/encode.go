@@ -34,7 +34,7 @@ func (v Value) AppendJSON(dst []byte) []byte {
 			}
 		case String:
 			dst = jsonlex.AppendString(dst, cur.s, jsonlex.Minimal)
-		case Integer:
+		case Integer, Number:
 			dst = append(dst, cur.s...)
 		case Bool:
 			if cur.b {

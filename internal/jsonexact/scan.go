@@ -1,6 +1,10 @@
 package jsonexact
 
-import "github.com/toolgate/toolgate/internal/jsonlex"
+import (
+	"errors"
+
+	"github.com/toolgate/toolgate/internal/jsonlex"
+)
 
 // str reads the string token starting at the opening quote at d.pos and
 // returns its decoded contents. The scan is jsonlex's; the profile is
@@ -68,4 +72,21 @@ func (d *decoder) number() (string, error) {
 	}
 	d.pos = n.End
 	return lit, nil
+}
+
+// anyNumber is DecodeAny's reading of a number token number rejected:
+// a well-formed token outside the integer profile (fraction, exponent, -0,
+// out of range) becomes a Number holding the exact token; a malformed one
+// keeps number's error.
+func (d *decoder) anyNumber(err error) (Value, bool, error) {
+	switch {
+	case errors.Is(err, ErrFraction), errors.Is(err, ErrExponent),
+		errors.Is(err, ErrNegativeZero), errors.Is(err, ErrOutOfRange):
+	default:
+		return Value{}, false, err
+	}
+	n, _ := jsonlex.Number(d.src, d.pos) // well formed: number got past the scan
+	v := Value{kind: Number, s: d.src[d.pos:n.End]}
+	d.pos = n.End
+	return v, true, nil
 }

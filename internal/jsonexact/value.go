@@ -6,13 +6,18 @@ import "strconv"
 // invalid and only appears on the zero Value.
 type Kind uint8
 
-// Value kinds. There is deliberately no null and no floating-point kind.
+// Value kinds. Decode, the protocol's reader, produces the first five
+// only: there is deliberately no null and no floating-point kind in what
+// reaches the core. Null and Number are produced by DecodeAny alone, for the
+// argument profile (internal/argprofile), which maps them before the core.
 const (
 	Object Kind = 1 + iota
 	Array
 	String
 	Bool
 	Integer
+	Null   // DecodeAny only
+	Number // DecodeAny only: a number that is not an in-range canonical integer
 )
 
 // String returns the lowercase kind name, or "Kind(N)" outside the closed set.
@@ -28,6 +33,10 @@ func (k Kind) String() string {
 		return "bool"
 	case Integer:
 		return "integer"
+	case Null:
+		return "null"
+	case Number:
+		return "number"
 	}
 	return "Kind(" + strconv.Itoa(int(k)) + ")"
 }
@@ -67,9 +76,10 @@ func (v Value) Bool() bool { return v.kind == Bool && v.b }
 
 // Literal returns the exact integer literal of an Integer value as it
 // appeared in the input (canonical: no sign on non-negatives, no leading
-// zeros, never "-0"), or "" for any other kind.
+// zeros, never "-0"), the exact RFC 8259 number token of a Number value
+// (DecodeAny), or "" for any other kind.
 func (v Value) Literal() string {
-	if v.kind != Integer {
+	if v.kind != Integer && v.kind != Number {
 		return ""
 	}
 	return v.s

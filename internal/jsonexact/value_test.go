@@ -179,10 +179,10 @@ func TestEqual(t *testing.T) {
 func TestKindString(t *testing.T) {
 	t.Parallel()
 	got := []string{}
-	for k := jsonexact.Kind(0); k <= jsonexact.Integer+1; k++ {
+	for k := jsonexact.Kind(0); k <= jsonexact.Number+1; k++ {
 		got = append(got, k.String())
 	}
-	want := []string{"Kind(0)", "object", "array", "string", "bool", "integer", "Kind(6)"}
+	want := []string{"Kind(0)", "object", "array", "string", "bool", "integer", "null", "number", "Kind(8)"}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("Kind.String() mismatch (-want +got):\n%s", diff)
 	}

@@ -1,9 +1,9 @@
-// Package logtime holds toolgate's one time format for logs (issue 20,
-// item 5): RFC 3339 in UTC with milliseconds, "2026-12-01T21:30:00.123Z" —
-// what log/slog's JSON handler writes, pinned to UTC. The process log
-// (slog), the decision log and the manager's log (zap) all write their
-// "time" field with it, so one parser reads every line and lines from
-// different logs sort and join as text.
+// Package logtime holds toolgate's one time format for logs
+// (docs/decisions.md, "Findings users can act on"): RFC 3339 in UTC with
+// milliseconds, "2026-12-01T21:30:00.123Z" — what log/slog's JSON handler
+// writes, pinned to UTC. The process log (slog), the decision log and the
+// manager's log (zap) all write their "time" field with it, so one parser
+// reads every line and lines from different logs sort and join as text.
 package logtime
 
 import (

@@ -3,14 +3,11 @@ package manifest
 import (
 	"k8s.io/apimachinery/pkg/util/validation"
 
-	"errors"
 	"slices"
 	"strconv"
-	"strings"
 
 	"github.com/toolgate/toolgate/api/v1alpha1"
 	"github.com/toolgate/toolgate/internal/engine/authority"
-	"github.com/toolgate/toolgate/internal/engine/boundary"
 	"github.com/toolgate/toolgate/internal/engine/fault"
 	"github.com/toolgate/toolgate/internal/engine/vocab"
 )
@@ -92,27 +89,6 @@ func isCanonicalDecimal(s string) bool {
 		}
 	}
 	return true
-}
-
-// NewHostAuthority converts spec and creates the engine Host Authority in
-// the domain of b. Engine rejections are located at the spec field they
-// came from (the engine's "id" is spec.authorityID).
-func NewHostAuthority(b boundary.Boundary, spec v1alpha1.HostAuthoritySpec) (*authority.HostAuthority, error) {
-	d, err := HostAuthorityDraft(spec)
-	if err != nil {
-		return nil, err
-	}
-	h, err := authority.NewHostAuthority(b, d)
-	if err != nil {
-		var fe *fault.Error
-		if errors.As(err, &fe) && (fe.Path == "id" || strings.HasPrefix(fe.Path, "id.")) {
-			c := *fe
-			c.Path = "authorityID" + strings.TrimPrefix(fe.Path, "id")
-			err = &c
-		}
-		return nil, fault.Within("spec", err)
-	}
-	return h, nil
 }
 
 // checkSubjects validates a list of RBAC-style subjects: a closed kind, a

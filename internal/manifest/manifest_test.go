@@ -112,6 +112,16 @@ func TestParseIsStrict(t *testing.T) {
 			wantErr:  true,
 			wantText: "f.yaml:7:3: document 1: is not a valid ToolRegistry document: spec: unknown field: no such key is declared here",
 		},
+		"an unknown field near a declared one names the declared one": {
+			doc:      header + "spec:\n  snapshotID: primary-registry\n  snapshotGeneraton: \"1\"\n",
+			wantErr:  true,
+			wantText: "f.yaml:6:3: document 1: is not a valid ToolRegistry document: spec: unknown field: no such key is declared here; did you mean \"snapshotGeneration\"?",
+		},
+		"an unknown field deep in a definition names its neighbour": {
+			doc:      spec("  - toolID: a.b\n    versoin: \"1\"\n"),
+			wantErr:  true,
+			wantText: "f.yaml:9:5: document 1: is not a valid ToolRegistry document: spec.definitions[0]: unknown field: no such key is declared here; did you mean \"version\"?",
+		},
 		"an unquoted numeric tool version rejects: versions are strings": {
 			doc:      spec(definition("1", "{kind: object}")),
 			wantErr:  true,

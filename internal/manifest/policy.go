@@ -26,6 +26,9 @@ func PolicyDraft(spec v1alpha1.PolicySnapshotSpec) (policy.SnapshotDraft, error)
 			Lifecycle:  string(pd.Lifecycle),
 			Rules:      make([]policy.RuleDraft, len(pd.Rules)),
 		}
+		if a := pd.Arguments; a != nil {
+			def.Arguments = &policy.ArgumentsDraft{Vocabulary: a.Vocabulary, RegistryID: string(a.Registry.SnapshotID), RegistryGeneration: string(a.Registry.Generation)}
+		}
 		for j, r := range pd.Rules {
 			cond, err := ConditionDraft(r.Condition.Raw)
 			if err != nil {
@@ -55,9 +58,10 @@ func PolicyDraft(spec v1alpha1.PolicySnapshotSpec) (policy.SnapshotDraft, error)
 const conditionTreeDepth = 3*policy.MaxDepth + 1
 
 // ConditionDraft decodes one condition node tree from JSON: objects with
-// the keys all, any (lists of nodes) and predicate ({name, identifier,
+// the keys all, any (lists of nodes), predicate ({name, identifier,
 // generation, value, values, count, seconds, window: {issuedAt, notBefore,
-// expiresAt}}); every operand is a string or a list of strings. Unknown
+// expiresAt}}) and argument ({name, tool, version, path, value, values,
+// scale, root, schemes, hosts}); every operand is a string or a list of strings. Unknown
 // keys, duplicate keys and wrong JSON kinds reject; which keys a node or a
 // predicate must have is the engine's rule.
 func ConditionDraft(raw []byte) (policy.ConditionDraft, error) {
@@ -84,8 +88,8 @@ func decodeTree(raw []byte, depth int) (jsonexact.Value, error) {
 
 func conditionNode(v jsonexact.Value, path string) (policy.ConditionDraft, error) {
 	var d policy.ConditionDraft
-	err := members(v, path, "a condition node is an object {all}, {any} or {predicate}",
-		"condition nodes have only the keys all, any and predicate",
+	err := members(v, path, "a condition node is an object {all}, {any}, {predicate} or {argument}",
+		"condition nodes have only the keys all, any, predicate and argument",
 		func(name string, x jsonexact.Value, p string) (known bool, err error) {
 			switch name {
 			case "all":
@@ -94,6 +98,8 @@ func conditionNode(v jsonexact.Value, path string) (policy.ConditionDraft, error
 				d.Any, err = conditionList(x, p)
 			case "predicate":
 				d.Predicate, err = predicateDraft(x, p)
+			case "argument":
+				d.Argument, err = argumentDraft(x, p)
 			default:
 				return false, nil
 			}
@@ -141,6 +147,43 @@ func predicateDraft(v jsonexact.Value, path string) (*policy.PredicateDraft, err
 				d.Seconds, err = text(x, p)
 			case "window":
 				d.Window, err = windowDraft(x, p)
+			default:
+				return false, nil
+			}
+			return true, err
+		})
+	if err != nil {
+		return nil, err
+	}
+	return d, nil
+}
+
+func argumentDraft(v jsonexact.Value, path string) (*policy.ArgumentDraft, error) {
+	d := &policy.ArgumentDraft{}
+	err := members(v, path, "an argument predicate is an object {name, tool, version, path, operands...}",
+		"argument predicates have only the keys name, tool, version, path, value, values, scale, root, schemes and hosts",
+		func(name string, x jsonexact.Value, p string) (known bool, err error) {
+			switch name {
+			case "name":
+				d.Name, err = text(x, p)
+			case "tool":
+				d.Tool, err = text(x, p)
+			case "version":
+				d.Version, err = text(x, p)
+			case "path":
+				d.Path, err = text(x, p)
+			case "value":
+				d.Value, err = text(x, p)
+			case "values":
+				d.Values, err = texts(x, p)
+			case "scale":
+				d.Scale, err = text(x, p)
+			case "root":
+				d.Root, err = text(x, p)
+			case "schemes":
+				d.Schemes, err = texts(x, p)
+			case "hosts":
+				d.Hosts, err = texts(x, p)
 			default:
 				return false, nil
 			}

@@ -54,9 +54,9 @@ func TestShippedPolicySamplesPublish(t *testing.T) {
 		t.Errorf("maxAuthorizationLifetimeSeconds = %d, %v; want 300", lt, err)
 	}
 	b := boundary.New("test")
-	h, err := manifest.NewHostAuthority(b, ha.Spec)
+	h, err := newHostAuthority(b, ha.Spec)
 	if err != nil {
-		t.Fatalf("NewHostAuthority: %v", err)
+		t.Fatalf("newHostAuthority: %v", err)
 	}
 	if diff := cmp.Diff(vocab.AllRole(), h.Roles()); diff != "" {
 		t.Errorf("declared roles (-want +got):\n%s", diff)
@@ -210,6 +210,18 @@ func TestConditionTreesRejectWithAPath(t *testing.T) {
 		"a valid nested tree converts": {
 			condition: `{"all":[{"any":[{"predicate":{"name":"riskIs","value":"low"}}]},{"predicate":{"name":"delegationPresent"}}]}`,
 		},
+		"an unknown key in an argument predicate rejects at that predicate": {
+			condition: `{"all":[{"argument":{"name":"pathWithin","tool":"t.w","version":"1","path":"/p","secretkey":"x"}}]}`,
+			wantErr:   fault.ErrUnknownField, wantPath: rule + ".all[0].argument",
+		},
+		"a numeric argument operand rejects: numbers are strings": {
+			condition: `{"argument":{"name":"integerAtMost","tool":"t.w","version":"1","path":"/n","value":5}}`,
+			wantErr:   fault.ErrKindMismatch, wantPath: rule + ".argument.value",
+		},
+		"a host list that is not a list rejects": {
+			condition: `{"argument":{"name":"urlIn","tool":"t.w","version":"1","path":"/u","schemes":["https"],"hosts":"a.example"}}`,
+			wantErr:   fault.ErrKindMismatch, wantPath: rule + ".argument.hosts",
+		},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -267,13 +279,16 @@ func TestConditionDraftKeepsEveryOperand(t *testing.T) {
 	t.Parallel()
 	got, err := manifest.ConditionDraft([]byte(`{"any":[` +
 		`{"predicate":{"name":"n","identifier":"i","generation":"g","value":"v","values":["b","a"],"count":"c","seconds":"s"}},` +
-		`{"all":[{"predicate":{"window":{"expiresAt":"3","notBefore":"2","issuedAt":"1"},"name":"w"}}]}]}`))
+		`{"all":[{"predicate":{"window":{"expiresAt":"3","notBefore":"2","issuedAt":"1"},"name":"w"}}]},` +
+		`{"argument":{"hosts":["h"],"schemes":["https"],"root":"/r","scale":"2","values":["y"],"value":"x","path":"/p","version":"v","tool":"t","name":"a"}}]}`))
 	if err != nil {
 		t.Fatalf("ConditionDraft: %v", err)
 	}
 	want := policy.ConditionDraft{Any: []policy.ConditionDraft{
 		{Predicate: &policy.PredicateDraft{Name: "n", Identifier: "i", Generation: "g", Value: "v", Values: []string{"b", "a"}, Count: "c", Seconds: "s"}},
 		{All: []policy.ConditionDraft{{Predicate: &policy.PredicateDraft{Name: "w", Window: &policy.WindowDraft{IssuedAt: "1", NotBefore: "2", ExpiresAt: "3"}}}}},
+		{Argument: &policy.ArgumentDraft{Name: "a", Tool: "t", Version: "v", Path: "/p", Value: "x", Values: []string{"y"}, Scale: "2",
+			Root: "/r", Schemes: []string{"https"}, Hosts: []string{"h"}}},
 	}}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("ConditionDraft (-want +got):\n%s", diff)
@@ -474,7 +489,7 @@ func TestHostAuthorityConversion(t *testing.T) {
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			h, err := manifest.NewHostAuthority(boundary.New("test"), hostSpec(tc.mod))
+			h, err := newHostAuthority(boundary.New("test"), hostSpec(tc.mod))
 			testutil.CheckFault(t, err, tc.wantErr, tc.wantPath)
 			testutil.CheckNoEcho(t, err, "secret", "robot")
 			if err == nil {

@@ -4,12 +4,15 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"strconv"
 	"strings"
 
 	goccy "github.com/goccy/go-yaml"
 	"github.com/goccy/go-yaml/parser"
 	yamlv3 "sigs.k8s.io/yaml/goyaml.v3"
+
+	"github.com/toolgate/toolgate/internal/suggest"
 )
 
 // DocumentError is a YAML document that is not valid YAML or not a valid
@@ -121,8 +124,90 @@ func (e *DocumentError) locate(raw []byte, first int, err error, newTarget func(
 			at(line, col)
 			e.Path = keyParent(raw, line, col)
 			e.Reason = reasonUnknown
+			// The nearest declared key is named (a key of the schema,
+			// never the user's text).
+			if key, err := strconv.Unquote(name); err == nil && newTarget != nil {
+				if s, ok := suggest.Nearest(key, declaredKeys(reflect.TypeOf(newTarget()), e.Path)); ok {
+					e.Reason += "; did you mean " + strconv.Quote(s) + "?"
+				}
+			}
 		}
 	}
+}
+
+// declaredKeys are the JSON keys the type t declares at path (keys and
+// sequence indices, as keyParent writes it), nil where the path does not
+// lead to a struct.
+func declaredKeys(t reflect.Type, path string) []string {
+	for _, seg := range strings.Split(path, ".") {
+		seg, _, _ = strings.Cut(seg, "[")
+		t = structOf(t)
+		if seg == "" || t == nil {
+			continue
+		}
+		f, ok := fieldByKey(t, seg)
+		if !ok {
+			return nil
+		}
+		t = f.Type
+	}
+	t = structOf(t)
+	if t == nil {
+		return nil
+	}
+	var keys []string
+	eachKey(t, func(key string, _ reflect.StructField) bool { keys = append(keys, key); return true })
+	return keys
+}
+
+// structOf is the struct under t's pointers, slices and arrays, or nil.
+func structOf(t reflect.Type) reflect.Type {
+	for t != nil && (t.Kind() == reflect.Pointer || t.Kind() == reflect.Slice || t.Kind() == reflect.Array) {
+		t = t.Elem()
+	}
+	if t == nil || t.Kind() != reflect.Struct {
+		return nil
+	}
+	return t
+}
+
+func fieldByKey(t reflect.Type, key string) (found reflect.StructField, ok bool) {
+	eachKey(t, func(k string, f reflect.StructField) bool {
+		if k == key {
+			found, ok = f, true
+		}
+		return !ok
+	})
+	return found, ok
+}
+
+// eachKey calls fn with each JSON key of struct t and its field, the keys
+// of inlined (embedded or ",inline") structs included, until fn returns
+// false.
+func eachKey(t reflect.Type, fn func(key string, f reflect.StructField) bool) bool {
+	for i := range t.NumField() {
+		f := t.Field(i)
+		tag := f.Tag.Get("json")
+		name, opts, _ := strings.Cut(tag, ",")
+		switch {
+		case name == "-" || (!f.IsExported() && !f.Anonymous):
+			continue
+		case name == "" && (f.Anonymous || strings.Contains(opts, "inline")):
+			if st := structOf(f.Type); st != nil {
+				if !eachKey(st, fn) {
+					return false
+				}
+				continue
+			}
+		}
+		if name == "" {
+			name = f.Name
+		}
+		if !fn(name, f) {
+			return false
+		}
+	}
+	return true
 }
 
 // keysNamed appends every mapping key under n whose text is key.

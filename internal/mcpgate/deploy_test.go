@@ -20,7 +20,7 @@ import (
 // The sidecar deployment (config/mcp: kustomization.yaml, sidecar.yaml,
 // gateway-incluster.yaml) is wired by names and paths across three files
 // and the samples' HostAuthority; these tests read them strictly and
-// check each connection (issue 19, item 4).
+// check each connection (docs/mcp.md).
 
 var mcpConfigDir = filepath.Join("..", "..", "config", "mcp")
 

@@ -1,4 +1,4 @@
-// Package mcpgate holds toolgate's MCP gateway (issue 19, item 2): an MCP
+// Package mcpgate holds toolgate's MCP gateway (docs/mcp.md): an MCP
 // server that stands in front of one upstream MCP server and is the
 // Executor of the SecureToolKit protocol for it (spec Sections 29–32, and
 // the Section 41 facilities "Executor implementation binding" and

@@ -145,7 +145,7 @@ func TestARotatedTokenIsUsedAfterTheNextRecheck(t *testing.T) {
 // BenchmarkGatedCall is one forwarded tools/call through the gateway's own
 // path: the _meta read, the consume request to a stand-in service over
 // loopback HTTP, both outcome lines and the SDK call to an in-memory
-// upstream (docs/performance.md, issue 19).
+// upstream (docs/performance.md, the MCP gateway).
 func BenchmarkGatedCall(b *testing.B) {
 	f := newFixture(b)
 	f.g.Refresh(context.Background())
@@ -153,6 +153,38 @@ func BenchmarkGatedCall(b *testing.B) {
 	for b.Loop() {
 		if _, code := f.call(); code != "" {
 			b.Fatalf("refused: %s", code)
+		}
+	}
+}
+
+// TestNewLeavesNoOutcomeLogOpenWhenItFails: a configuration New refuses
+// after the point where it could open the outcome log (a tool's output
+// schema that does not compile) leaves no descriptor of that log open.
+func TestNewLeavesNoOutcomeLogOpenWhenItFails(t *testing.T) {
+	t.Parallel()
+	if _, err := os.ReadDir("/proc/self/fd"); err != nil {
+		t.Skip("needs /proc/self/fd to count open files")
+	}
+	cfg, err := ParseConfig([]byte(sample(t)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	cfg.Toolgate.TokenFile, cfg.OutcomeLog = filepath.Join(dir, "token"), filepath.Join(dir, "outcomes")
+	if err := os.WriteFile(cfg.Toolgate.TokenFile, []byte("t"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cfg.Tools[0].OutputSchema = json.RawMessage(`[]`)
+	if _, err := New(cfg, Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}); err == nil {
+		t.Fatal("New accepted an output schema that is not a JSON Schema object")
+	}
+	fds, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, fd := range fds {
+		if target, _ := os.Readlink(filepath.Join("/proc/self/fd", fd.Name())); target == cfg.OutcomeLog {
+			t.Fatalf("descriptor %s still holds the outcome log after New failed", fd.Name())
 		}
 	}
 }

@@ -47,11 +47,7 @@ func Into(set *manifest.Set, h *host.Host, namespace, name string, publisher hos
 		if o.Namespace != namespace {
 			continue
 		}
-		err := manifest.CheckConfirmed(&o)
-		var d host.RegistryDraft
-		if err == nil {
-			d, err = manifest.RegistryDraft(o.Spec)
-		}
+		d, _, err := ToolRegistry(&o)
 		if err == nil {
 			_, err = h.PublishRegistry(d)
 		}
@@ -91,6 +87,24 @@ type Admission struct {
 	// EarlierUnreadable says the caller could not read the earlier
 	// generations: a successor then rejects (fail closed).
 	EarlierUnreadable bool
+	// Registries holds ToolRegistries of the namespace, read when the
+	// candidate opts in to argument predicates (NeedsRegistries): the
+	// scratch domain holds those that publish, so an opt-in naming one
+	// resolves and its predicates are checked against its Schemas. One
+	// that is absent or invalid is not held, and an opt-in naming it
+	// rejects (notFound).
+	Registries []v1alpha1.ToolRegistry
+}
+
+// NeedsRegistries reports whether a policy of o opts in to argument
+// predicates, whose publication reads the ToolRegistries of the namespace.
+func NeedsRegistries(o *v1alpha1.PolicySnapshot) bool {
+	for _, p := range o.Spec.Policies {
+		if p.Arguments != nil {
+			return true
+		}
+	}
+	return false
 }
 
 // Admit decides one PolicySnapshot create, purely, as the webhook's one
@@ -125,6 +139,15 @@ func Admit(a Admission) (*policy.Snapshot, error) {
 	}
 	if err := errs.Err(); err != nil {
 		return nil, err
+	}
+	for i := range a.Registries {
+		r := &a.Registries[i]
+		if r.Namespace != a.Candidate.Namespace || manifest.CheckConfirmed(r) != nil {
+			continue
+		}
+		if d, err := manifest.RegistryDraft(r.Spec); err == nil {
+			_, _ = h.PublishRegistry(d) // an invalid or conflicting one is simply not held
+		}
 	}
 	if err := earlier(h, a); err != nil {
 		return nil, err

@@ -1,18 +1,25 @@
-// Package publication is the one publication path of toolgate's API
-// objects: how a PolicySnapshot generation is published in a HostAuthority's
-// domain as the exact successor of the generation before it, and where each
-// violation is reported.
+// Package publication is the one admission and publication path of
+// toolgate's API objects: one function per kind decides whether an object
+// is admitted, with every violation located at a field of the object.
 //
-// Every caller that publishes — the validating webhook (Admit), the CLI's
-// validate, policy validate, diff, test and decide (Policy, Into), the
-// standalone service's manifest loader (Into) and the controllers' store
-// (Policy) — goes through this package, so that a chain of generations is
-// accepted or rejected the same way everywhere, with the same violations at
-// the same paths. The successor rules themselves (exact next generation,
-// every prior policy version kept with identical rule content, one-way
-// lifecycles) are the engine's (policy.PublishSuccessor, through
-// host.Host.PublishPolicy); this package decides what is published in which
-// order and locates every violation at a field of the object.
+//   - HostAuthority: the name rule, the Host configuration and a scratch
+//     domain built from it, the superseded grace;
+//   - ToolRegistry: the name rule, the unconfirmed-import refusal, the
+//     engine's Registry Snapshot rules (Section 9);
+//   - PolicySnapshot (Policy, Admit, Chain, Into): how a generation is
+//     published in a HostAuthority's domain as the exact successor of the
+//     generation before it.
+//
+// Every caller goes through this package — the validating webhook, the
+// controllers, the CLI's validate, registry and policy validate, diff, test
+// and decide, the standalone service's manifest loader and the MCP
+// importer — so an object is accepted or rejected the same way everywhere,
+// with the same violations at the same paths, and a rule added here applies
+// on every path (TestOneAdmissionPathPerKind in internal/arch keeps the
+// parts from being called elsewhere). The successor rules themselves (exact
+// next generation, every prior policy version kept with identical rule
+// content, one-way lifecycles) are the engine's (policy.PublishSuccessor,
+// through host.Host.PublishPolicy).
 //
 // Nothing here reads a cluster, a file or a clock: callers read what they
 // need (the object, its earlier generations, its HostAuthority) and make one

@@ -7,6 +7,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/toolgate/toolgate/api/v1alpha1"
+	"github.com/toolgate/toolgate/internal/engine/argpred"
 	"github.com/toolgate/toolgate/internal/host"
 	"github.com/toolgate/toolgate/internal/manifest"
 	"github.com/toolgate/toolgate/internal/publication"
@@ -59,6 +60,17 @@ func TestAdmit(t *testing.T) {
 	}
 	misnamed := gen1.DeepCopy()
 	misnamed.Name = "payments-policy-one"
+	// withArgument opts policy 0 in to argument predicates over the sample
+	// registry and adds an argument node at the path to rule 0.
+	withArgument := func(path string) func(*v1alpha1.PolicySnapshotSpec) {
+		return func(s *v1alpha1.PolicySnapshotSpec) {
+			s.Policies[0].Arguments = &v1alpha1.PolicyArguments{Vocabulary: argpred.Vocabulary,
+				Registry: v1alpha1.RegistrySnapshotReference{SnapshotID: "primary-registry", Generation: "1"}}
+			r := &s.Policies[0].Rules[0]
+			r.Condition.Raw = []byte(`{"all":[` + string(r.Condition.Raw) +
+				`,{"argument":{"name":"integerAtMost","tool":"payments.submit","version":"1","path":"` + path + `","value":"1000000"}}]}`)
+		}
+	}
 	cases := map[string]struct {
 		a    publication.Admission
 		want []string // "path code", every violation in order
@@ -109,6 +121,17 @@ func TestAdmit(t *testing.T) {
 		"content outside the ceiling is reported at its spec path": {
 			a:    publication.Admission{Candidate: next(gen1, "1", outside), Authority: ha},
 			want: []string{"spec.policies[0].rules[0].scope.resources[2] outOfRange"},
+		},
+		"an argument opt-in publishes against the namespace's registries": {
+			a: publication.Admission{Candidate: next(gen1, "1", withArgument("/amount")), Authority: ha, Registries: set.ToolRegistries},
+		},
+		"an argument opt-in without its registry is notFound": {
+			a:    publication.Admission{Candidate: next(gen1, "1", withArgument("/amount")), Authority: ha},
+			want: []string{"spec.policies[0].arguments.registry notFound"},
+		},
+		"an argument path not in the tool's schema is reported at its spec path": {
+			a:    publication.Admission{Candidate: next(gen1, "1", withArgument("/amounts")), Authority: ha, Registries: set.ToolRegistries},
+			want: []string{"spec.policies[0].rules[0].condition.all[1].argument.path notFound"},
 		},
 		"a missing HostAuthority is reported with every violation of the candidate": {
 			a:    publication.Admission{Candidate: misnamed},

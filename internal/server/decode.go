@@ -25,6 +25,11 @@ func (r *refusal) Error() string { return r.e.Message }
 var errBodyTimeout error = &refusal{client.Error{Code: codeTimeout, Path: "body",
 	Message: "the request body did not arrive within the service's body timeout"}}
 
+// bodyTooLarge: the body is, or is announced, over the limit.
+func bodyTooLarge() error {
+	return fault.At("body", fault.LimitExceeded, "the request body is larger than the service accepts")
+}
+
 // readBody reads one JSON request body: the content type is
 // application/json; the body is at most limit octets of valid UTF-8. It is
 // returned as a string so that the strict decoder's strings share it. The
@@ -36,8 +41,13 @@ func readBody(r *http.Request, limit int64, pool *sync.Pool) (string, int, error
 	// Read into a pooled buffer of at least the announced size (no 32 KiB
 	// copy buffer); the string conversion below is the one copy, which the
 	// decoded values share.
+	// A body announced over the limit is refused before a byte of it is
+	// read: it pins nothing.
+	if r.ContentLength > limit {
+		return "", http.StatusRequestEntityTooLarge, bodyTooLarge()
+	}
 	size := int64(512)
-	if n := r.ContentLength; n > 0 && n <= limit {
+	if n := r.ContentLength; n > 0 {
 		size = n + 1 // room to see the end without growing
 	}
 	pooled := pool.Get().(*[]byte)
@@ -54,7 +64,11 @@ func readBody(r *http.Request, limit int64, pool *sync.Pool) (string, int, error
 	lr := http.MaxBytesReader(nil, r.Body, limit)
 	for {
 		if len(buf) == cap(buf) {
-			buf = append(buf, 0)[:len(buf)]
+			// Grow by doubling, never past limit+1 (enough to see that a
+			// body of unannounced length is over the limit): one request
+			// holds at most that much while its body is read.
+			next := make([]byte, len(buf), min(2*int64(cap(buf)), limit+1))
+			buf = next[:copy(next, buf)]
 		}
 		n, err := lr.Read(buf[len(buf):cap(buf)])
 		buf = buf[:len(buf)+n]
@@ -64,7 +78,7 @@ func readBody(r *http.Request, limit int64, pool *sync.Pool) (string, int, error
 		if err != nil {
 			var tooLarge *http.MaxBytesError
 			if errors.As(err, &tooLarge) {
-				return "", http.StatusRequestEntityTooLarge, fault.At("body", fault.LimitExceeded, "the request body is larger than the service accepts")
+				return "", http.StatusRequestEntityTooLarge, bodyTooLarge()
 			}
 			if errors.Is(err, os.ErrDeadlineExceeded) {
 				return "", http.StatusRequestTimeout, errBodyTimeout

@@ -9,8 +9,9 @@ import (
 	"time"
 )
 
-// Timeouts bound how long a client may take over one request (issue 17,
-// item 6). A zero field is its default (DefaultTimeouts).
+// Timeouts bound how long a client may take over one request
+// (docs/decisions.md, "Slow clients get the API's JSON error"). A zero field
+// is its default (DefaultTimeouts).
 type Timeouts struct {
 	// Header bounds the TLS handshake from accept, and then a request
 	// header: a connection's first from the end of the handshake (plain

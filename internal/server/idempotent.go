@@ -19,7 +19,7 @@ import (
 	"github.com/toolgate/toolgate/internal/serving"
 )
 
-// Idempotent authorize (issue 17, item 5). An issued Authorization's three
+// Idempotent authorize (docs/api.md, "Retries are safe"). An issued Authorization's three
 // identities are claimed in the Consumption store before it is handed out
 // (consume.Store.Claim): an identity backs one consumable Authorization
 // per domain, and an identical request is answered with the same one.
@@ -39,9 +39,11 @@ type issued struct {
 
 // claim records the identities of the Authorization first issued for req
 // at q.now, or finds the claim an identical request made before and
-// re-issues that Authorization at its time. Any other answer hands out
-// nothing: an identity claimed by another request is 409 identityReused at
-// that identity, a store that cannot answer 503 unavailable.
+// re-issues that Authorization at its time while it has not expired. Any
+// other answer hands out nothing: an identity claimed by another request
+// is 409 identityReused at that identity, an identical request after the
+// Authorization expired 409 identityExpired, a store that cannot answer
+// 503 unavailable.
 func (s *Server) claim(ctx context.Context, q *call, d *serving.Domain, req *client.AuthorizeRequest, first issued) (issued, int, *client.Error) {
 	a := first.res.Authorization
 	c := consume.Claim{
@@ -57,6 +59,13 @@ func (s *Server) claim(ctx context.Context, q *call, d *serving.Domain, req *cli
 	switch {
 	case err == nil && got.Same(c):
 		return first, 0, nil
+	case err == nil && !q.now.Before(got.ExpiresAt):
+		// The same request's Authorization has expired (consumed or not:
+		// a Consumption record may already be swept, so the service cannot
+		// tell). A dead artifact is no answer, and a fresh one under the
+		// same identities could be consumed a second time: refuse.
+		return issued{}, http.StatusConflict, &client.Error{Code: codeIdentityExpired, Path: consume.IdentityFields[consume.AuthorizationIdentity],
+			Message: "these identities back an Authorization of this request that has expired; an expired Authorization is not handed out again: use new identities"}
 	case err == nil:
 		// The same request claimed these identities at got.IssuedAt.
 		res, envelope, err := d.Authorize(HostRequest(*req, q.caller, uint64(got.IssuedAt.Unix())))
@@ -77,9 +86,13 @@ func (s *Server) claim(ctx context.Context, q *call, d *serving.Domain, req *cli
 	}
 }
 
-// codeIdentityReused is the code of an authorize refused because an
-// identity it names backs another request's Authorization.
-const codeIdentityReused = "identityReused"
+// Codes of an authorize refused for its identities: one backs another
+// request's Authorization (identityReused), or they back this request's
+// Authorization, which has expired (identityExpired).
+const (
+	codeIdentityReused  = "identityReused"
+	codeIdentityExpired = "identityExpired"
+)
 
 // bindingHex is the issued Authorization's Consumption Binding digest as
 // 64 hex digits.

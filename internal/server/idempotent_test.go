@@ -22,8 +22,9 @@ import (
 	"github.com/toolgate/toolgate/internal/server"
 )
 
-// Issue 17, item 5: an identity backs one consumable Authorization per
-// domain; an identical authorize is answered with the same Authorization.
+// Idempotent authorize (docs/decisions.md): an identity backs one consumable
+// Authorization per domain; an identical authorize is answered with the same
+// Authorization.
 
 // authorizeRaw posts req as the agent runtime and decodes the answer.
 func (s *service) authorizeRaw(t testing.TB, req client.AuthorizeRequest) (response, client.AuthorizeResponse) {
@@ -101,6 +102,10 @@ func TestIdenticalAuthorizeRepeated64TimesConcurrentlyYieldsOneArtifact(t *testi
 	}
 }
 
+// TestAnAuthorizeRetryReturnsTheSameArtifact: an identical authorize
+// before the Authorization expires is answered with the same artifact;
+// after it expired, with 409 identityExpired (no dead artifact, no second
+// consumable one under the same identities).
 func TestAnAuthorizeRetryReturnsTheSameArtifact(t *testing.T) {
 	t.Parallel()
 	s := newService(t, t.TempDir())
@@ -109,9 +114,8 @@ func TestAnAuthorizeRetryReturnsTheSameArtifact(t *testing.T) {
 	if first.Authorization == nil {
 		t.Fatal("the allow example issued no authorization")
 	}
-	for _, later := range []int64{1, 30, int64(first.Authorization.ExpiresAt-first.Authorization.IssuedAt) + 5} {
-		// The last retry comes after the Authorization expired (its claim
-		// is kept for the retention): the same, now expired, artifact.
+	lifetime := int64(first.Authorization.ExpiresAt - first.Authorization.IssuedAt)
+	for _, later := range []int64{1, 30, lifetime - 1} {
 		s.now.Store(int64(first.Authorization.IssuedAt) + later)
 		r, again := s.authorizeRaw(t, req)
 		if r.status != http.StatusOK || again.Authorization == nil || *again.Authorization != *first.Authorization {
@@ -121,6 +125,17 @@ func TestAnAuthorizeRetryReturnsTheSameArtifact(t *testing.T) {
 			t.Fatalf("retry %d s later: decision %+v, want %+v", later, again.Decision, first.Decision)
 		}
 	}
+	// Once it has expired (its claim is kept for the retention), the
+	// identical request gets no dead artifact and no fresh one under the
+	// same identities: 409 identityExpired, at authorizationID.
+	for _, later := range []int64{lifetime, lifetime + 5} {
+		s.now.Store(int64(first.Authorization.IssuedAt) + later)
+		r, _ := s.authorizeRaw(t, req)
+		if e := decode[client.ErrorResponse](t, r).Error; r.status != http.StatusConflict || e.Code != "identityExpired" || e.Path != "authorizationID" {
+			t.Fatalf("retry %d s later, after expiry: %d %s; want 409 identityExpired at authorizationID", later, r.status, r.body)
+		}
+	}
+	s.now.Store(int64(first.Authorization.IssuedAt) + 1)
 	if got := s.logText(); !strings.Contains(got, `"result":"reissued"`) {
 		t.Errorf("the decision log does not tell a retry from an issuance:\n%s", got)
 	}
@@ -306,10 +321,10 @@ func TestRequestDigestIsTheRequestAsDecodedAndItsCaller(t *testing.T) {
 	}
 }
 
-// referenceRequestDigest is RequestDigest as first written (issue 17,
-// item 5), with json.Marshal: the digest is stored in every claim, so its
-// octets must not change across an upgrade, or a retry of a request in
-// flight would be refused as another request.
+// referenceRequestDigest is RequestDigest as first written (idempotent
+// authorize's first version), with json.Marshal: the digest is stored in
+// every claim, so its octets must not change across an upgrade, or a retry
+// of a request in flight would be refused as another request.
 func referenceRequestDigest(req *client.AuthorizeRequest, caller host.Caller) string {
 	h := sha256.New()
 	field := func(b []byte) {

@@ -53,7 +53,7 @@ func newKeyedService(t *testing.T) *keyedService {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ts := httptest.NewServer(k.srv.Handler())
+	ts := httptest.NewServer(conforming(t, k.srv.Handler()))
 	t.Cleanup(ts.Close)
 	k.url = ts.URL
 	return k
@@ -201,5 +201,43 @@ func TestRetiredAndRevokedKeysReject(t *testing.T) {
 	k.reload(t)
 	if d, _ := k.set.ByName("payments", "payments-host"); d.HasKey(keyOf(t, early.Artifact)) {
 		t.Error("a retired key is still in the key set after its retire time")
+	}
+}
+
+// TestARetryAfterARotationIsTheSameAuthorizationResigned: an identical
+// authorize after a key rotation is answered with the same Authorization
+// (identities, issuance and expiry) signed by the new active key, so its
+// text differs; the two artifacts share one Consumption: consuming one
+// leaves the other 409 consumed (docs/api.md, "Retries are safe").
+func TestARetryAfterARotationIsTheSameAuthorizationResigned(t *testing.T) {
+	k := newKeyedService(t)
+	req := example(t, "payment-allow.yaml")
+	authorize := func() client.AuthorizeResponse {
+		t.Helper()
+		r := k.post(t, "/v1/authorize", agentToken, req)
+		res := decode[client.AuthorizeResponse](t, r)
+		if r.status != http.StatusOK || res.Authorization == nil {
+			t.Fatalf("authorize: %d %s", r.status, r.body)
+		}
+		return res
+	}
+	first := authorize()
+	k.rotate(t)
+	k.reload(t)
+	again := authorize()
+	a, b := *first.Authorization, *again.Authorization
+	if keyOf(t, b.Artifact) == keyOf(t, a.Artifact) {
+		t.Fatal("the retry after the rotation is signed by the rotated-out key")
+	}
+	a.Artifact, b.Artifact = "", ""
+	if a != b {
+		t.Fatalf("the retry after the rotation is another Authorization: %+v, want %+v", b, a)
+	}
+	if r := k.post(t, "/v1/consume", executorToken, apifixture.Expectations(req, again.Authorization.Artifact)); r.status != http.StatusOK {
+		t.Fatalf("consume the re-signed artifact: %d %s", r.status, r.body)
+	}
+	r := k.post(t, "/v1/consume", executorToken, apifixture.Expectations(req, first.Authorization.Artifact))
+	if e := decode[client.ErrorResponse](t, r).Error; r.status != http.StatusConflict || e.Code != "consumed" {
+		t.Fatalf("consume the first artifact after its re-signed twin: %d %s; want 409 consumed", r.status, r.body)
 	}
 }

@@ -66,8 +66,9 @@ func (t *UnixTime) UnmarshalJSON(b []byte) error {
 //
 // A drop is visible in the log itself, not only in the metric: the next
 // write begins with a line {"time":…,"verb":"dropped","dropped":N,…}
-// counting the lines lost since the last such line, and Close writes one
-// for the lines lost after the last write (issue 17, item 4).
+// counting the lines lost since the last such line, and Close writes one for
+// the lines lost after the last write (docs/decisions.md, "A tamper-evident
+// decision log").
 type DecisionLog struct {
 	w           io.Writer
 	synchronous bool

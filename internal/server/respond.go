@@ -8,10 +8,11 @@ import (
 )
 
 // The three response bodies the API has, written without reflection
-// (issue 18, item 1): each appender writes the octets encoding/json's
-// Encoder writes for the same value — members in struct order, omitempty
-// as tagged, a nil list as null, HTML-safe quoting, a trailing newline —
-// so that a client sees no difference (TestResponsesAsEncodingJSON).
+// (docs/decisions.md, "Authorize CPU"): each appender writes the octets
+// encoding/json's Encoder writes for the same value — members in struct
+// order, omitempty as tagged, a nil list as null, HTML-safe quoting, a
+// trailing newline — so that a client sees no difference
+// (TestResponsesAsEncodingJSON).
 
 func appendAuthorizeResponse(b []byte, r *client.AuthorizeResponse) []byte {
 	b = append(b, `{"decision":`...)

@@ -125,8 +125,8 @@ func (s *Server) ready(w http.ResponseWriter, r *http.Request) {
 type call struct {
 	verb string
 	// now is the service clock, read once per request after its body has
-	// arrived (readClock): a body trickled in for seconds must not be
-	// validated by a time read before it began (issue 17, item 0).
+	// arrived (readClock): a body trickled in for seconds must not be validated
+	// by a time read before it began (docs/decisions.md, "Consumption stores").
 	now    time.Time
 	caller host.Caller
 	entry  Entry
@@ -179,6 +179,10 @@ func (s *Server) serve(r *http.Request, q *call, h handler) (int, any) {
 	return h(r.Context(), q, r)
 }
 
+// maxCachedBody bounds the body an issued Authorization in the rebuild
+// cache may pin: DefaultRebuildCacheEntries of them hold at most 256 MiB.
+const maxCachedBody = 64 << 10
+
 func (s *Server) authorize(ctx context.Context, q *call, r *http.Request) (int, any) {
 	var req client.AuthorizeRequest
 	if status, err := decodeBody(r, s.limit, &s.bodies, decodeAuthorize, &req); err != nil {
@@ -198,7 +202,7 @@ func (s *Server) authorize(ctx context.Context, q *call, r *http.Request) (int, 
 			Message: "this service serves no such HostAuthority (or it is not ready yet)"}
 	}
 	// Only a resolved name reaches the decision log: an unserved one is
-	// caller input (issue 17, item 6).
+	// caller input (Section 38).
 	q.entry.Namespace, q.entry.HostAuthority = d.Namespace(), d.Name()
 	sel := serving.Selection{RegistryID: req.Registry.SnapshotID, RegistryGeneration: req.Registry.Generation,
 		PolicyID: req.Policy.SnapshotID, PolicyGeneration: req.Policy.SnapshotGeneration}
@@ -227,8 +231,13 @@ func (s *Server) authorize(ctx context.Context, q *call, r *http.Request) (int, 
 		// verify and rebuild is the Authorization just issued, by this
 		// domain's active key: cache it, so that their first check skips
 		// the signature verification and the re-run (docs/decisions.md,
-		// "The rebuild cache learns at issuance").
-		s.cache.put(sha256.Sum256([]byte(envelope)), d, d.KeyID(), res.Authorization, res.Authorization.ExpiresAt().Seconds())
+		// "The rebuild cache learns at issuance"). Its strings share the
+		// request body, so the entry pins the body while it lives: a body
+		// over maxCachedBody (or of unannounced length) is not cached, and
+		// that executor's first check verifies and rebuilds instead.
+		if r.ContentLength >= 0 && r.ContentLength <= maxCachedBody {
+			s.cache.put(sha256.Sum256([]byte(envelope)), d, d.KeyID(), res.Authorization, res.Authorization.ExpiresAt().Seconds())
+		}
 	}
 	wire := WireDecision(res.Decision)
 	q.entry.DecisionID, q.entry.Outcome = wire.ID, wire.Outcome
@@ -265,7 +274,8 @@ func (s *Server) authorize(ctx context.Context, q *call, r *http.Request) (int, 
 // expectations — for a consume with the Host's consume rule (an
 // Authorization that binds an agent-safe intent binding needs the binding).
 // A non-executor is rejected before any issuance work, and never learns
-// whether the artifact binds an intent (issue 17).
+// whether the artifact binds an intent (docs/decisions.md, "One door to the
+// engine").
 func (s *Server) check(q *call, r *http.Request) (*serving.Domain, *host.Authorization, *host.ConsumptionBinding, int, *client.Error) {
 	var req client.ValidateRequest
 	if status, err := decodeBody(r, s.limit, &s.bodies, decodeValidate, &req); err != nil {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -162,7 +163,7 @@ func newServiceWith(t testing.TB, keyDir string, change func(*server.Config)) *s
 	if err != nil {
 		t.Fatal(err)
 	}
-	ts := httptest.NewServer(svc.srv.Handler())
+	ts := httptest.NewServer(conforming(t, svc.srv.Handler()))
 	t.Cleanup(ts.Close)
 	svc.url = ts.URL
 	return svc
@@ -740,5 +741,47 @@ func TestEmptyBodiesAndMissingMembersAre400Missing(t *testing.T) {
 				t.Errorf("%d %s; want 400 missing at %s", r.status, r.body, tc.wantPath)
 			}
 		})
+	}
+}
+
+// TestALargeAuthorizeBodyIsNotPinnedByTheCache: the rebuild cache keeps
+// the Authorizations authorize issued, whose strings share the request's
+// body; an issued Authorization from a body over 64 KiB is not cached, so
+// that 4,096 entries cannot pin 4,096 bodies of up to the body limit. The
+// bytes still held after a GC, once 8 such requests are answered through
+// the durable store, stay well under one of their bodies (they were 8.6 MB
+// when every issued Authorization was cached).
+func TestALargeAuthorizeBodyIsNotPinnedByTheCache(t *testing.T) {
+	s := newKeyedService(t) // the durable store, as serve runs
+	const pad, n = 1 << 20, 8
+	heap := func() uint64 {
+		var m runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&m)
+		return m.HeapAlloc
+	}
+	before := heap()
+	bodies := make([][]byte, n)
+	for i := range bodies {
+		req := example(t, "payment-allow.yaml")
+		suffix := fmt.Sprintf("-big%d", i)
+		req.DecisionID += suffix
+		req.AuthorizationID += suffix
+		req.ReplayID += suffix
+		req.ConsumptionID += suffix
+		raw, err := json.Marshal(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		bodies[i] = append(bytes.Repeat([]byte{' '}, pad), raw...)
+	}
+	for i := range bodies {
+		if r := s.post(t, "/v1/authorize", agentToken, bodies[i]); r.status != http.StatusOK {
+			t.Fatalf("authorize %d: %d %s", i, r.status, r.body)
+		}
+		bodies[i] = nil
+	}
+	if held := int64(heap()) - int64(before); held > pad/2 {
+		t.Errorf("%d octets still held after %d authorizes of %d-octet bodies; want under %d", held, n, pad, pad/2)
 	}
 }

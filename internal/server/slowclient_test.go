@@ -170,7 +170,7 @@ func apiService(t *testing.T) http.Handler {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return srv.Handler()
+	return conforming(t, srv.Handler())
 }
 
 // readAnswer reads one response from c and requires the API error want
@@ -209,7 +209,8 @@ func isReset(err error) bool { return err != nil && strings.Contains(err.Error()
 const trickledHeader = "POST /v1/authorize HTTP/1.1\r\nHost: toolgate\r\nAuthorization: Bearer " + agentToken +
 	"\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}"
 
-// TestSlowClientsGetTheAPIsJSONError: issue 17, item 6. A header or body
+// TestSlowClientsGetTheAPIsJSONError (docs/decisions.md, "Slow clients
+// get the API's JSON error"). A header or body
 // trickled slower than its timeout is answered 408 timeout, in the API's
 // JSON, and the connection closes; never net/http's plain-text 400 and
 // never a silent close. Over plain HTTP and over TLS.

@@ -18,16 +18,17 @@ import (
 )
 
 // A slow client must get the API's JSON error, never net/http's plain-text
-// "400 Bad Request" or a silent close (issue 17, item 6). net/http answers
-// a request header itself, before any handler runs: it closes a connection
-// whose header timed out without a word, and a header line cut short by
-// the timeout it parses as a complete one and refuses in plain text. So
-// the service's listener wraps every connection in a slowConn, which sits
-// where it sees the HTTP octets (above TLS, which it terminates itself),
-// enforces the header timeout, answers a timed-out header with a fixed
-// JSON 408 and replaces net/http's own plain-text refusals of a header by
-// fixed JSON ones. The body timeout is a read deadline each request's
-// handler sets (bodyDeadline); decodeBody answers it with a JSON 408.
+// "400 Bad Request" or a silent close (docs/decisions.md, "Slow clients get
+// the API's JSON error"). net/http answers a request header itself, before
+// any handler runs: it closes a connection whose header timed out without a
+// word, and a header line cut short by the timeout it parses as a complete
+// one and refuses in plain text. So the service's listener wraps every
+// connection in a slowConn, which sits where it sees the HTTP octets (above
+// TLS, which it terminates itself), enforces the header timeout, answers a
+// timed-out header with a fixed JSON 408 and replaces net/http's own
+// plain-text refusals of a header by fixed JSON ones. The body timeout is a
+// read deadline each request's handler sets (bodyDeadline); decodeBody
+// answers it with a JSON 408.
 
 // lingerTime bounds how long a connection that was answered because its
 // client was too slow (or sent a bad header) keeps reading before it

@@ -1,14 +1,14 @@
 // Package serving holds the served domains a replica holds: each Host
 // authority domain the authorization service decides in, with the domain's
 // key set (keyset.go: one active signing key, verify-only keys until their
-// retire time, revoked identities; issue 17 item 3) and its served state —
-// which generations it serves and which is current, and the revocations in
-// force (spec Section 41: rollback protection, revocation and
-// current-Snapshot enforcement) — and the set of domains looked up by
-// HostAuthority name and by key identity. It sits below internal/server, internal/store and
-// internal/standalone: the store and the standalone loader build domains,
-// the server acts with them, and neither of the first two needs the HTTP
-// package.
+// retire time, revoked identities; docs/decisions.md, "Key management") and
+// its served state — which generations it serves and which is current, and
+// the revocations in force (spec Section 41: rollback protection, revocation
+// and current-Snapshot enforcement) — and the set of domains looked up by
+// HostAuthority name and by key identity. It sits below internal/server,
+// internal/store and internal/standalone: the store and the standalone
+// loader build domains, the server acts with them, and neither of the first
+// two needs the HTTP package.
 //
 // Privilege is a value only its owner holds: a Domain's Host and key are
 // unexported and no exported method returns them. The server acts through

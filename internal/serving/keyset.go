@@ -1,9 +1,9 @@
 package serving
 
-// Key sets (issue 17, item 3): a domain signs with one active key and keeps
-// every earlier key verifying until each artifact it signed has expired, so
-// artifacts in flight survive a rotation; a revoked key identity verifies
-// nothing at once.
+// Key sets (docs/decisions.md, "Key management"): a domain signs with one
+// active key and keeps every earlier key verifying until each artifact it
+// signed has expired, so artifacts in flight survive a rotation; a revoked
+// key identity verifies nothing at once.
 //
 // KeyState is the persisted form (the standalone key-set file, the
 // cluster's key-set Secret); KeySet is what a Domain acts with. Neither

@@ -2,14 +2,12 @@ package serving
 
 import (
 	"errors"
-	"regexp"
 	"slices"
 	"strconv"
 	"time"
 
-	"github.com/toolgate/toolgate/api/v1alpha1"
-	"github.com/toolgate/toolgate/internal/engine/fault"
 	"github.com/toolgate/toolgate/internal/host"
+	"github.com/toolgate/toolgate/internal/manifest"
 )
 
 // Reason is the closed set of reasons a domain refuses a selection or an
@@ -78,16 +76,10 @@ func ReasonOf(err error) Reason {
 }
 
 // Grace bounds how far behind the current generation a new Authorization
-// may select (HostAuthority spec.supersededGrace). The zero value is the
-// default: only the current generation.
-type Grace struct {
-	// Generations behind the current one that stay selectable (0: none
-	// by count).
-	Generations uint64
-	// Seconds after the successor's creation that a superseded generation
-	// stays selectable (0: none by time).
-	Seconds uint64
-}
+// may select (HostAuthority spec.supersededGrace, parsed by
+// manifest.GraceOf). The zero value is the default: only the current
+// generation.
+type Grace manifest.Grace
 
 // covers reports whether a generation behind the current one by behind,
 // whose successor was created at succeeded, is selectable at now. With
@@ -234,39 +226,4 @@ func (s *Served) Standing(a *host.Authorization, keyID string) error {
 // KeyRevoked reports whether the signing key keyID is revoked.
 func (s *Served) KeyRevoked(keyID string) bool {
 	return s.revoked.Has(Revocation{Kind: RevokeSigningKey, ID: keyID})
-}
-
-var (
-	graceGenerations = regexp.MustCompile(`^([1-9]|1[0-6])$`)
-	graceSeconds     = regexp.MustCompile(v1alpha1.SecondsPattern)
-)
-
-// GraceOf returns the Grace of a HostAuthority's spec.supersededGrace
-// (nil: the zero Grace, current generation only), checked as the CRD
-// schema does, every violation at its path.
-func GraceOf(g *v1alpha1.SupersededGrace) (Grace, error) {
-	if g == nil {
-		return Grace{}, nil
-	}
-	var errs fault.Errors
-	var out Grace
-	if g.Generations == "" && g.Seconds == "" {
-		errs.Add("spec.supersededGrace", fault.New(fault.Missing, "set generations, seconds, or both"))
-	}
-	if g.Generations != "" {
-		if !graceGenerations.MatchString(g.Generations) {
-			errs.Add("spec.supersededGrace.generations", fault.New(fault.Malformed, "generations is 1–16 as canonical decimal text"))
-		}
-		out.Generations, _ = strconv.ParseUint(g.Generations, 10, 64)
-	}
-	if g.Seconds != "" {
-		if !graceSeconds.MatchString(string(g.Seconds)) {
-			errs.Add("spec.supersededGrace.seconds", fault.New(fault.Malformed, "seconds is 1–3,600 as canonical decimal text"))
-		}
-		out.Seconds, _ = strconv.ParseUint(string(g.Seconds), 10, 64)
-	}
-	if err := errs.Err(); err != nil {
-		return Grace{}, err
-	}
-	return out, nil
 }

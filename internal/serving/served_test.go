@@ -180,17 +180,3 @@ func TestRevocationOfNamesExactlyOneTargetAndReportsEveryViolation(t *testing.T)
 	}
 }
 
-func TestGraceOf(t *testing.T) {
-	t.Parallel()
-	if g, err := serving.GraceOf(nil); err != nil || g != (serving.Grace{}) {
-		t.Errorf("absent grace = %v, %v; want the zero grace", g, err)
-	}
-	if g, err := serving.GraceOf(&v1alpha1.SupersededGrace{Generations: "2", Seconds: "600"}); err != nil || g != (serving.Grace{Generations: 2, Seconds: 600}) {
-		t.Errorf("GraceOf = %v, %v", g, err)
-	}
-	for _, bad := range []v1alpha1.SupersededGrace{{}, {Generations: "17"}, {Generations: "0"}, {Seconds: "3601"}, {Seconds: "07"}} {
-		if _, err := serving.GraceOf(&bad); err == nil {
-			t.Errorf("GraceOf(%+v) accepted", bad)
-		}
-	}
-}

@@ -4,6 +4,7 @@ import (
 	"crypto/rand"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -13,11 +14,11 @@ import (
 	"github.com/toolgate/toolgate/internal/serving"
 )
 
-// Key-set files (issue 17, item 3): one per domain in the key directory,
-// <namespace>.<name>.keyset.json, mode 0600, the persisted
+// Key-set files (docs/decisions.md, "Key management"): one per domain in the
+// key directory, <namespace>.<name>.keyset.json, mode 0600, the persisted
 // serving.KeyState. A legacy <namespace>.<name>.ed25519 seed (one key, no
-// rotation) is migrated into it on first use: the seed stays the active
-// key and its identity the domain's instance, so Consumption records and
+// rotation) is migrated into it on first use: the seed stays the active key
+// and its identity the domain's instance, so Consumption records and
 // artifacts issued before the upgrade stay valid.
 
 // KeySetPath is the key-set file of the HostAuthority namespace/name.
@@ -81,7 +82,7 @@ func ReadKeys(keyDir, namespace, name string) (*serving.KeyState, error) {
 // or fresh when create. dirty reports that the result is not on disk yet.
 func readKeys(keyDir, namespace, name string, create bool) (ks *serving.KeyState, dirty bool, err error) {
 	path := KeySetPath(keyDir, namespace, name)
-	raw, err := os.ReadFile(path)
+	raw, err := readPrivate(path)
 	switch {
 	case err == nil:
 		ks, err := serving.ParseKeyState(raw)
@@ -93,7 +94,7 @@ func readKeys(keyDir, namespace, name string, create bool) (ks *serving.KeyState
 		return nil, false, err
 	}
 	legacy := legacyKeyPath(keyDir, namespace, name)
-	seed, err := os.ReadFile(legacy)
+	seed, err := readPrivate(legacy)
 	switch {
 	case err == nil:
 		ks, err := serving.LegacyKeyState(seed)
@@ -108,6 +109,30 @@ func readKeys(keyDir, namespace, name string, create bool) (ks *serving.KeyState
 	}
 	ks, err = serving.NewKeyState(rand.Reader, "")
 	return ks, err == nil, err
+}
+
+// ErrKeyFileMode: a key file is readable or writable by group or others.
+// It holds private signing keys, so it is refused, as ssh refuses such a
+// private key, rather than used or silently re-moded: the operator learns
+// the keys may have been exposed and decides.
+var ErrKeyFileMode = errors.New("standalone: a key file must be private to its owner (mode 0600)")
+
+// readPrivate reads a key file and refuses it if its mode grants group or
+// others any access.
+func readPrivate(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer func() { _ = f.Close() }()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if perm := fi.Mode().Perm(); perm&0o077 != 0 {
+		return nil, fmt.Errorf("%w: %s has mode %#o, which group or others can access; run: chmod 600 %s", ErrKeyFileMode, path, perm, path)
+	}
+	return io.ReadAll(f)
 }
 
 // lockDir takes an exclusive advisory lock on keyDir/.lock, so that two

@@ -1,7 +1,7 @@
 // Package standalone runs toolgate without a cluster: it loads the same
 // manifests the admission webhook checks from a directory, creates one
 // Host authority domain per HostAuthority with a key set kept in a state
-// directory (rotation and migration: keys.go, issue 17 item 3), and hands
+// directory (rotation and migration: keys.go), and hands
 // the domains to the authorization service.
 package standalone
 
@@ -67,10 +67,11 @@ func LoadAt(keyDir string, clock func() time.Time, paths ...string) ([]*serving.
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", where, err)
 		}
-		cfg, err := manifest.HostConfig(o)
+		a, err := publication.HostAuthority(o)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", where, err)
 		}
+		cfg := a.Config
 		cfg.Instance = keys.Instance()
 		h, err := host.New(cfg)
 		if err != nil {
@@ -85,11 +86,7 @@ func LoadAt(keyDir string, clock func() time.Time, paths ...string) ([]*serving.
 		if err != nil {
 			return nil, err
 		}
-		grace, err := serving.GraceOf(o.Spec.SupersededGrace)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", where, err)
-		}
-		st := served(set, o, grace, rev, loaded)
+		st := served(set, o, serving.Grace(a.Grace), rev, loaded)
 		out = append(out, d.WithState(func() *serving.Served { return st }))
 	}
 	return out, nil
@@ -110,12 +107,12 @@ func Rotate(keyDir, namespace, name string, now time.Time, paths ...string) (*se
 		if o.Namespace != namespace || o.Name != name {
 			continue
 		}
-		cfg, err := manifest.HostConfig(o)
+		a, err := publication.HostAuthority(o)
 		if err != nil {
 			return nil, fmt.Errorf("HostAuthority %s/%s: %w", namespace, name, err)
 		}
 		return UpdateKeys(keyDir, namespace, name, false, now, func(k *serving.KeyState) (*serving.KeyState, error) {
-			return k.Rotate(rand.Reader, now, store.KeyRetireAfter(cfg.MaxLifetime), now.UTC().Format(time.RFC3339Nano))
+			return k.Rotate(rand.Reader, now, store.KeyRetireAfter(a.Config.MaxLifetime), now.UTC().Format(time.RFC3339Nano))
 		})
 	}
 	return nil, errors.New("the manifests hold no HostAuthority of that namespace and name")

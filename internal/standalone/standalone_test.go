@@ -3,8 +3,10 @@ package standalone_test
 import (
 	"bytes"
 	"crypto/ed25519"
+	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -94,4 +96,53 @@ func TestLegacyKeyIsMigrated(t *testing.T) {
 	if _, err := standalone.Rotate(keys, "payments", "treasury-host", time.Now(), samples(t)); err == nil {
 		t.Error("a rotation of a HostAuthority the manifests do not hold succeeded")
 	}
+}
+
+// TestKeyFilesOpenToOthersAreRefused: a key-set file or legacy seed that
+// group or others can access is refused at load with a message naming the
+// fix (chmod 600 FILE), as ssh refuses such a private key; an owner-only
+// mode loads.
+func TestKeyFilesOpenToOthersAreRefused(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		mode os.FileMode
+		ok   bool
+	}{
+		{0o600, true}, {0o400, true}, {0o644, false}, {0o640, false}, {0o604, false}, {0o660, false}, {0o602, false},
+	} {
+		t.Run(tc.mode.String(), func(t *testing.T) {
+			t.Parallel()
+			keys := t.TempDir()
+			if _, err := standalone.Load(keys, samples(t)); err != nil {
+				t.Fatal(err)
+			}
+			path := standalone.KeySetPath(keys, "payments", "payments-host")
+			if err := os.Chmod(path, tc.mode); err != nil {
+				t.Fatal(err)
+			}
+			_, err := standalone.Load(keys, samples(t))
+			switch {
+			case tc.ok && err != nil:
+				t.Errorf("mode %v: %v", tc.mode, err)
+			case !tc.ok && !errors.Is(err, standalone.ErrKeyFileMode):
+				t.Errorf("mode %v: loaded (%v); want ErrKeyFileMode", tc.mode, err)
+			case !tc.ok && !strings.Contains(err.Error(), "chmod 600 "+path):
+				t.Errorf("mode %v: %q does not name the fix", tc.mode, err)
+			}
+		})
+	}
+	t.Run("legacy seed", func(t *testing.T) {
+		t.Parallel()
+		keys := t.TempDir()
+		legacy := filepath.Join(keys, "payments.payments-host.ed25519")
+		if err := os.WriteFile(legacy, bytes.Repeat([]byte{42}, ed25519.SeedSize), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chmod(legacy, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := standalone.Load(keys, samples(t)); !errors.Is(err, standalone.ErrKeyFileMode) {
+			t.Errorf("a 0644 legacy seed loaded: %v", err)
+		}
+	})
 }

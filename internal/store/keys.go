@@ -11,7 +11,7 @@ import (
 // artifact it signed expires within maxLifetime of the rotation, and a
 // replica whose clock runs up to consume.MaxClockSkew behind still takes it
 // for unexpired until then. The one definition for the cluster and
-// standalone (issue 17, item 3).
+// standalone (docs/decisions.md, "Key management").
 func KeyRetireAfter(maxLifetime uint64) time.Duration {
 	return time.Duration(maxLifetime)*time.Second + consume.MaxClockSkew
 }

@@ -13,10 +13,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
 	"github.com/toolgate/toolgate/api/v1alpha1"
-	"github.com/toolgate/toolgate/internal/engine/fault"
-	"github.com/toolgate/toolgate/internal/engine/registry"
 	"github.com/toolgate/toolgate/internal/host"
-	"github.com/toolgate/toolgate/internal/manifest"
 	"github.com/toolgate/toolgate/internal/publication"
 	"github.com/toolgate/toolgate/internal/publisher"
 )
@@ -30,18 +27,10 @@ type HostAuthorityValidator struct{}
 
 var _ admission.Validator[*v1alpha1.HostAuthority] = HostAuthorityValidator{}
 
-// ValidateCreate builds the Host configuration and a scratch domain.
+// ValidateCreate applies publication.HostAuthority.
 func (HostAuthorityValidator) ValidateCreate(_ context.Context, o *v1alpha1.HostAuthority) (admission.Warnings, error) {
-	return nil, invalid("HostAuthority", o.Name, checkHostAuthority(o))
-}
-
-func checkHostAuthority(o *v1alpha1.HostAuthority) error {
-	cfg, err := manifest.HostConfig(o)
-	if err != nil {
-		return err
-	}
-	_, err = host.New(cfg)
-	return fault.Within("spec", err)
+	_, err := publication.HostAuthority(o)
+	return nil, invalid("HostAuthority", o.Name, err)
 }
 
 // ValidateUpdate admits no change of the spec or of the publisher.
@@ -59,17 +48,12 @@ type ToolRegistryValidator struct{}
 
 var _ admission.Validator[*v1alpha1.ToolRegistry] = ToolRegistryValidator{}
 
-// ValidateCreate refuses an unconfirmed import draft and publishes the
-// registry with the engine's complete rules.
+// ValidateCreate applies publication.ToolRegistry: an unconfirmed import
+// draft is refused, and the registry publishes with the engine's complete
+// rules.
 func (ToolRegistryValidator) ValidateCreate(_ context.Context, o *v1alpha1.ToolRegistry) (admission.Warnings, error) {
-	if err := manifest.CheckConfirmed(o); err != nil {
-		return nil, invalid("ToolRegistry", o.Name, err)
-	}
-	d, err := manifest.RegistryDraft(o.Spec)
-	if err == nil {
-		_, err = registry.Publish(d)
-	}
-	return nil, invalid("ToolRegistry", o.Name, manifest.SpecFault(err))
+	_, _, err := publication.ToolRegistry(o)
+	return nil, invalid("ToolRegistry", o.Name, err)
 }
 
 // ValidateUpdate admits no change of the spec or of the publisher.
@@ -126,6 +110,15 @@ func (v PolicySnapshotValidator) ValidateCreate(ctx context.Context, o *v1alpha1
 			a.EarlierUnreadable = true
 		}
 		a.Earlier = l.Items
+	}
+	// Argument predicates are checked against the Schemas of the
+	// ToolRegistries their policy names; unreadable, none is held and
+	// the opt-in rejects (fail closed).
+	if publication.NeedsRegistries(o) && a.Authority != nil {
+		var l v1alpha1.ToolRegistryList
+		if err := v.Reader.List(ctx, &l, client.InNamespace(o.Namespace)); err == nil {
+			a.Registries = l.Items
+		}
 	}
 	_, err = publication.Admit(a)
 	if publication.NotAdministrator(err) {

@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -19,9 +20,11 @@ import (
 	"github.com/go-logr/logr"
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	authnv1 "k8s.io/api/authentication/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
@@ -179,6 +182,57 @@ var _ = Describe("make dev-cluster", Ordered, func() {
 			_ = resp.Body.Close()
 			return resp.StatusCode, nil
 		}).WithTimeout(30 * time.Second).Should(Equal(http.StatusOK))
+	})
+
+	It("has the ServiceAccounts the samples' HostAuthority names in its namespace, each given a token the service authenticates", func() {
+		set, err := kubefixture.Samples(repoRoot)
+		Expect(err).NotTo(HaveOccurred())
+		cfg, err := clientcmd.BuildConfigFromFlags("", st.Kubeconfig)
+		Expect(err).NotTo(HaveOccurred())
+		cs, err := kubernetes.NewForConfig(cfg)
+		Expect(err).NotTo(HaveOccurred())
+		// The ServiceAccounts of the samples' own namespace: those of other
+		// namespaces (the identity gateway, Argo CD) belong to other systems.
+		var names []string
+		for _, ha := range set.HostAuthorities {
+			subjects := slices.Clone(ha.Spec.Executors)
+			for _, r := range ha.Spec.Roles {
+				subjects = append(subjects, r.Subjects...)
+			}
+			for _, s := range subjects {
+				if s.Kind == v1alpha1.SubjectKindServiceAccount && (s.Namespace == "" || s.Namespace == ha.Namespace) && !slices.Contains(names, s.Name) {
+					names = append(names, s.Name)
+				}
+			}
+		}
+		Expect(names).To(ContainElements("payments-agent-runtime", "payments-executor"))
+
+		pem, err := os.ReadFile(st.CAFile)
+		Expect(err).NotTo(HaveOccurred())
+		pool := x509.NewCertPool()
+		Expect(pool.AppendCertsFromPEM(pem)).To(BeTrue())
+		hc := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}}}
+		body, err := os.ReadFile(filepath.Join(repoRoot, "examples", "api", "authorize-allow.json"))
+		Expect(err).NotTo(HaveOccurred())
+		authorize := func(token string) int {
+			req, err := http.NewRequest(http.MethodPost, st.ServiceURL+"/v1/authorize", bytes.NewReader(body))
+			Expect(err).NotTo(HaveOccurred())
+			req.Header.Set("Authorization", "Bearer "+token)
+			req.Header.Set("Content-Type", "application/json")
+			resp, err := hc.Do(req)
+			Expect(err).NotTo(HaveOccurred())
+			_ = resp.Body.Close()
+			return resp.StatusCode
+		}
+		for _, name := range names {
+			// What `kubectl -n payments create token NAME --audience toolgate` asks for.
+			tr, err := cs.CoreV1().ServiceAccounts("payments").CreateToken(ctx, name, &authnv1.TokenRequest{
+				Spec: authnv1.TokenRequestSpec{Audiences: []string{"toolgate"}},
+			}, metav1.CreateOptions{})
+			Expect(err).NotTo(HaveOccurred(), "a token for %s", name)
+			Expect(authorize(tr.Status.Token)).NotTo(Equal(http.StatusUnauthorized), "%s's token", name)
+		}
+		Expect(authorize("not-a-token-of-this-cluster-0123456789")).To(Equal(http.StatusUnauthorized))
 	})
 
 	It("refuses a second up while it runs", func() {

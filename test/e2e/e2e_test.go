@@ -438,7 +438,7 @@ var _ = Describe("toolgate manager processes", Ordered, func() {
 		Entry("on the etcd store", &etcdProcs, 0, 1),
 	)
 
-	idempotentSpecs(&agent, &executor) // idempotent_test.go (issue 17, item 5)
+	idempotentSpecs(&agent, &executor) // idempotent_test.go
 
 	It("fail closed while the etcd store cannot answer: every consume 503 unavailable, /readyz not ready; afterwards the artifact consumes exactly once", func() {
 		req, exp := renamed("outage")

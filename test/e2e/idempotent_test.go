@@ -17,7 +17,8 @@ import (
 	"github.com/toolgate/toolgate/internal/consume/etcdstore"
 )
 
-// idempotentSpecs are issue 17, item 5 on the real processes: one
+// idempotentSpecs are idempotent authorize (docs/decisions.md, "Idempotent
+// authorize and durable identities") on the real processes: one
 // authorize sent at once to both processes sharing a Consumption store is
 // answered with one artifact, consumable once, and its identities are
 // refused to any other request. They run inside the ordered container

@@ -20,9 +20,9 @@ import (
 	"github.com/toolgate/toolgate/controllers"
 )
 
-// Key management (issue 17, item 3) across the two apiserver-store manager
-// processes: registered in the ordered container of e2e_test.go after the
-// samples are served.
+// Key management (docs/decisions.md, "Key management") across the two
+// apiserver-store manager processes: registered in the ordered container of
+// e2e_test.go after the samples are served.
 
 // envelopeKey is the key identity an artifact's header names.
 func envelopeKey(artifact string) string {

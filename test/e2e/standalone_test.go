@@ -29,11 +29,11 @@ import (
 	"github.com/toolgate/toolgate/internal/testutil"
 )
 
-// Issue 20, item 9: two standalone `toolgate serve` replicas, no
-// Kubernetes, share single use and identity claims through one etcd
-// reached over mutual TLS under a deployment's own key prefix; the second
-// replica's state directory holds a copy of the first one's key sets, so
-// each verifies the other's artifacts.
+// Standalone replicas on etcd (docs/decisions.md): two standalone `toolgate
+// serve` replicas, no Kubernetes, share single use and identity claims
+// through one etcd reached over mutual TLS under a deployment's own key
+// prefix; the second replica's state directory holds a copy of the first
+// one's key sets, so each verifies the other's artifacts.
 
 // The standalone development tokens (examples/standalone/tokens.yaml).
 const (

@@ -1,11 +1,11 @@
 // Command httppeers compares toolgate's authorization service with OPA's
-// server over HTTP on loopback (issue 18, item 4; `make bench-http-peers`).
-// Both servers are started as separate processes and driven by the same
-// pinned, independent load generator — vegeta, used as a library — in
-// interleaved rounds at each client count: every round attacks each
-// server once, so a change in the shared machine's load falls on all of
-// them. It prints each attack, then the medians of req/s, p50 and p99 per
-// server and client count and their ratios to OPA.
+// server over HTTP on loopback (`make bench-http-peers`; docs/decisions.md,
+// "The HTTP comparison with OPA"). Both servers are started as separate
+// processes and driven by the same pinned, independent load generator —
+// vegeta, used as a library — in interleaved rounds at each client count:
+// every round attacks each server once, so a change in the shared machine's
+// load falls on all of them. It prints each attack, then the medians of
+// req/s, p50 and p99 per server and client count and their ratios to OPA.
 //
 // The servers and the work each request asks for:
 //

@@ -20,6 +20,7 @@ import (
 	"github.com/toolgate/toolgate/internal/consume"
 	"github.com/toolgate/toolgate/internal/consume/apistore"
 	"github.com/toolgate/toolgate/internal/consume/consumetest"
+	"github.com/toolgate/toolgate/internal/standalone/standalonetest"
 )
 
 var _ = Describe("Store", func() {
@@ -264,14 +265,16 @@ var _ = Describe("Collector", func() {
 		Expect(names()).To(ConsistOf(want))
 	})
 
-	It("refuses a consume trickled across a collection (issue 17, item 0)", func() {
+	It("refuses a consume trickled across a collection (consumetest.CheckTrickledConsume)", func() {
 		fake := consumetest.NewClock(t0)
 		trickled := apistore.New(k8s, ns, apistore.Options{Clock: fake.Now})
 		gc := apistore.NewCollector(k8s, ns, apistore.CollectorOptions{Clock: fake.Now, Retention: time.Second})
 		sweep := func(ctx context.Context) error { _, err := gc.Collect(ctx); return err }
 		cctx, cancel := context.WithTimeout(ctx, time.Minute)
 		defer cancel()
-		Expect(consumetest.CheckTrickledConsume(cctx, filepath.Join("..", "..", ".."), GinkgoT().TempDir(), trickled, fake, 2*time.Second, sweep)).To(Succeed())
+		root := filepath.Join("..", "..", "..")
+		service := standalonetest.Service(GinkgoT().TempDir(), filepath.Join(root, "config", "samples"))
+		Expect(consumetest.CheckTrickledConsume(cctx, root, service, trickled, fake, 2*time.Second, sweep)).To(Succeed())
 	})
 
 	It("runs as a Runnable until its context ends, and asks for leader election", func() {

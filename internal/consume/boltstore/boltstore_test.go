@@ -14,6 +14,7 @@ import (
 	"github.com/toolgate/toolgate/internal/consume"
 	"github.com/toolgate/toolgate/internal/consume/boltstore"
 	"github.com/toolgate/toolgate/internal/consume/consumetest"
+	"github.com/toolgate/toolgate/internal/standalone/standalonetest"
 	"github.com/toolgate/toolgate/internal/testutil"
 )
 
@@ -309,7 +310,8 @@ func TestUnwritableStateDirectoryFailsClosed(t *testing.T) {
 	}
 }
 
-// TestTrickledConsumeAcrossASweepIsRefused: issue 17, item 0 on bbolt.
+// TestTrickledConsumeAcrossASweepIsRefused: consumetest.CheckTrickledConsume
+// on bbolt.
 func TestTrickledConsumeAcrossASweepIsRefused(t *testing.T) {
 	t.Parallel()
 	clock := consumetest.NewClock(time.Unix(0, 0))
@@ -317,7 +319,9 @@ func TestTrickledConsumeAcrossASweepIsRefused(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	sweep := func(ctx context.Context) error { _, err := s.Sweep(ctx); return err }
-	if err := consumetest.CheckTrickledConsume(ctx, testutil.RepoRoot(t), t.TempDir(), s, clock, 3*time.Second, sweep); err != nil {
+	root := testutil.RepoRoot(t)
+	service := standalonetest.Service(t.TempDir(), filepath.Join(root, "config", "samples"))
+	if err := consumetest.CheckTrickledConsume(ctx, root, service, s, clock, 3*time.Second, sweep); err != nil {
 		t.Fatal(err)
 	}
 }

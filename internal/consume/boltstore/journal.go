@@ -13,12 +13,13 @@ import (
 	"strings"
 )
 
-// The journal is the store's write-ahead log (issue 18, item 2). A group
-// commit writes one entry per write it makes durable and answers its
-// writes after one fdatasync of that write; the entries reach the bbolt
-// file, which still fsyncs every transaction of its own, at the next
-// checkpoint. bbolt's commit costs two fsyncs plus scattered page writes;
-// the journal costs one fdatasync of a few sequential octets.
+// The journal is the store's write-ahead log (docs/decisions.md, "Group
+// commit in boltstore"). A group commit writes one entry per write it makes
+// durable and answers its writes after one fdatasync of that write; the
+// entries reach the bbolt file, which still fsyncs every transaction of its
+// own, at the next checkpoint. bbolt's commit costs two fsyncs plus
+// scattered page writes; the journal costs one fdatasync of a few sequential
+// octets.
 //
 // The journal is a sequence of segment files, "consumptions.journal.<seq>"
 // with seq in 16 decimal digits. One is written to; a checkpoint seals it

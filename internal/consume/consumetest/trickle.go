@@ -11,15 +11,11 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"sync/atomic"
 	"time"
 
 	"github.com/toolgate/toolgate/client"
 	"github.com/toolgate/toolgate/internal/consume"
-	"github.com/toolgate/toolgate/internal/server"
-	"github.com/toolgate/toolgate/internal/serving"
-	"github.com/toolgate/toolgate/internal/standalone"
 	"github.com/toolgate/toolgate/internal/testutil/apifixture"
 )
 
@@ -48,40 +44,36 @@ func (c *Clock) Advance(d time.Duration) { c.ns.Add(int64(d)) }
 // or waiting out etcdstore's lease. It returns once the sweep is done.
 type Sweeper func(ctx context.Context) error
 
-// The service identities of CheckTrickledConsume.
+// Service builds the API under test: toolgate's HTTP handler over store,
+// reading now, serving the shipped samples (config/samples), with each
+// bearer token of tokens authenticating the Kubernetes identity it maps to.
+// consumetest sits below the service, which imports the stores, so the
+// caller builds it and passes it in (standalonetest.Service).
+type Service func(store consume.Store, now func() time.Time, tokens map[string]string) (http.Handler, error)
+
+// The service identities of CheckTrickledConsume: the allow example's
+// agent runtime and executor in config/samples.
 const (
 	trickleAgent    = "trickle-agent-token-0123456789abcdef"
 	trickleExecutor = "trickle-executor-token-0123456789abcdef"
 )
 
-// CheckTrickledConsume reproduces the break of single use in issue 17,
-// item 0 on a real service over store: an artifact of the shipped allow
+// CheckTrickledConsume reproduces a break of single use on a real service
+// over store (docs/decisions.md, "Consumption stores": every store refuses
+// an expired Authorization itself): an artifact of the shipped allow
 // example is consumed (200) and refused (409); then a third consume starts
 // 1.4 s before the artifact's expiry, its body arrives only after the clock
 // has passed expiry by after and sweep has run, and it must still be
 // refused. A service that validated with the time its handler started, over
 // a store that forgets records at expiry, answered 200 again.
 //
-// root is the repository root (for config/samples and examples/), keyDir
-// an empty directory for the domain's signing key; the store must read
-// clock.Now, and clock is set as the check goes.
-func CheckTrickledConsume(ctx context.Context, root, keyDir string, store consume.Store, clock *Clock, after time.Duration, sweep Sweeper) error {
-	domains, err := standalone.Load(keyDir, filepath.Join(root, "config", "samples"))
-	if err != nil {
-		return err
-	}
-	var set serving.StaticDomains
-	if err := set.Replace(domains...); err != nil {
-		return err
-	}
-	tokens, err := server.NewTokens([]server.TokenEntry{
-		{Token: trickleAgent, Name: "system:serviceaccount:payments:payments-agent-runtime"},
-		{Token: trickleExecutor, Name: "system:serviceaccount:payments:payments-executor"},
+// root is the repository root (for examples/), service builds the API over
+// store; the store must read clock.Now, and clock is set as the check goes.
+func CheckTrickledConsume(ctx context.Context, root string, service Service, store consume.Store, clock *Clock, after time.Duration, sweep Sweeper) error {
+	h, err := service(store, clock.Now, map[string]string{
+		trickleAgent:    "system:serviceaccount:payments:payments-agent-runtime",
+		trickleExecutor: "system:serviceaccount:payments:payments-executor",
 	})
-	if err != nil {
-		return err
-	}
-	srv, err := server.New(server.Config{Domains: &set, Auth: tokens, Store: store, Clock: clock.Now, RebuildCacheEntries: -1})
 	if err != nil {
 		return err
 	}
@@ -89,7 +81,6 @@ func CheckTrickledConsume(ctx context.Context, root, keyDir string, store consum
 	// the service has read its headers and may read its clock.
 	var armed atomic.Bool
 	started := make(chan struct{}, 1)
-	h := srv.Handler()
 	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if armed.CompareAndSwap(true, false) {
 			started <- struct{}{}

@@ -30,6 +30,11 @@
 // its expiresAt plus Retention and at most LeaseBucket longer, and the
 // cluster holds one lease per window instead of one per record. A lease is
 // granted once per window per Store (one extra round trip in each window).
+//
+// After the cluster was unreachable, the client's connection is retried
+// with a capped backoff (Options.ReconnectMaxDelay, 1 s by default, not
+// gRPC's 120 s), so a replica serves again within about that of the
+// cluster's return, however long it was gone (docs/consumption.md).
 package etcdstore
 
 import (
@@ -43,6 +48,8 @@ import (
 	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.uber.org/zap"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/backoff"
 
 	"github.com/toolgate/toolgate/internal/consume"
 )
@@ -52,6 +59,9 @@ const (
 	DefaultPrefix      = "/toolgate/consumptions/"
 	DefaultTimeout     = 5 * time.Second
 	DefaultLeaseBucket = 10 * time.Second
+	// DefaultReconnectMaxDelay caps the wait between two connection
+	// attempts to an unreachable cluster.
+	DefaultReconnectMaxDelay = time.Second
 )
 
 // Options configure Open. The zero value is the production configuration.
@@ -71,6 +81,11 @@ type Options struct {
 	// consume.DefaultRetention. Keep it at least consume.MaxClockSkew plus
 	// Timeout plus the service's request time.
 	Retention time.Duration
+	// ReconnectMaxDelay caps the backoff between connection attempts to
+	// an unreachable cluster; 0 means DefaultReconnectMaxDelay. gRPC's own
+	// cap is 120 s: a replica would go on answering 503 that long after
+	// the cluster came back.
+	ReconnectMaxDelay time.Duration
 }
 
 // Store is the etcd Consumption store. It is safe for concurrent use; every
@@ -99,6 +114,14 @@ func Open(cfg clientv3.Config, opts Options) (*Store, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = zap.NewNop()
 	}
+	if opts.ReconnectMaxDelay <= 0 {
+		opts.ReconnectMaxDelay = DefaultReconnectMaxDelay
+	}
+	if opts.Timeout <= 0 {
+		opts.Timeout = DefaultTimeout
+	}
+	// Before the caller's own dial options, so that one of theirs wins.
+	cfg.DialOptions = append([]grpc.DialOption{grpc.WithConnectParams(ReconnectParams(opts))}, cfg.DialOptions...)
 	cli, err := clientv3.New(cfg)
 	if err != nil {
 		return nil, consume.Unavailable("connect", err)
@@ -109,9 +132,6 @@ func Open(cfg clientv3.Config, opts Options) (*Store, error) {
 	if opts.Clock == nil {
 		opts.Clock = time.Now
 	}
-	if opts.Timeout <= 0 {
-		opts.Timeout = DefaultTimeout
-	}
 	if opts.LeaseBucket <= 0 {
 		opts.LeaseBucket = DefaultLeaseBucket
 	}
@@ -119,6 +139,25 @@ func Open(cfg clientv3.Config, opts Options) (*Store, error) {
 		opts.Retention = consume.DefaultRetention
 	}
 	return &Store{cli: cli, opts: opts, leases: map[int64]*leaseEntry{}}, nil
+}
+
+// ReconnectParams are the connection parameters Open gives the client:
+// gRPC's exponential backoff (factor 1.6, jitter 0.2) from 100 ms, capped
+// at opts.ReconnectMaxDelay, and a connection attempt given at most
+// opts.Timeout (a cluster that drops packets is tried again that soon).
+func ReconnectParams(opts Options) grpc.ConnectParams {
+	maxDelay := opts.ReconnectMaxDelay
+	if maxDelay <= 0 {
+		maxDelay = DefaultReconnectMaxDelay
+	}
+	timeout := opts.Timeout
+	if timeout <= 0 {
+		timeout = DefaultTimeout
+	}
+	return grpc.ConnectParams{
+		Backoff:           backoff.Config{BaseDelay: min(100*time.Millisecond, maxDelay), Multiplier: 1.6, Jitter: 0.2, MaxDelay: maxDelay},
+		MinConnectTimeout: timeout,
+	}
 }
 
 // Key returns the etcd key of k.

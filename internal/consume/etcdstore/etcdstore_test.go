@@ -3,15 +3,21 @@ package etcdstore_test
 import (
 	"context"
 	"errors"
+	"net"
+	"path/filepath"
+	"slices"
+	"sync"
 	"testing"
 	"time"
 
 	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
 	clientv3 "go.etcd.io/etcd/client/v3"
+	"google.golang.org/grpc"
 
 	"github.com/toolgate/toolgate/internal/consume"
 	"github.com/toolgate/toolgate/internal/consume/consumetest"
 	"github.com/toolgate/toolgate/internal/consume/etcdstore"
+	"github.com/toolgate/toolgate/internal/standalone/standalonetest"
 	"github.com/toolgate/toolgate/internal/testutil"
 )
 
@@ -187,7 +193,8 @@ func TestRevokedLeaseIsReplaced(t *testing.T) {
 	}
 }
 
-// TestTrickledConsumeAcrossASweepIsRefused: issue 17, item 0 on etcd. The
+// TestTrickledConsumeAcrossASweepIsRefused: consumetest.CheckTrickledConsume
+// on etcd. The
 // sweep is the lease's own expiry on the etcd server, in real time: the
 // check consumes 2 s before expiry by the shared clock, so with 1 s
 // windows and 1 s retention the lease ends about 3 s later.
@@ -204,7 +211,7 @@ func TestTrickledConsumeAcrossASweepIsRefused(t *testing.T) {
 		for {
 			// The record's lease ends now, as its expiry would: the lease
 			// was granted at issuance for the Authorization's expiry window
-			// (the identity claim of issue 17, item 5, took it first) and
+			// (the identity claim of idempotent authorize took it first) and
 			// its TTL runs in real time, which this check's clock skips.
 			resp, err := cli.Get(ctx, prefix, clientv3.WithPrefix())
 			if err != nil {
@@ -227,7 +234,79 @@ func TestTrickledConsumeAcrossASweepIsRefused(t *testing.T) {
 			}
 		}
 	}
-	if err := consumetest.CheckTrickledConsume(ctx, testutil.RepoRoot(t), t.TempDir(), s, clock, 2*time.Second, sweep); err != nil {
+	root := testutil.RepoRoot(t)
+	service := standalonetest.Service(t.TempDir(), filepath.Join(root, "config", "samples"))
+	if err := consumetest.CheckTrickledConsume(ctx, root, service, s, clock, 2*time.Second, sweep); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestReconnectBackoffIsCapped: while the cluster is unreachable the
+// client tries to connect again with a backoff capped at
+// Options.ReconnectMaxDelay (gRPC's own cap is 120 s), so the store
+// answers again soon after the cluster returns however long it was gone
+// (docs/consumption.md, "serves as soon as it does"). It counts the
+// client's connection attempts while etcd is down: none waits much longer
+// than the cap after the previous one, where gRPC's default backoff (1 s,
+// ×1.6) has passed 4 s by the fifth.
+func TestReconnectBackoffIsCapped(t *testing.T) {
+	t.Parallel()
+	e := consumetest.StartEtcd(t, consumetest.Assets(t))
+	const maxDelay = 200 * time.Millisecond
+	var mu sync.Mutex
+	var attempts []time.Time
+	cfg := e.Config()
+	cfg.DialOptions = append(cfg.DialOptions, grpc.WithContextDialer(func(ctx context.Context, addr string) (net.Conn, error) {
+		mu.Lock()
+		attempts = append(attempts, time.Now())
+		mu.Unlock()
+		var d net.Dialer
+		return d.DialContext(ctx, "tcp", addr)
+	}))
+	s, err := etcdstore.Open(cfg, etcdstore.Options{Timeout: time.Second, ReconnectMaxDelay: maxDelay})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = s.Close() })
+	ctx := context.Background()
+	if err := s.Ready(ctx); err != nil {
+		t.Fatal(err)
+	}
+
+	e.Kill()
+	mu.Lock()
+	from := len(attempts)
+	mu.Unlock()
+	const want = 8 // attempts after the kill
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		_ = s.Ready(ctx) // keep the client wanting a connection
+		mu.Lock()
+		n := len(attempts) - from
+		mu.Unlock()
+		if n > want || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	mu.Lock()
+	got := slices.Clone(attempts[from:])
+	mu.Unlock()
+	if len(got) <= want {
+		t.Fatalf("%d connection attempts in the 20 s after the kill; want more than %d at a backoff capped at %v", len(got), want, maxDelay)
+	}
+	// The cap plus its jitter, with room for a loaded machine's scheduling.
+	bound := maxDelay*6/5 + time.Second
+	for i := 1; i < len(got); i++ {
+		if gap := got[i].Sub(got[i-1]); gap > bound {
+			t.Errorf("connection attempt %d came %v after the one before; the backoff is capped at %v", i, gap, maxDelay)
+		}
+	}
+
+	if err := e.Start(); err != nil {
+		t.Fatal(err)
+	}
+	for s.Ready(ctx) != nil {
+		time.Sleep(50 * time.Millisecond) // bounded by the test's deadline
 	}
 }

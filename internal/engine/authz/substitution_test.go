@@ -1,8 +1,9 @@
 package authz_test
 
-// Same-identity content substitution (the issue-3 bar): for every bound
-// value, a copy that differs only in content is rejected at issuance or at
-// Validation. The other Validation tests are in validate_test.go.
+// Same-identity content substitution (docs/conformance.md, "Same-identity
+// substitution of every bound value"): for every bound value, a copy that
+// differs only in content is rejected at issuance or at Validation. The
+// other Validation tests are in validate_test.go.
 
 import (
 	"errors"
@@ -35,7 +36,7 @@ func memoRequired(s setup) setup {
 	return s
 }
 
-// TestValidate_SameIdentitySubstitution is the issue-3 bar: for every
+// TestValidate_SameIdentitySubstitution is that conformance row: for every
 // bound value, a substitute that keeps every identifier and differs only in
 // content is rejected — at issuance when it is spliced into the Host's
 // issuance request, and at Validation both when the substitute's own genuine

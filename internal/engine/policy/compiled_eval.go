@@ -288,23 +288,25 @@ func (c *compiled) candidates(v *cView) ruleSet {
 }
 
 // evaluateCompiled resolves d.policy against in with the compiled form c.
-// It takes the steps of evaluate (the reference evaluator), in the same
-// order and under the same names with the suffix Compiled, and computes
-// exactly what it computes: TestCompiledEvaluatorMatchesReference and
+// It takes the steps of evaluate (the reference evaluator) in the same
+// order, under the same names with the suffix Compiled where the step
+// works on the compiled form; resolve and limit, which read only the
+// Decision and the match, are the reference's own. It computes exactly
+// what evaluate computes: TestCompiledEvaluatorMatchesReference and
 // FuzzCompiledEvaluator compare complete Decisions.
 func (d *Decision) evaluateCompiled(c *compiled, in facts) {
 	var reqBuf [smallFacts]ident.Resource
 	var collBuf [smallFacts]evalinput.InfluenceCollectionFact
 	v := c.project(in, reqBuf[:], collBuf[:])
 	m := d.matchCompiled(c, &v)
-	reasons := d.resolveCompiled(m.indeterminate, m.effects)
+	reasons := d.resolve(m.indeterminate, m.effects)
 	if d.outcome != vocab.Deny {
 		if lost := d.constrainCompiled(c, &v, in, m.set); lost != 0 {
 			d.outcome, reasons = vocab.Deny, lost
 		}
 	}
 	d.collectCompiled(c, m.set, reasons)
-	d.limitCompiled()
+	d.limit()
 }
 
 // cMatches is what matchCompiled finds: ruleMatches without the list (the
@@ -366,29 +368,6 @@ func (d *Decision) matchCompiled(c *compiled, v *cView) (m cMatches) {
 		}
 	}
 	return m
-}
-
-// resolveCompiled is resolve: it sets d.outcome by the Section 21
-// resolution (deny > requireConfirmation > allow, any indeterminate
-// condition first, deny by default) and returns its outcome reason.
-func (d *Decision) resolveCompiled(anyIndeterminate bool, effects [vocab.Allow + 1]bool) uint32 {
-	switch {
-	case anyIndeterminate:
-		d.outcome = vocab.Deny
-		return bit(vocab.ReasonConditionIndeterminate)
-	case effects[vocab.Deny]:
-		d.outcome = vocab.Deny
-		return bit(vocab.ReasonDenyRuleMatched)
-	case effects[vocab.RequireConfirmation]:
-		d.outcome = vocab.RequireConfirmation
-		return bit(vocab.ReasonConfirmationRuleMatched)
-	case effects[vocab.Allow]:
-		d.outcome = vocab.Allow
-		return bit(vocab.ReasonAllowRuleMatched)
-	default:
-		d.outcome = vocab.Deny
-		return bit(vocab.ReasonNoAllowRuleMatched)
-	}
 }
 
 // constrainCompiled is constrain (Section 21 scope) over masks: the
@@ -458,14 +437,6 @@ func (d *Decision) collectCompiled(c *compiled, matched ruleSet, reasons uint32)
 		d.obligations = single
 	}
 	d.reasons = reasons & reasonMask
-}
-
-// limitCompiled is limit: the Decision aggregation limits of Section 21.
-func (d *Decision) limitCompiled() {
-	if bits.OnesCount32(d.reasons) > MaxDecisionReasons || d.matched.len() > MaxDecisionMatches || len(d.obligations) > MaxDecisionObligations {
-		d.capabilities, d.resources, d.matched, d.obligations = 0, 0, ruleSet{}, nil
-		d.deny(vocab.ReasonPolicyLimitExceeded)
-	}
 }
 
 // withinHost reports whether every member of rs is in the input's Host

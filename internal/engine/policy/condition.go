@@ -3,8 +3,10 @@ package policy
 import (
 	"errors"
 	"slices"
+	"strconv"
 	"strings"
 
+	"github.com/toolgate/toolgate/internal/engine/argpred"
 	"github.com/toolgate/toolgate/internal/engine/fault"
 	"github.com/toolgate/toolgate/internal/engine/vocab"
 )
@@ -28,8 +30,13 @@ func (c *Condition) Len() int { return len(c.children) }
 // Child returns child i in normalized order.
 func (c *Condition) Child(i int) *Condition { return c.children[i] }
 
-// Predicate returns the predicate of a predicate node; 0 for a compound.
+// Predicate returns the predicate of a predicate node; 0 for a compound
+// and for an argument predicate.
 func (c *Condition) Predicate() vocab.Predicate { return c.pred.name }
+
+// Argument returns the argument predicate of an argument node; nil
+// otherwise.
+func (c *Condition) Argument() *argpred.Predicate { return c.pred.arg }
 
 // Key returns the Section 50 normalization key:
 //
@@ -71,6 +78,16 @@ type compiler struct {
 	ceiling   ceiling
 	ruleNodes int
 	nodes     int // across the whole snapshot
+
+	// The argument-predicate state of the definition being compiled:
+	// registries resolves an opt-in's Registry Snapshot; tools is the
+	// definition's bound snapshot, nil when it did not opt in.
+	registries Registries
+	tools      argpred.Tools
+	// unresolved: the definition's opt-in itself was rejected (reported
+	// there); its argument nodes cannot be checked and are not reported
+	// again.
+	unresolved bool
 }
 
 // condition validates and normalizes one node at depth (root = 1). Paths are
@@ -96,11 +113,30 @@ func (k *compiler) condition(d *ConditionDraft, depth int) (*Condition, error) {
 	if d.Predicate != nil {
 		forms++
 	}
+	if d.Argument != nil {
+		forms++
+	}
 	switch {
 	case forms == 0:
-		return nil, fault.New(fault.Missing, "a condition is exactly one of all, any or predicate")
+		return nil, fault.New(fault.Missing, "a condition is exactly one of all, any or predicate (or argument, with the argument-predicate opt-in)")
 	case forms > 1:
-		return nil, fault.New(fault.Malformed, "a condition is exactly one of all, any or predicate")
+		return nil, fault.New(fault.Malformed, "a condition is exactly one of all, any or predicate (or argument, with the argument-predicate opt-in)")
+	case d.Argument != nil:
+		if k.unresolved {
+			// Never published: the definition already carries the opt-in's
+			// rejection. The node counter keeps sibling keys distinct.
+			return &Condition{kind: vocab.ConditionPredicate, key: "3:unresolved:" + strconv.Itoa(k.nodes)}, nil
+		}
+		if k.tools == nil {
+			return nil, fault.At("argument", fault.Unsupported, "argument predicates need the policy's opt-in to "+argpred.Vocabulary)
+		}
+		a, err := argpred.New(*d.Argument, k.tools, k.ceiling.hasResource)
+		if err != nil {
+			return nil, fault.Within("argument", err)
+		}
+		// "3:" after the Section 50 prefixes 0, 1 and 2: a Phase 1–6 key
+		// is never an argument key, and Phase 1–6 trees keep their keys.
+		return &Condition{kind: vocab.ConditionPredicate, pred: predicate{arg: a}, key: "3:" + a.Key()}, nil
 	case d.Predicate != nil:
 		p, err := newPredicate(d.Predicate, &k.ceiling)
 		if err != nil {

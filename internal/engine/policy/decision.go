@@ -233,7 +233,8 @@ func (a *Decision) sameContent(b *Decision) bool {
 
 // DecisionDigestLabel names the Decision encoding computeDigest writes.
 //
-// Version 2 (issue 18) writes the same content as version 1 in fewer
+// Version 2 (docs/decisions.md, "The Decision digest, version 2, and shared
+// required predicates") writes the same content as version 1 in fewer
 // octets, for SHA-256's cost is its octets: 3 blocks rather than 7 for a
 // usual allow Decision. What changed, and why each is still injective:
 //

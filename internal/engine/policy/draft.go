@@ -1,5 +1,7 @@
 package policy
 
+import "github.com/toolgate/toolgate/internal/engine/argpred"
+
 // Structural limits of Section 39 (all Protocol class except where marked
 // Reference).
 const (
@@ -40,8 +42,23 @@ type DefinitionDraft struct {
 	ID         string // Policy identity
 	Generation string // canonical positive generation text
 	Lifecycle  string // active | deprecated | retired
-	Rules      []RuleDraft
+	// Arguments opts the definition in to argument predicates
+	// (docs/policy-arguments.md); nil keeps it exactly Phase 1–6.
+	Arguments *ArgumentsDraft
+	Rules     []RuleDraft
 }
+
+// ArgumentsDraft is a definition's opt-in to the argument-predicate
+// vocabulary: its version token and the exact Registry Snapshot whose
+// tools' Schemas the predicates' field paths are checked against.
+type ArgumentsDraft struct {
+	Vocabulary         string // argpred.Vocabulary
+	RegistryID         string // Registry Snapshot identity
+	RegistryGeneration string // its generation, canonical decimal
+}
+
+// ArgumentDraft is one argument predicate (package argpred).
+type ArgumentDraft = argpred.Draft
 
 // RuleDraft describes one Policy Rule.
 type RuleDraft struct {
@@ -60,12 +77,15 @@ type ScopeDraft struct {
 	Resources    []string // 0–32 unique Resources
 }
 
-// ConditionDraft is one condition node: exactly one of All, Any and
-// Predicate. A non-nil empty All or Any is an empty compound and rejects.
+// ConditionDraft is one condition node: exactly one of All, Any,
+// Predicate and Argument. A non-nil empty All or Any is an empty compound
+// and rejects. Argument is an argument predicate, admitted only in a
+// definition that opts in (DefinitionDraft.Arguments).
 type ConditionDraft struct {
 	All       []ConditionDraft
 	Any       []ConditionDraft
 	Predicate *PredicateDraft
+	Argument  *ArgumentDraft
 }
 
 // PredicateDraft is one typed predicate. Name selects the predicate; exactly

@@ -149,8 +149,9 @@ func (d *Decision) deny(r vocab.Reason) {
 // straightforward reading of Sections 20 and 21. Its steps are those of
 // Section 21 in order, one function each; evaluateCompiled takes the same
 // steps under the same names with the suffix Compiled, so the two read side
-// by side (and each step is kept independent code for the differential
-// test).
+// by side (and each step that reads the compiled form is independent code
+// for the differential test). resolve and limit read only the Decision and
+// the match, so both evaluators call them.
 func (d *Decision) evaluate(in facts) {
 	v := newView(in)
 	m := d.match(v)

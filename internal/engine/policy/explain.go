@@ -59,23 +59,54 @@ type RuleResult struct {
 // PredicateResult is one predicate's result: the predicate as a policy
 // author writes it (Draft: the Section 48 tokens and the published operand
 // in normalized form, never input content) and its result.
+//
+// For an argument predicate Predicate is 0 and Argument holds it, in the
+// same normalized words (integers in the field's unit).
 type PredicateResult struct {
 	Predicate vocab.Predicate
 	Draft     PredicateDraft
+	Argument  *ArgumentDraft
 	Result    Match
+}
+
+// Name returns the predicate token: a Section 48 token, or an
+// argument-predicate token (docs/policy-arguments.md).
+func (p PredicateResult) Name() string {
+	if p.Argument != nil {
+		return p.Argument.Name
+	}
+	return p.Predicate.String()
 }
 
 // Operand returns the operand in the words of a PolicySnapshot manifest,
 // for example "value: financial" or "values: [acct-1001, acct-2002]"; empty
-// for a predicate without one.
+// for a predicate without one. An argument predicate's starts with its
+// tool, version and path: "tool: files.write, version: 1, path: /path,
+// root: /workspace".
 func (p PredicateResult) Operand() string {
-	d := &p.Draft
 	var parts []string
 	add := func(key, v string) {
 		if v != "" {
 			parts = append(parts, key+": "+v)
 		}
 	}
+	list := func(key string, vs []string) {
+		if len(vs) > 0 {
+			parts = append(parts, key+": ["+strings.Join(vs, ", ")+"]")
+		}
+	}
+	if a := p.Argument; a != nil {
+		add("tool", a.Tool)
+		add("version", a.Version)
+		add("path", a.Path)
+		add("value", a.Value)
+		list("values", a.Values)
+		add("root", a.Root)
+		list("schemes", a.Schemes)
+		list("hosts", a.Hosts)
+		return strings.Join(parts, ", ")
+	}
+	d := &p.Draft
 	add("identifier", d.Identifier)
 	add("generation", d.Generation)
 	add("value", d.Value)
@@ -94,9 +125,9 @@ func (p PredicateResult) Operand() string {
 // "{name: sideEffectIs, value: financial}".
 func (p PredicateResult) String() string {
 	if op := p.Operand(); op != "" {
-		return "{name: " + p.Predicate.String() + ", " + op + "}"
+		return "{name: " + p.Name() + ", " + op + "}"
 	}
-	return "{name: " + p.Predicate.String() + "}"
+	return "{name: " + p.Name() + "}"
 }
 
 // draft returns p in the vocabulary of its draft: the tokens of its closed
@@ -165,7 +196,14 @@ func Explain(in *evalinput.Input, snap *Snapshot, sel Selection) ([]RuleResult, 
 		var walk func(c *Condition)
 		walk = func(c *Condition) {
 			if c.kind == vocab.ConditionPredicate {
-				rr.Predicates = append(rr.Predicates, PredicateResult{Predicate: c.pred.name, Draft: c.pred.draft(), Result: matchOf(c.pred.eval(v))})
+				pr := PredicateResult{Predicate: c.pred.name, Result: matchOf(c.pred.eval(v))}
+				if c.pred.arg != nil {
+					a := c.pred.arg.Draft()
+					pr.Argument = &a
+				} else {
+					pr.Draft = c.pred.draft()
+				}
+				rr.Predicates = append(rr.Predicates, pr)
 				return
 			}
 			for _, ch := range c.children {

@@ -5,6 +5,7 @@ import (
 	"github.com/toolgate/toolgate/internal/engine/digest"
 	"github.com/toolgate/toolgate/internal/engine/evalinput"
 	"github.com/toolgate/toolgate/internal/engine/ident"
+	"github.com/toolgate/toolgate/internal/engine/request"
 	"github.com/toolgate/toolgate/internal/engine/vocab"
 )
 
@@ -20,6 +21,11 @@ type facts interface {
 	Domain() boundary.Domain
 	Digest() digest.Digest
 	Version() vocab.Version
+	// Request is the Canonical Request, read only by argument predicates
+	// (its validated arguments and its definition's digest); nil in tests
+	// of the other predicates, which makes an argument predicate
+	// indeterminate.
+	Request() *request.CanonicalRequest
 	// The collection facts are read by index, without copies (each Num
 	// method's result bounds its At method's index).
 	NumAuthMethods() int

@@ -14,6 +14,7 @@ import (
 	"github.com/toolgate/toolgate/internal/engine/ident"
 	"github.com/toolgate/toolgate/internal/engine/policy"
 	"github.com/toolgate/toolgate/internal/engine/principal"
+	"github.com/toolgate/toolgate/internal/engine/request"
 	"github.com/toolgate/toolgate/internal/engine/vocab"
 	"github.com/toolgate/toolgate/internal/testutil"
 )
@@ -46,6 +47,7 @@ type facts struct {
 	kinds                    []vocab.InfluenceKind
 	now, intentAt, contextAt epoch.Time
 	renewal                  ident.Generation
+	request                  *request.CanonicalRequest
 }
 
 func (f *facts) Domain() boundary.Domain { return f.domain.Domain() }
@@ -54,6 +56,7 @@ func (f *facts) Digest() digest.Digest {
 	b.String(f.salt)
 	return b.Sum()
 }
+func (f *facts) Request() *request.CanonicalRequest           { return f.request }
 func (f *facts) Version() vocab.Version                       { return f.version }
 func (f *facts) ToolID() ident.ToolID                         { return f.toolID }
 func (f *facts) ToolVersion() ident.Generation                { return f.toolVersion }

@@ -3,9 +3,11 @@ package policy
 import (
 	"slices"
 
+	"github.com/toolgate/toolgate/internal/engine/argpred"
 	"github.com/toolgate/toolgate/internal/engine/epoch"
 	"github.com/toolgate/toolgate/internal/engine/evalinput"
 	"github.com/toolgate/toolgate/internal/engine/ident"
+	"github.com/toolgate/toolgate/internal/engine/request"
 	"github.com/toolgate/toolgate/internal/engine/vocab"
 )
 
@@ -28,6 +30,7 @@ type predicate struct {
 	resources []ident.Resource // Resource set operand, ASCII order
 	window    epoch.Validity
 	key       string
+	arg       *argpred.Predicate // an argument predicate (name is 0)
 }
 
 // semantic is the set of Provenance transformations that prevent a trust
@@ -69,6 +72,8 @@ type view struct {
 
 	now, intentAt, contextAt epoch.Time
 	renewal                  uint64
+
+	request *request.CanonicalRequest // read by argument predicates only
 }
 
 // bit maps a vocabulary constant to its mask bit. Constants start at 1, so
@@ -190,6 +195,7 @@ func newView(in facts) *view {
 		intentAt:           in.IntentIssuedAt(),
 		contextAt:          in.ContextIssuedAt(),
 		renewal:            in.RenewalGeneration().Uint64(),
+		request:            in.Request(),
 	}
 	v.records = in.NumProvenanceRecords()
 	v.sources, v.trusts, v.transformations, v.semanticPresent = provenanceMasks(in)
@@ -233,6 +239,9 @@ func age(now, issuedAt epoch.Time, max uint64) result {
 // eval applies the Section 20 comparison of p to v. The indeterminate cases
 // are exactly those of the Section 20 table's "Indeterminate case" column.
 func (p *predicate) eval(v *view) result {
+	if p.arg != nil {
+		return p.evalArgument(v)
+	}
 	//exhaustive:enforce
 	switch p.name {
 	case vocab.ExactToolID:
@@ -347,6 +356,21 @@ func (p *predicate) eval(v *view) result {
 		return age(v.now, v.contextAt, p.num)
 	}
 	// Unreachable for a published predicate; fail closed.
+	return indeterminate
+}
+
+// evalArgument applies an argument predicate to the request's validated
+// arguments; without a request (test facts) it is indeterminate.
+func (p *predicate) evalArgument(v *view) result {
+	if v.request == nil {
+		return indeterminate
+	}
+	switch p.arg.Eval(v.request.Definition().Digest(), v.request.Arguments().Root()) {
+	case argpred.Matched:
+		return matched
+	case argpred.NotMatched:
+		return notMatched
+	}
 	return indeterminate
 }
 

@@ -4,9 +4,11 @@ import (
 	"errors"
 	"slices"
 
+	"github.com/toolgate/toolgate/internal/engine/argpred"
 	"github.com/toolgate/toolgate/internal/engine/authority"
 	"github.com/toolgate/toolgate/internal/engine/fault"
 	"github.com/toolgate/toolgate/internal/engine/ident"
+	"github.com/toolgate/toolgate/internal/engine/registry"
 	"github.com/toolgate/toolgate/internal/engine/vocab"
 )
 
@@ -16,6 +18,20 @@ import (
 // otherwise); every Capability and Resource named by the content must lie
 // within admin's Host Authority ceiling.
 func Publish(admin *authority.RoleAuthority, d SnapshotDraft) (*Snapshot, error) {
+	return PublishWith(admin, d, nil)
+}
+
+// Registries resolves the exact Registry Snapshot a definition's
+// argument-predicate opt-in names (fault.NotFound when it is not held).
+type Registries interface {
+	Registry(id, generation string) (*registry.Snapshot, error)
+}
+
+// PublishWith is Publish for drafts whose definitions may opt in to
+// argument predicates (docs/policy-arguments.md): regs resolves the
+// Registry Snapshots they name. With regs nil, or for a draft without an
+// opt-in, it is exactly Publish.
+func PublishWith(admin *authority.RoleAuthority, d SnapshotDraft, regs Registries) (*Snapshot, error) {
 	c, err := publisherCeiling(admin)
 	if err != nil {
 		return nil, err
@@ -27,7 +43,7 @@ func Publish(admin *authority.RoleAuthority, d SnapshotDraft) (*Snapshot, error)
 	if err == nil && gen.Uint64() != 1 {
 		errs.Add("", fault.At("generation", fault.Mismatch, "initial publication uses generation 1"))
 	}
-	s, _, err := build(admin, c, id, gen, d.Policies)
+	s, _, err := build(admin, c, regs, id, gen, d.Policies)
 	errs.Add("", err)
 	if err := errs.Err(); err != nil {
 		return nil, err
@@ -40,6 +56,12 @@ func Publish(admin *authority.RoleAuthority, d SnapshotDraft) (*Snapshot, error)
 // version retained with identical rule content, and lifecycles moved only
 // forward (active→deprecated→retired, active→retired). prev is not modified.
 func PublishSuccessor(admin *authority.RoleAuthority, prev *Snapshot, d SnapshotDraft) (*Snapshot, error) {
+	return PublishSuccessorWith(admin, prev, d, nil)
+}
+
+// PublishSuccessorWith is PublishSuccessor with regs resolving argument
+// opt-ins, as PublishWith.
+func PublishSuccessorWith(admin *authority.RoleAuthority, prev *Snapshot, d SnapshotDraft, regs Registries) (*Snapshot, error) {
 	c, err := publisherCeiling(admin)
 	if err != nil {
 		return nil, err
@@ -61,7 +83,7 @@ func PublishSuccessor(admin *authority.RoleAuthority, prev *Snapshot, d Snapshot
 	if err == nil && (prev.gen.Uint64() == ^uint64(0) || gen.Uint64() != prev.gen.Uint64()+1) {
 		errs.Add("", fault.At("generation", fault.Mismatch, "a successor uses exactly the next generation"))
 	}
-	s, index, err := build(admin, c, id, gen, d.Policies)
+	s, index, err := build(admin, c, regs, id, gen, d.Policies)
 	if err != nil {
 		errs.Add("", err)
 		return nil, errs.Err()
@@ -112,7 +134,7 @@ func snapshotIdentity(d SnapshotDraft) (ident.PolicyID, ident.Generation, error)
 
 // build validates every policy and returns the snapshot together with, for
 // each sorted definition, its index in the draft.
-func build(admin *authority.RoleAuthority, c ceiling, id ident.PolicyID, gen ident.Generation, ds []DefinitionDraft) (*Snapshot, []int, error) {
+func build(admin *authority.RoleAuthority, c ceiling, regs Registries, id ident.PolicyID, gen ident.Generation, ds []DefinitionDraft) (*Snapshot, []int, error) {
 	switch {
 	case len(ds) == 0:
 		return nil, nil, fault.At("policies", fault.Missing, "a policy snapshot holds 1–32 policies")
@@ -129,7 +151,7 @@ func build(admin *authority.RoleAuthority, c ceiling, id ident.PolicyID, gen ide
 	// Every policy is checked, so that a publication reports all its
 	// violations, each at its policy's draft index.
 	var errs fault.Errors
-	k := &compiler{ceiling: c}
+	k := &compiler{ceiling: c, registries: regs}
 	defs := make([]*Definition, len(ds))
 	for i := range ds {
 		def, err := k.definition(&ds[i])
@@ -173,6 +195,10 @@ func (k *compiler) definition(d *DefinitionDraft) (*Definition, error) {
 	errs.Add("generation", err)
 	lc, err := vocab.ParsePolicyLifecycle(d.Lifecycle)
 	errs.Add("lifecycle", err)
+	binding, err := k.arguments(d.Arguments)
+	errs.Add("arguments", err)
+	k.unresolved = err != nil
+	defer func() { k.tools, k.unresolved = nil, false }()
 	switch {
 	case len(d.Rules) == 0:
 		errs.Add("", fault.At("rules", fault.Missing, "a policy has 1–128 rules"))
@@ -181,7 +207,7 @@ func (k *compiler) definition(d *DefinitionDraft) (*Definition, error) {
 		errs.Add("", fault.At("rules", fault.LimitExceeded, "a policy has 1–128 rules"))
 		return nil, errs.Err()
 	}
-	def := &Definition{id: id, gen: gen, lifecycle: lc, rules: make([]*Rule, len(d.Rules))}
+	def := &Definition{id: id, gen: gen, lifecycle: lc, arguments: binding, rules: make([]*Rule, len(d.Rules))}
 	before := k.nodes
 	for i := range d.Rules {
 		r, err := k.rule(&d.Rules[i])
@@ -208,6 +234,35 @@ func (k *compiler) definition(d *DefinitionDraft) (*Definition, error) {
 	def.scopeResources = scopeResourcesOf(def.rules)
 	def.compiled = compile(def)
 	return def, nil
+}
+
+// arguments validates a definition's argument-predicate opt-in and makes
+// its Registry Snapshot the one the definition's argument predicates are
+// checked against. nil (no opt-in) leaves the definition Phase 1–6.
+func (k *compiler) arguments(d *ArgumentsDraft) (*argumentBinding, error) {
+	if d == nil {
+		return nil, nil
+	}
+	if d.Vocabulary != argpred.Vocabulary {
+		return nil, fault.At("vocabulary", fault.Unsupported, "the argument-predicate vocabulary is "+argpred.Vocabulary)
+	}
+	var errs fault.Errors
+	id, err := ident.ParseSnapshotID(d.RegistryID)
+	errs.Add("registry.snapshotID", err)
+	gen, err := ident.ParseGeneration(d.RegistryGeneration)
+	errs.Add("registry.generation", err)
+	if err := errs.Err(); err != nil {
+		return nil, err
+	}
+	var reg *registry.Snapshot
+	if k.registries != nil {
+		reg, _ = k.registries.Registry(id.String(), gen.String())
+	}
+	if reg == nil {
+		return nil, fault.At("registry", fault.NotFound, "the registry snapshot an argument opt-in names is published in the domain first")
+	}
+	k.tools = reg
+	return &argumentBinding{registry: reg.ID(), generation: reg.Generation(), digest: reg.Digest()}, nil
 }
 
 // scopeResourcesOf is the union of the rules' Resource constraints, ASCII

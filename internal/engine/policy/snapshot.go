@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"slices"
 
+	"github.com/toolgate/toolgate/internal/engine/argpred"
 	"github.com/toolgate/toolgate/internal/engine/authority"
 	"github.com/toolgate/toolgate/internal/engine/boundary"
 	"github.com/toolgate/toolgate/internal/engine/digest"
@@ -133,7 +134,8 @@ type Definition struct {
 	nodes       int
 	rulesDigest digest.Digest // the complete rule content, without the lifecycle
 	digest      digest.Digest
-	compiled    *compiled // evaluation form built at publication (compile.go); nil: reference evaluator
+	compiled    *compiled        // evaluation form built at publication (compile.go); nil: reference evaluator
+	arguments   *argumentBinding // the argument-predicate opt-in; nil: a Phase 1–6 definition
 
 	// Every Resource of a non-deny rule's scope constraint, ASCII order,
 	// unique: a Decision's Resource scope is a set of positions in it. All
@@ -166,6 +168,15 @@ func (d *Definition) computeDigests() {
 	for _, r := range d.rules {
 		b.Digest(r.digest)
 	}
+	// The opt-in is rule content (a successor cannot change it in a
+	// retained version); written only when present, so a Phase 1–6
+	// definition's digests are exactly what they were.
+	if a := d.arguments; a != nil {
+		b.String(argpred.Vocabulary)
+		b.String(a.registry.String())
+		b.Uint(a.generation.Uint64())
+		b.Digest(a.digest)
+	}
 	d.rulesDigest = b.Sum()
 	b = digest.New("toolgate.policy-definition/1")
 	b.String(d.id.String())
@@ -173,6 +184,24 @@ func (d *Definition) computeDigests() {
 	b.Uint(uint64(d.lifecycle))
 	b.Digest(d.rulesDigest)
 	d.digest = b.Sum()
+}
+
+// argumentBinding is a definition's argument-predicate opt-in: the exact
+// Registry Snapshot its predicates were checked against.
+type argumentBinding struct {
+	registry   ident.SnapshotID
+	generation ident.Generation
+	digest     digest.Digest
+}
+
+// ArgumentVocabulary returns the argument-predicate vocabulary the
+// definition opted in to, and its bound Registry Snapshot identity and
+// generation; ok is false for a Phase 1–6 definition.
+func (d *Definition) ArgumentVocabulary() (vocabulary string, registryID ident.SnapshotID, registryGeneration ident.Generation, ok bool) {
+	if d.arguments == nil {
+		return "", ident.SnapshotID{}, ident.Generation{}, false
+	}
+	return argpred.Vocabulary, d.arguments.registry, d.arguments.generation, true
 }
 
 // Rule is one immutable Policy Rule.

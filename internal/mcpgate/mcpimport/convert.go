@@ -321,13 +321,7 @@ func (c *converter) ref(m map[string]any, ref any, ptr string) schema.Draft {
 		}
 	}
 	s, _ := ref.(string)
-	var target map[string]any
-	for _, prefix := range []string{"#/$defs/", "#/definitions/"} {
-		if name, ok := strings.CutPrefix(s, prefix); ok && !strings.Contains(name, "/") {
-			defs, _ := c.root[strings.Trim(prefix[1:], "/")].(map[string]any)
-			target, _ = defs[strings.ReplaceAll(strings.ReplaceAll(name, "~1", "/"), "~0", "~")].(map[string]any)
-		}
-	}
+	target := resolveRef(c.root, s)
 	if target == nil {
 		c.refused(ptr+"/$ref", "only a local reference into $defs or definitions can be resolved")
 		return schema.Draft{}
@@ -373,6 +367,19 @@ func (c *converter) alternatives(m map[string]any, k string, alts any, ptr strin
 		}
 	}
 	return first
+}
+
+// resolveRef resolves a local reference into the root's $defs or
+// definitions, or returns nil for any other reference.
+func resolveRef(root map[string]any, ref string) map[string]any {
+	for _, prefix := range []string{"#/$defs/", "#/definitions/"} {
+		if name, ok := strings.CutPrefix(ref, prefix); ok && !strings.Contains(name, "/") {
+			defs, _ := root[strings.Trim(prefix[1:], "/")].(map[string]any)
+			target, _ := defs[strings.ReplaceAll(strings.ReplaceAll(name, "~1", "/"), "~0", "~")].(map[string]any)
+			return target
+		}
+	}
+	return nil
 }
 
 func sortedKeys[V any](m map[string]V) []string {

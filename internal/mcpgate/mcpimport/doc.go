@@ -1,6 +1,6 @@
 // Package mcpimport drafts a ToolRegistry generation and the MCP gateway's
 // mapping (kind MCPGateway, package mcpgate) from an MCP server's
-// tools/list: `toolgate registry import`, issue 19 item 1 (docs/mcp.md).
+// tools/list: `toolgate registry import` (docs/mcp.md).
 //
 // Each inputSchema becomes a closed Schema (spec Section 10, bounds of
 // Section 39). The converter may narrow — close an open object, read number

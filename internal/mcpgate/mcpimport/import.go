@@ -16,9 +16,9 @@ import (
 
 	"github.com/toolgate/toolgate/api/v1alpha1"
 	"github.com/toolgate/toolgate/internal/engine/schema"
-	"github.com/toolgate/toolgate/internal/host"
 	"github.com/toolgate/toolgate/internal/manifest"
 	"github.com/toolgate/toolgate/internal/mcpgate"
+	"github.com/toolgate/toolgate/internal/publication"
 )
 
 // UnconfirmedAnnotation marks a ToolRegistry draft whose human judgments
@@ -119,6 +119,11 @@ type Result struct {
 	Narrowings []Finding
 	Refusals   []Finding
 	Changes    []Change
+	// Profiles is the argument profile proposed for every tool the server
+	// lists, in its order — also for those the closed-Schema import
+	// refuses, which is where a profile matters (docs/arguments.md). Not
+	// yet written to a file; the reviewer reads Reasons and Refused.
+	Profiles []ProfileProposal
 	// unconfirmed holds the definition ids carrying suggestions.
 	unconfirmed map[string]bool
 	notes       map[string][]string
@@ -172,6 +177,7 @@ func Import(tools []Tool, o Options) (*Result, error) {
 			continue
 		}
 		seen[t.Name] = true
+		r.Profiles = append(r.Profiles, ProposeProfile(t.Name, t.InputSchema))
 		refused := len(r.Refusals)
 		r.add(t, o, prevByName, prevDefs)
 		if prev, had := prevByName[t.Name]; had && len(r.Refusals) > refused {
@@ -225,12 +231,10 @@ func definition(t Tool, toolID, version string, root schema.Draft) (v1alpha1.Too
 		Title:        title, Summary: summary,
 		Schema: v1alpha1.ToolSchema{ID: v1alpha1.LowerToken(id + "-args"), Version: "v1", Root: apiextensionsv1.JSON{Raw: rootJSON}},
 	}
-	draft, err := manifest.RegistryDraft(v1alpha1.ToolRegistrySpec{SnapshotID: "check", SnapshotGeneration: "1", Definitions: []v1alpha1.ToolDefinition{d}})
-	if err == nil {
-		_, err = host.PublishRegistryDraft(draft)
-	}
-	if err != nil {
-		return d, fmt.Errorf("the converted closed Schema does not publish: %s", strings.ReplaceAll(manifest.SpecFault(err).Error(), "engine: ", ""))
+	check := &v1alpha1.ToolRegistry{Spec: v1alpha1.ToolRegistrySpec{SnapshotID: "check", SnapshotGeneration: "1", Definitions: []v1alpha1.ToolDefinition{d}}}
+	check.Name = "check-1"
+	if _, _, err := publication.ToolRegistry(check); err != nil {
+		return d, fmt.Errorf("the converted closed Schema does not publish: %s", strings.ReplaceAll(err.Error(), "engine: ", ""))
 	}
 	return d, nil
 }

@@ -1,5 +1,5 @@
 // Command upstream is the MCP server the MCP gateway's tests and benchmark
-// stand toolgate in front of (issue 19, item 5): one tool, submit_payment,
+// stand toolgate in front of (docs/mcp.md): one tool, submit_payment,
 // built with the official SDK, whose every call is counted and leaves a
 // visible side effect (a line appended to --effects). Over HTTP it also
 // serves test controls: /count, and POST /control/{rugpull,hang,badoutput}

@@ -1,0 +1,73 @@
+package publication
+
+import (
+	"github.com/toolgate/toolgate/api/v1alpha1"
+	"github.com/toolgate/toolgate/internal/engine/fault"
+	"github.com/toolgate/toolgate/internal/host"
+	"github.com/toolgate/toolgate/internal/manifest"
+)
+
+// One admission function per kind: HostAuthority and ToolRegistry here,
+// PolicySnapshot in Policy and Admit. The webhook, the controllers, the
+// CLI's validate, the standalone loader and the importer call these and
+// add nothing, so a rule added here applies on every path and `toolgate
+// validate -f` agrees with the webhook by construction.
+
+// AdmittedHostAuthority is a HostAuthority that passed every rule: the Host
+// configuration its spec converts to, the scratch domain built from it, and
+// its superseded grace.
+type AdmittedHostAuthority struct {
+	Config host.Config
+	// Scratch is a domain of Config with a fresh Boundary and no instance:
+	// the offline verbs publish and decide in it. A served domain is built
+	// from Config with the instance of its key set.
+	Scratch *host.Host
+	Grace   manifest.Grace
+}
+
+// HostAuthority admits one HostAuthority: its metadata.name is its
+// spec.authorityID (the CRD's CEL rule), its spec converts into a Host
+// configuration from which a scratch domain builds, and its
+// spec.supersededGrace is well formed. Every violation is returned at once,
+// at its object path. The caller builds the domain it serves from
+// Config (setting the instance its key set names).
+func HostAuthority(o *v1alpha1.HostAuthority) (AdmittedHostAuthority, error) {
+	var errs fault.Errors
+	errs.Add("", manifest.CheckHostAuthorityName(o))
+	cfg, err := manifest.HostConfig(o)
+	var scratch *host.Host
+	if err == nil {
+		scratch, err = host.New(cfg)
+		err = fault.Within("spec", err)
+	}
+	errs.Add("", err)
+	grace, err := manifest.GraceOf(o.Spec.SupersededGrace)
+	errs.Add("", err)
+	if err := errs.Err(); err != nil {
+		return AdmittedHostAuthority{}, err
+	}
+	return AdmittedHostAuthority{Config: cfg, Scratch: scratch, Grace: grace}, nil
+}
+
+// ToolRegistry admits one ToolRegistry: its metadata.name is
+// <spec.snapshotID>-<spec.snapshotGeneration> (the CRD's CEL rule), it is
+// not an unconfirmed import draft (docs/mcp.md, "Import and review"), and
+// its spec converts and publishes as a Registry Snapshot with the engine's
+// complete rules (Section 9). It returns the draft, which a domain
+// publishes (host.Host.PublishRegistry), and the snapshot published outside
+// any domain; or every violation at once, at its object path.
+func ToolRegistry(o *v1alpha1.ToolRegistry) (host.RegistryDraft, *host.RegistrySnapshot, error) {
+	var errs fault.Errors
+	errs.Add("", manifest.CheckRegistryName(o))
+	errs.Add("", manifest.CheckConfirmed(o))
+	d, err := manifest.RegistryDraft(o.Spec)
+	var s *host.RegistrySnapshot
+	if err == nil {
+		s, err = host.PublishRegistryDraft(d)
+	}
+	errs.Add("", manifest.SpecFault(err))
+	if err := errs.Err(); err != nil {
+		return host.RegistryDraft{}, nil, err
+	}
+	return d, s, nil
+}
