@@ -58,7 +58,7 @@ func (l *logBuffer) String() string {
 	return l.buf.String()
 }
 
-func newGate(t *testing.T, v clientauth.Verifier, log logr.Logger, scopes ...string) *clientauth.Gate {
+func newGate(t testing.TB, v clientauth.Verifier, log logr.Logger, scopes ...string) *clientauth.Gate {
 	t.Helper()
 	g, err := clientauth.New(clientauth.Config{
 		Resource: resource, AuthorizationServers: []string{issuer}, Scopes: scopes, ResourceName: "toolgate MCP gateway",
