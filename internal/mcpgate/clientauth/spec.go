@@ -31,7 +31,7 @@ type Spec struct {
 	// TokenFile is a token file (the service's format) to verify against.
 	TokenFile string `json:"tokenFile,omitempty"`
 	// TokenReview verifies tokens with the Kubernetes TokenReview API, for
-	// the audience Resource.
+	// the audience Resource, caching answers for DefaultCacheTTL.
 	TokenReview bool `json:"tokenReview,omitempty"`
 }
 
@@ -104,8 +104,11 @@ func Build(spec Spec, reviews TokenReviewer, log logr.Logger) (*Gate, error) {
 		tv, err := NewTokenReviewVerifier(reviews, spec.Resource)
 		if err != nil {
 			errs = append(errs, err)
+			break
 		}
-		v = tv
+		// An MCP session is many HTTP requests; the apiserver is asked
+		// once per token and DefaultCacheTTL.
+		v, _ = NewCache(tv, DefaultCacheTTL)
 	}
 	if len(errs) > 0 {
 		// New still runs, with a stand-in verifier, to report the

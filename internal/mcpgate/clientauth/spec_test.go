@@ -1,6 +1,7 @@
 package clientauth_test
 
 import (
+	"context"
 	"encoding/pem"
 	"errors"
 	"net/http"
@@ -9,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/go-logr/logr"
+	authnv1 "k8s.io/api/authentication/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/toolgate/toolgate/internal/mcpgate/clientauth"
 	"github.com/toolgate/toolgate/internal/testutil"
@@ -80,5 +83,38 @@ func TestBuildRejectsEveryErrorAtOnce(t *testing.T) {
 	_, err = clientauth.Build(clientauth.Spec{Resource: resource, AuthorizationServers: []string{issuer}, TokenReview: true}, nil, logr.Discard())
 	if !is(err, "tokenReview") {
 		t.Errorf("TokenReview without the API: %v", err)
+	}
+}
+
+// countingReviews counts the TokenReview API's calls.
+type countingReviews struct {
+	reviews
+	calls *int
+}
+
+func (c countingReviews) Create(ctx context.Context, tr *authnv1.TokenReview, o metav1.CreateOptions) (*authnv1.TokenReview, error) {
+	*c.calls++
+	return c.reviews.Create(ctx, tr, o)
+}
+
+// TestBuildCachesTokenReviews: a tokenReview block builds a gate that
+// admits the API's token and asks the API once for repeated requests.
+func TestBuildCachesTokenReviews(t *testing.T) {
+	t.Parallel()
+	const tok = "projected-service-account-token"
+	calls := 0
+	g, err := clientauth.Build(clientauth.Spec{Resource: resource, AuthorizationServers: []string{issuer}, TokenReview: true},
+		countingReviews{reviews{token: tok}, &calls}, logr.Discard())
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := g.Handler(whoami)
+	for range 3 {
+		if got := call(t, h, "/mcp", bearer(tok)); got.code != http.StatusOK {
+			t.Fatalf("got %d %q", got.code, got.body)
+		}
+	}
+	if calls != 1 {
+		t.Fatalf("%d TokenReview calls for three requests, want 1", calls)
 	}
 }

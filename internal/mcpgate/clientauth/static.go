@@ -47,8 +47,8 @@ type TokenReviewer interface {
 // gateway's canonical resource URI, so a token requested for another
 // service does not pass here. Its identities have Issuer
 // IssuerTokenReview, the user name as Subject, the user's groups, the
-// audience and no scopes. It caches nothing: put a cache in front of it
-// where the request rate asks for one.
+// audience and no scopes. It caches nothing itself; Build puts a Cache in
+// front of it.
 type TokenReviewVerifier struct {
 	reviews  TokenReviewer
 	audience string
