@@ -239,12 +239,7 @@ func tamper(tok string) string {
 // nothing more.
 func TestUnknownKeyRefreshesOnceThenRejects(t *testing.T) {
 	t.Parallel()
-	key := newECKey(t, "key-1")
-	keys := newIssuerKeys(t, key.public())
-	v := newVerifier(t, keys)
-	if _, err := v.Verify(context.Background(), sign(t, key, good())); err != nil {
-		t.Fatal(err)
-	}
+	_, keys, v := warmVerifier(t)
 	if n := keys.fetches.Load(); n != 1 {
 		t.Fatalf("%d fetches after the first token, want 1", n)
 	}
@@ -264,12 +259,7 @@ func TestUnknownKeyRefreshesOnceThenRejects(t *testing.T) {
 // was cached verifies after the refresh its unknown kid triggers.
 func TestRotatedKeyIsFoundByRefresh(t *testing.T) {
 	t.Parallel()
-	key := newECKey(t, "key-1")
-	keys := newIssuerKeys(t, key.public())
-	v := newVerifier(t, keys)
-	if _, err := v.Verify(context.Background(), sign(t, key, good())); err != nil {
-		t.Fatal(err)
-	}
+	_, keys, v := warmVerifier(t)
 	rotated := newECKey(t, "key-2")
 	keys.add(rotated.public())
 	if _, err := v.Verify(context.Background(), sign(t, rotated, good())); err != nil {
@@ -379,12 +369,7 @@ func TestAccessTokenTypeWhenRequired(t *testing.T) {
 // made-up key IDs cause one refresh between them, not one each.
 func TestConcurrentUnknownKeysCostOneFetch(t *testing.T) {
 	t.Parallel()
-	key := newECKey(t, "key-1")
-	keys := newIssuerKeys(t, key.public())
-	v := newVerifier(t, keys)
-	if _, err := v.Verify(context.Background(), sign(t, key, good())); err != nil {
-		t.Fatal(err)
-	}
+	_, keys, v := warmVerifier(t)
 	var tokens []string
 	for i := range 16 {
 		tokens = append(tokens, sign(t, newECKey(t, "made-up-"+string(rune('a'+i))), good()))
@@ -401,4 +386,17 @@ func TestConcurrentUnknownKeysCostOneFetch(t *testing.T) {
 	if n := keys.fetches.Load(); n != 2 {
 		t.Fatalf("%d fetches, want 2", n)
 	}
+}
+
+// warmVerifier is a verifier whose JWKS (one key, "key-1") was fetched by
+// one valid token.
+func warmVerifier(t *testing.T) (signingKey, *issuerKeys, *clientauth.JWTVerifier) {
+	t.Helper()
+	key := newECKey(t, "key-1")
+	keys := newIssuerKeys(t, key.public())
+	v := newVerifier(t, keys)
+	if _, err := v.Verify(context.Background(), sign(t, key, good())); err != nil {
+		t.Fatal(err)
+	}
+	return key, keys, v
 }
