@@ -34,6 +34,7 @@ func (f Finding) String() string {
 const (
 	NarrowClosed   = "object closed: members not declared in properties reject"
 	NarrowString   = "string bounded to the protocol's 1024 octets"
+	NarrowASCII    = "string narrowed to printable ASCII (0x20–0x7E): any other character rejects"
 	NarrowSigned   = "integer bounded to the protocol's signed 64-bit range"
 	NarrowUnsigned = "integer with minimum 0 bounded to the protocol's unsigned 64-bit range"
 	NarrowNumber   = "number read as integer: a fraction rejects"
@@ -251,6 +252,7 @@ func (c *converter) str(m map[string]any, ptr string) schema.Draft {
 		}
 		return d
 	}
+	c.narrowed(ptr, NarrowASCII)
 	if n, ok := m["maxLength"]; ok {
 		// maxLength counts characters, the protocol octets: a bound of at
 		// least 1024 characters is narrowed to 1024 octets; a smaller one

@@ -394,11 +394,13 @@ var whenOf = map[string]string{"null": "null", "boolean": "bool", "integer": "in
 func (p *proposer) alternatives(alts []any, ptr string) argprofile.NodeDraft {
 	n := argprofile.NodeDraft{Choice: "union"}
 	numbers, nullable := false, false
+	reasons := len(p.reasons) // an abandoned alternative's reasons are not the proposal's
 	for i, a := range alts {
 		m, _ := a.(map[string]any)
 		t, _ := m["type"].(string)
 		when, ok := whenOf[t]
 		if m == nil || !ok || (numbers && (t == "integer" || t == "number")) || slices.ContainsFunc(n.Alternatives, func(x argprofile.AlternativeDraft) bool { return x.When == when }) {
+			p.reasons = p.reasons[:reasons]
 			p.reason(ptr, ProposeJSONUnion)
 			return argprofile.NodeDraft{Choice: "json"}
 		}
