@@ -208,11 +208,14 @@ func (c *converter) object(m map[string]any, ptr string) schema.Draft {
 	d := schema.Draft{Kind: "object", Fields: []schema.FieldDraft{}}
 	for _, name := range sortedKeys(props) {
 		fp := ptr + "/properties/" + escape(name)
+		sub, ok := props[name].(map[string]any)
 		if !lowerToken.MatchString(name) {
 			c.refused(fp, "member name is not a protocol field name (1–64 of a–z, 0–9, interior '-'); renaming would change the call")
+			if ok {
+				c.node(sub, fp, false) // every refusal at once: inside the member too
+			}
 			continue
 		}
-		sub, ok := props[name].(map[string]any)
 		if !ok {
 			c.refused(fp, "a boolean or non-object schema has no closed-Schema kind")
 			continue

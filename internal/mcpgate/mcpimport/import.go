@@ -369,11 +369,11 @@ func (r *Result) add(t Tool, o Options, prevByName map[string]mcpgate.ToolMappin
 	}
 	seg := strings.ReplaceAll(strings.ToLower(t.Name), "_", "-")
 	toolID := o.ToolPrefix + "." + seg
-	if !toolSegment.MatchString(seg) {
-		r.Refusals = append(r.Refusals, Finding{t.Name, "", "the tool name has no protocol tool identifier segment (1–32 of a–z, 0–9, interior '-' after lower-casing and '_' to '-'); map it by hand"})
-		return
-	}
 	root, narrow, refuse := convert(t.Name, t.InputSchema)
+	if !toolSegment.MatchString(seg) {
+		// Every refusal at once: the schema's too.
+		refuse = append([]Finding{{t.Name, "", "the tool name has no protocol tool identifier segment (1–32 of a–z, 0–9, interior '-' after lower-casing and '_' to '-'); map it by hand"}}, refuse...)
+	}
 	if len(refuse) > 0 {
 		r.Refusals = append(r.Refusals, refuse...)
 		return

@@ -144,3 +144,32 @@ func TestReimportKeepsReviewedProfilesAndNamesChangedPointers(t *testing.T) {
 		t.Errorf("read_file's reviewed profile did not carry over: %+v", r.Profiles[0])
 	}
 }
+
+// Every refusal of a tool at once: a refused tool name or member name does
+// not hide what is refused inside (docs/mcp.md, "Import and review").
+func TestARefusedNameDoesNotHideTheRefusalsInside(t *testing.T) {
+	schema := `{"type":"object","properties":{"maxResults":{"type":"string","pattern":"^a$","not":{}},"max_results":{"type":"integer","not":{}}}}`
+	r, err := Import([]Tool{{Name: "Bad Name!", InputSchema: json.RawMessage(schema)}}, options())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, f := range r.Refusals {
+		got = append(got, pointer(f.Pointer))
+	}
+	want := []string{"(root)", "/properties/maxResults", "/properties/maxResults/not", "/properties/maxResults/pattern",
+		"/properties/max_results", "/properties/max_results/not"}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("closed import refusals (-want +got):\n%s", d)
+	}
+	got = nil
+	for _, f := range r.Profiles[0].Refused {
+		got = append(got, pointer(f.Pointer))
+	}
+	// maxResults and max_results propose one field name: the second
+	// (in name order) collides, and its own refusal is still reported.
+	want = []string{"/properties/maxResults/not", "/properties/max_results", "/properties/max_results/not"}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("profile refusals (-want +got):\n%s", d)
+	}
+}

@@ -237,9 +237,11 @@ func (p *proposer) object(m map[string]any, ptr string) argprofile.NodeDraft {
 		switch {
 		case field == "":
 			p.refused(mp, "the member name has no letters or digits to propose a field name from")
+			p.node(sub, mp) // every refusal at once: inside the member too
 			continue
 		case fields[field]:
 			p.refused(mp, "the proposed field name collides with another member's: rename one")
+			p.node(sub, mp)
 			continue
 		case field != name:
 			p.reason(mp, ProposeRename)
