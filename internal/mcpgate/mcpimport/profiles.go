@@ -60,7 +60,7 @@ func (r *Result) ProfilesYAML() ([]byte, error) {
 	b.WriteString("# the reason is in the comments above each document. Confirm or change each, then remove the marker.\n")
 	for _, pp := range r.Profiles {
 		if len(pp.Refused) > 0 {
-			fmt.Fprintf(&b, "# %s: no profile: refused at", commentSafe(pp.Refused[0].Tool))
+			fmt.Fprintf(&b, "# %s: no profile: refused at", commentSafe(pp.Tool))
 			for _, f := range pp.Refused {
 				b.WriteString(" " + commentSafe(pointer(f.Pointer)))
 			}

@@ -20,6 +20,7 @@ import (
 // Refused is empty; a reviewer confirms or edits it like the ToolRegistry
 // draft.
 type ProfileProposal struct {
+	Tool    string // the MCP tool name
 	Draft   argprofile.Draft
 	Reasons []Finding
 	Refused []Finding
@@ -56,17 +57,17 @@ func ProposeProfile(tool string, inputSchema []byte) ProfileProposal {
 	m, err := decodeSchema(inputSchema)
 	if err != nil {
 		pr.refused("", err.Error())
-		return ProfileProposal{Refused: pr.refuse}
+		return ProfileProposal{Tool: tool, Refused: pr.refuse}
 	}
 	pr.root = m
 	if m["type"] != "object" {
 		pr.refused("/type", `the root must be "type": "object"`)
-		return ProfileProposal{Refused: pr.refuse}
+		return ProfileProposal{Tool: tool, Refused: pr.refuse}
 	}
 	root := pr.node(m, "")
 	if root.Choice != "object" {
 		pr.refused("", "the arguments are an open object: a profile maps declared members only")
-		return ProfileProposal{Refused: pr.refuse}
+		return ProfileProposal{Tool: tool, Refused: pr.refuse}
 	}
 	d := argprofile.Draft{Profile: argprofile.Version, Tool: tool, Arguments: root}
 	if len(pr.refuse) == 0 {
@@ -74,7 +75,7 @@ func ProposeProfile(tool string, inputSchema []byte) ProfileProposal {
 			pr.refused("", "the proposed profile is invalid: "+err.Error())
 		}
 	}
-	return ProfileProposal{Draft: d, Reasons: pr.reasons, Refused: pr.refuse}
+	return ProfileProposal{Tool: tool, Draft: d, Reasons: pr.reasons, Refused: pr.refuse}
 }
 
 type proposer struct {
