@@ -192,7 +192,7 @@ func Import(tools []Tool, o Options) (*Result, error) {
 			digest, err := mcpgate.Definition{Description: t.Description, InputSchema: t.InputSchema}.Digest()
 			if prev, had := prevByName[t.Name]; hadProfile && had && err == nil && prev.DefinitionDigest == digest {
 				// Unchanged definition: the reviewer's profile carries over.
-				pp = ProfileProposal{Tool: t.Name, Draft: reviewed}
+				pp = ProfileProposal{Tool: t.Name, Draft: reviewed, reviewed: true}
 			}
 			var prevDraft *argprofile.Draft
 			if hadProfile {

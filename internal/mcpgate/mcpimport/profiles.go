@@ -72,6 +72,11 @@ func (r *Result) ProfilesYAML() ([]byte, error) {
 			return nil, err
 		}
 		b.WriteString("---\n")
+		if pp.reviewed {
+			b.WriteString("# reviewed: carried over from the previous import (the definition is unchanged)\n")
+			b.Write(y)
+			continue
+		}
 		for _, f := range pp.Reasons {
 			b.WriteString("# " + commentSafe(pointer(f.Pointer)) + ": " + f.Reason + "\n")
 		}
@@ -89,6 +94,8 @@ func markJudgment(y []byte) []byte {
 		indent := len(line) - len(t)
 		judged := t == "choice: text" || t == "choice: json" || t == "choice: union" || t == "choice: decimal" ||
 			strings.HasPrefix(t, "bind: ") || strings.HasPrefix(t, "scale: ") || strings.HasPrefix(t, "header: ") || t == "unsigned: true"
+		// An array without maxItems is bounded to the protocol's 64.
+		judged = judged || t == "choice: array" && !slices.Contains(siblings(lines, i, indent), "maxItems")
 		// A rename: field: or case: differs from the json: beside it
 		// (keys are sorted, so json: follows at the same indentation).
 		if k, v, ok := strings.Cut(t, ": "); ok && (k == "field" || k == "case") {
@@ -108,6 +115,22 @@ func markJudgment(y []byte) []byte {
 		}
 	}
 	return []byte(strings.Join(lines, "\n") + "\n")
+}
+
+// siblings are the keys at line i's indentation in its mapping.
+func siblings(lines []string, i, indent int) []string {
+	var keys []string
+	for j := i + 1; j < len(lines); j++ {
+		t := strings.TrimLeft(lines[j], " ")
+		switch d := len(lines[j]) - len(t); {
+		case d < indent || strings.HasPrefix(t, "- ") && d == indent:
+			return keys
+		case d == indent:
+			k, _, _ := strings.Cut(t, ":")
+			keys = append(keys, k)
+		}
+	}
+	return keys
 }
 
 func unquote(v string) string {

@@ -57,7 +57,7 @@ func TestTheProfileFileReadsBackAsTheProposalsAndMarksEveryJudgment(t *testing.T
 		}
 	}
 	for _, want := range []string{"choice: text  " + ConfirmMarker, "bind: digest  " + ConfirmMarker,
-		"scale: 2  " + ConfirmMarker, "choice: json  " + ConfirmMarker, "field: max-results  " + ConfirmMarker} {
+		"scale: 2  " + ConfirmMarker, "choice: json  " + ConfirmMarker, "field: max-results  " + ConfirmMarker, "choice: array  " + ConfirmMarker} {
 		if !strings.Contains(string(y), want) {
 			t.Errorf("the file lacks %q", want)
 		}
@@ -142,6 +142,14 @@ func TestReimportKeepsReviewedProfilesAndNamesChangedPointers(t *testing.T) {
 	}
 	if r.Profiles[0].Draft.Arguments.Members[1].Value.Choice != "string" || len(r.Profiles[0].Reasons) != 0 {
 		t.Errorf("read_file's reviewed profile did not carry over: %+v", r.Profiles[0])
+	}
+	y, err = r.ProfilesYAML()
+	if err != nil {
+		t.Fatal(err)
+	}
+	readFile := strings.Split(string(y), "\n---\n")[1]
+	if !strings.Contains(readFile, "tool: read_file") || strings.Contains(readFile, ConfirmMarker) {
+		t.Errorf("the carried-over profile must be rendered as reviewed, unmarked:\n%s", readFile)
 	}
 }
 

@@ -24,6 +24,9 @@ type ProfileProposal struct {
 	Draft   argprofile.Draft
 	Reasons []Finding
 	Refused []Finding
+	// reviewed marks a profile carried over from the previous import:
+	// it is rendered without ConfirmMarker.
+	reviewed bool
 }
 
 // Reasons of the proposer: constant text plus keyword names, never a
