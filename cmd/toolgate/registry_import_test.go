@@ -50,6 +50,11 @@ func TestAnImportedDraftIsRefusedUntilConfirmedThenPublishesAndTheMappingLoads(t
 		"refused  search_logs /properties/query/pattern:",
 		"refused  walk_tree /properties/root/properties/children/items/$ref: $ref cycle",
 		"narrowed read_file /properties/head/type: number read as integer",
+		"narrowed read_file /properties/path: string narrowed to printable ASCII (0x20–0x7E)",
+		"proposed argument profiles (mcp-arguments.yaml): 6 of 8 tools",
+		"chose    read_file /properties/path: free text: bound as its SHA-256 and length",
+		"chose    transfer /properties/tags: array with uniqueItems or more than 64 elements: bound as a digest",
+		"no profile fetch_page /properties/url/not: keyword not is not understood",
 	} {
 		if !strings.Contains(r.stdout, want) {
 			t.Errorf("stdout lacks %q:\n%s", want, r.stdout)
@@ -111,6 +116,25 @@ func TestAnImportedDraftIsRefusedUntilConfirmedThenPublishesAndTheMappingLoads(t
 		}
 	}
 
+	// The profile file: one document per accepted proposal, judgments
+	// marked. The reviewer lets policy compare transfer's account.
+	profiles := filepath.Join(dir, "mcp-arguments.yaml")
+	pb, err := os.ReadFile(profiles)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(string(pb), "\n---\n"); n != 6 || !strings.Contains(string(pb), "choice: text  # toolgate: confirm") {
+		t.Errorf("%s: %d documents, want 6, with judgments marked:\n%s", profiles, n, pb)
+	}
+	reviewedAccount := "  - field: account\n    json: account\n    value:\n      choice: string\n"
+	edit := strings.Replace(string(pb), "  - field: account\n    json: account\n    value:\n      bind: digest  # toolgate: confirm\n      choice: text  # toolgate: confirm\n", reviewedAccount, 1)
+	if edit == string(pb) {
+		t.Fatalf("transfer's account is not proposed as text:\n%s", pb)
+	}
+	if err := os.WriteFile(profiles, []byte(edit), 0o600); err != nil {
+		t.Fatal(err)
+	}
+
 	// Re-import after the server changed transfer's description.
 	changed := filepath.Join(t.TempDir(), "tools-list.json")
 	edited := strings.Replace(string(raw), "Moves money between two accounts.", "Moves money between any accounts.", 1)
@@ -124,6 +148,8 @@ func TestAnImportedDraftIsRefusedUntilConfirmedThenPublishesAndTheMappingLoads(t
 		"unchanged  read_file: files.read-file version 1",
 		"changed    transfer: the definition of published version 1 of files.transfer changed",
 		"imported as version 2",
+		"profile    transfer: changed (sha256:",
+		") at /account\n",
 	} {
 		if !strings.Contains(r.stdout, want) {
 			t.Errorf("re-import stdout lacks %q:\n%s", want, r.stdout)

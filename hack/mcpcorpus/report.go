@@ -26,6 +26,9 @@ type serverReport struct {
 	// the name (ByName): a label for the reader, never an input to the
 	// import, which reads no annotation.
 	SideEffecting, ByHint, ByName int
+	// Profiled counts the tools with an accepted argument profile
+	// (docs/arguments.md), and ProfiledSE the side-effecting ones.
+	Profiled, ProfiledSE int
 }
 
 type toolReport struct {
@@ -33,6 +36,10 @@ type toolReport struct {
 	Imported   bool
 	Narrowings int
 	Refusals   []mcpimport.Finding
+	// Profile is true when the proposed argument profile is accepted;
+	// ProfileRefusals is why not.
+	Profile         bool
+	ProfileRefusals int
 }
 
 // readCapture reads one committed capture and its tools, as
@@ -86,11 +93,17 @@ func importCapture(info CaptureInfo, tools []mcpimport.Tool) (serverReport, erro
 	for _, f := range r.Narrowings {
 		narrowings[f.Tool]++
 	}
+	profiles := map[string]mcpimport.ProfileProposal{}
+	for _, pp := range r.Profiles {
+		profiles[pp.Tool] = pp
+	}
 	rep := serverReport{Info: info}
 	seen := map[string]bool{}
 	var errs []error
 	for _, t := range tools {
-		tr := toolReport{Name: t.Name, Imported: imported[t.Name], Narrowings: narrowings[t.Name], Refusals: refusals[t.Name]}
+		tr := toolReport{Name: t.Name, Imported: imported[t.Name], Narrowings: narrowings[t.Name], Refusals: refusals[t.Name],
+			ProfileRefusals: len(profiles[t.Name].Refused)}
+		_, tr.Profile = profiles[t.Name].Accepted()
 		switch {
 		case seen[t.Name]:
 			// A repeated name is refused once, its first listing imported.
@@ -109,7 +122,14 @@ func importCapture(info CaptureInfo, tools []mcpimport.Tool) (serverReport, erro
 		} else {
 			rep.Refused++
 		}
-		switch se, hinted := sideEffecting(t); {
+		se, hinted := sideEffecting(t)
+		if tr.Profile {
+			rep.Profiled++
+			if se {
+				rep.ProfiledSE++
+			}
+		}
+		switch {
 		case se && hinted:
 			rep.SideEffecting++
 			rep.ByHint++
@@ -225,27 +245,33 @@ func golden(reps []serverReport) []byte {
 	var b strings.Builder
 	b.WriteString("# Every capture in test/mcp/testdata/corpus imported by `toolgate registry import`'s importer\n")
 	b.WriteString("# (internal/mcpgate/mcpimport). Regenerate: go test ./hack/mcpcorpus -run TestCorpus -update\n")
-	var tools, imported, refused int
+	var tools, imported, refused, profiled, profiledSE int
 	var all []toolReport
 	for _, s := range reps {
 		all = append(all, s.Tools...)
-		fmt.Fprintf(&b, "\n%s %s@%s: %d tools, %d imported, %d refused; %d side-effecting (%d by hint, %d by name)\n",
-			s.Info.Server, s.Info.Package, s.Info.Version, len(s.Tools), s.Imported, s.Refused, s.SideEffecting, s.ByHint, s.ByName)
+		fmt.Fprintf(&b, "\n%s %s@%s: %d tools, %d imported, %d refused; %d side-effecting (%d by hint, %d by name); %d with an argument profile (%d side-effecting)\n",
+			s.Info.Server, s.Info.Package, s.Info.Version, len(s.Tools), s.Imported, s.Refused, s.SideEffecting, s.ByHint, s.ByName, s.Profiled, s.ProfiledSE)
 		for _, t := range s.Tools {
+			profile := "profile"
+			if !t.Profile {
+				profile = fmt.Sprintf("no profile: %d refusals", t.ProfileRefusals)
+			}
 			if t.Imported {
-				fmt.Fprintf(&b, "  imported %s (%d narrowings)\n", t.Name, t.Narrowings)
+				fmt.Fprintf(&b, "  imported %s (%d narrowings; %s)\n", t.Name, t.Narrowings, profile)
 				continue
 			}
-			fmt.Fprintf(&b, "  refused  %s\n", t.Name)
+			fmt.Fprintf(&b, "  refused  %s (%s)\n", t.Name, profile)
 			for _, f := range t.Refusals {
 				fmt.Fprintf(&b, "           %s: %s\n", pointerOf(f), f.Reason)
 			}
 		}
 		tools, imported, refused = tools+len(s.Tools), imported+s.Imported, refused+s.Refused
+		profiled, profiledSE = profiled+s.Profiled, profiledSE+s.ProfiledSE
 	}
-	fmt.Fprintf(&b, "\ntotal: %d servers, %d tools, %d imported, %d refused\n", len(reps), tools, imported, refused)
+	fmt.Fprintf(&b, "\ntotal: %d servers, %d tools, %d imported, %d refused; %d with an argument profile (%d side-effecting)\n",
+		len(reps), tools, imported, refused, profiled, profiledSE)
 	b.WriteString("\nrefusal reasons over the corpus: tools refused for each (a tool may have several), and by it alone\n" +
-		"(as reported: the importer does not look inside a member, nor a tool, it refuses by name):\n")
+		"(every refusal of a tool, inside a member or a tool it refuses by name too):\n")
 	for _, r := range (serverReport{Tools: all}).reasons() {
 		fmt.Fprintf(&b, "  %4d %4d alone  %s\n", r.Tools, r.Only, r.Reason)
 	}
@@ -262,9 +288,9 @@ func pointerOf(f mcpimport.Finding) string {
 // table renders the README's per-server table (Markdown).
 func table(reps []serverReport) string {
 	var b strings.Builder
-	b.WriteString("| Server | Version | Tools | Side-effecting | Imported | Refused | Main refusal reasons (tools) |\n")
-	b.WriteString("|---|---|---:|---:|---:|---:|---|\n")
-	var tools, imported, refused, se int
+	b.WriteString("| Server | Version | Tools | Side-effecting | Imported | Refused | Argument profile (side-effecting) | Main refusal reasons (tools) |\n")
+	b.WriteString("|---|---|---:|---:|---:|---:|---:|---|\n")
+	var tools, imported, refused, se, profiled, profiledSE int
 	for _, s := range reps {
 		label := strconv.Itoa(s.SideEffecting)
 		if s.ByName > 0 {
@@ -280,11 +306,12 @@ func table(reps []serverReport) string {
 		if len(rs) == 0 {
 			rs = []string{"—"}
 		}
-		fmt.Fprintf(&b, "| `%s` | %s | %d | %s | %d | %d | %s |\n", s.Info.Package, s.Info.Version, len(s.Tools), label,
-			s.Imported, s.Refused, strings.Join(rs, "; "))
+		fmt.Fprintf(&b, "| `%s` | %s | %d | %s | %d | %d | %d (%d) | %s |\n", s.Info.Package, s.Info.Version, len(s.Tools), label,
+			s.Imported, s.Refused, s.Profiled, s.ProfiledSE, strings.Join(rs, "; "))
 		tools, imported, refused, se = tools+len(s.Tools), imported+s.Imported, refused+s.Refused, se+s.SideEffecting
+		profiled, profiledSE = profiled+s.Profiled, profiledSE+s.ProfiledSE
 	}
-	fmt.Fprintf(&b, "| **total** (%d servers) | | %d | %d | %d | %d | |\n", len(reps), tools, se, imported, refused)
+	fmt.Fprintf(&b, "| **total** (%d servers) | | %d | %d | %d | %d | %d (%d) | |\n", len(reps), tools, se, imported, refused, profiled, profiledSE)
 	return b.String()
 }
 

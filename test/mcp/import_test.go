@@ -40,7 +40,8 @@ func runToolgate(args ...string) (int, string, string) {
 type finding struct{ tool, pointer string }
 
 // reportLines reads the report's lines of one kind ("narrowed" or
-// "refused") into findings and their reasons.
+// "refused") into findings and their reasons (several at one pointer
+// joined by "; ", in report order).
 func reportLines(stdout, kind string) (map[finding]string, []string) {
 	found := map[finding]string{}
 	var order []string
@@ -53,6 +54,9 @@ func reportLines(stdout, kind string) (map[finding]string, []string) {
 		tool, ptr, _ := strings.Cut(head, " ")
 		if ptr == "(root)" {
 			ptr = ""
+		}
+		if prev, ok := found[finding{tool, ptr}]; ok {
+			reason = prev + "; " + reason
 		}
 		found[finding{tool, ptr}] = reason
 		order = append(order, tool)
@@ -128,12 +132,13 @@ var _ = Describe("toolgate registry import", func() {
 
 		By("reporting each narrowing of the drafted tools per field, and none of the refused ones")
 		narrowed, tools := reportLines(stdout, "narrowed")
+		const ascii = "string narrowed to printable ASCII (0x20–0x7E): any other character rejects"
 		Expect(narrowed).To(Equal(map[finding]string{
 			{"get_status", ""}:                         "object closed: members not declared in properties reject",
 			{"get_status", "/properties/count/type"}:   "number read as integer: a fraction rejects",
 			{"get_status", "/properties/count"}:        "integer with minimum 0 bounded to the protocol's unsigned 64-bit range",
-			{"get_status", "/properties/ticket"}:       "string bounded to the protocol's 1024 octets",
-			{"set_mode", "/properties/target/oneOf/0"}: "string bounded to the protocol's 1024 octets",
+			{"get_status", "/properties/ticket"}:       ascii + "; string bounded to the protocol's 1024 octets",
+			{"set_mode", "/properties/target/oneOf/0"}: ascii + "; string bounded to the protocol's 1024 octets",
 		}), stdout)
 		Expect(slices.Compact(tools)).To(Equal([]string{"get_status", "set_mode"}))
 

@@ -34,6 +34,7 @@ func (f Finding) String() string {
 const (
 	NarrowClosed   = "object closed: members not declared in properties reject"
 	NarrowString   = "string bounded to the protocol's 1024 octets"
+	NarrowASCII    = "string narrowed to printable ASCII (0x20–0x7E): any other character rejects"
 	NarrowSigned   = "integer bounded to the protocol's signed 64-bit range"
 	NarrowUnsigned = "integer with minimum 0 bounded to the protocol's unsigned 64-bit range"
 	NarrowNumber   = "number read as integer: a fraction rejects"
@@ -207,11 +208,14 @@ func (c *converter) object(m map[string]any, ptr string) schema.Draft {
 	d := schema.Draft{Kind: "object", Fields: []schema.FieldDraft{}}
 	for _, name := range sortedKeys(props) {
 		fp := ptr + "/properties/" + escape(name)
+		sub, ok := props[name].(map[string]any)
 		if !lowerToken.MatchString(name) {
 			c.refused(fp, "member name is not a protocol field name (1–64 of a–z, 0–9, interior '-'); renaming would change the call")
+			if ok {
+				c.node(sub, fp, false) // every refusal at once: inside the member too
+			}
 			continue
 		}
-		sub, ok := props[name].(map[string]any)
 		if !ok {
 			c.refused(fp, "a boolean or non-object schema has no closed-Schema kind")
 			continue
@@ -251,6 +255,7 @@ func (c *converter) str(m map[string]any, ptr string) schema.Draft {
 		}
 		return d
 	}
+	c.narrowed(ptr, NarrowASCII)
 	if n, ok := m["maxLength"]; ok {
 		// maxLength counts characters, the protocol octets: a bound of at
 		// least 1024 characters is narrowed to 1024 octets; a smaller one

@@ -12,5 +12,9 @@
 // (capabilities, risk, side effect, reversibility, resource-identifier
 // fields) is suggested at its most restrictive, never read from the
 // server's annotations, and marked for confirmation (UnconfirmedAnnotation,
-// ConfirmMarker). The rules and their reasons are in docs/decisions.md.
+// ConfirmMarker). Beside the closed Schema it proposes each tool's argument
+// profile (docs/arguments.md: ProposeProfile, rendered by
+// Result.ProfilesYAML and read back by ParseProfiles), with the reason for
+// every choice that needed judgment and, on a re-import, the profile diff
+// by pointer. The rules and their reasons are in docs/decisions.md.
 package mcpimport

@@ -15,6 +15,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/toolgate/toolgate/api/v1alpha1"
+	"github.com/toolgate/toolgate/internal/argprofile"
 	"github.com/toolgate/toolgate/internal/engine/schema"
 	"github.com/toolgate/toolgate/internal/manifest"
 	"github.com/toolgate/toolgate/internal/mcpgate"
@@ -87,6 +88,9 @@ type Options struct {
 type Previous struct {
 	Registry v1alpha1.ToolRegistry
 	Gateway  *mcpgate.Config
+	// Profiles are the reviewed argument profiles by MCP tool name
+	// (ParseProfiles); nil when the last import wrote none.
+	Profiles map[string]argprofile.Draft
 }
 
 // Change is one line of a re-import's diff.
@@ -121,9 +125,12 @@ type Result struct {
 	Changes    []Change
 	// Profiles is the argument profile proposed for every tool the server
 	// lists, in its order — also for those the closed-Schema import
-	// refuses, which is where a profile matters (docs/arguments.md). Not
-	// yet written to a file; the reviewer reads Reasons and Refused.
+	// refuses, which is where a profile matters (docs/arguments.md).
+	// ProfilesYAML renders them for review. On a re-import a tool whose
+	// definition is unchanged keeps its reviewed profile.
 	Profiles []ProfileProposal
+	// ProfileChanges is the re-import's profile diff, in the server's order.
+	ProfileChanges []ProfileChange
 	// unconfirmed holds the definition ids carrying suggestions.
 	unconfirmed map[string]bool
 	notes       map[string][]string
@@ -177,9 +184,25 @@ func Import(tools []Tool, o Options) (*Result, error) {
 			continue
 		}
 		seen[t.Name] = true
-		r.Profiles = append(r.Profiles, ProposeProfile(t.Name, t.InputSchema))
+		pp := ProposeProfile(t.Name, t.InputSchema)
 		refused := len(r.Refusals)
 		r.add(t, o, prevByName, prevDefs)
+		if o.Previous != nil {
+			reviewed, hadProfile := o.Previous.Profiles[t.Name]
+			digest, err := mcpgate.Definition{Description: t.Description, InputSchema: t.InputSchema}.Digest()
+			if prev, had := prevByName[t.Name]; hadProfile && had && err == nil && prev.DefinitionDigest == digest {
+				// Unchanged definition: the reviewer's profile carries over.
+				pp = ProfileProposal{Tool: t.Name, Draft: reviewed, reviewed: true}
+			}
+			var prevDraft *argprofile.Draft
+			if hadProfile {
+				prevDraft = &reviewed
+			}
+			if c, changed := profileChange(t.Name, prevDraft, pp); changed {
+				r.ProfileChanges = append(r.ProfileChanges, c)
+			}
+		}
+		r.Profiles = append(r.Profiles, pp)
 		if prev, had := prevByName[t.Name]; had && len(r.Refusals) > refused {
 			// A published tool whose new definition is refused leaves the
 			// generation: the diff says so.
@@ -346,11 +369,11 @@ func (r *Result) add(t Tool, o Options, prevByName map[string]mcpgate.ToolMappin
 	}
 	seg := strings.ReplaceAll(strings.ToLower(t.Name), "_", "-")
 	toolID := o.ToolPrefix + "." + seg
-	if !toolSegment.MatchString(seg) {
-		r.Refusals = append(r.Refusals, Finding{t.Name, "", "the tool name has no protocol tool identifier segment (1–32 of a–z, 0–9, interior '-' after lower-casing and '_' to '-'); map it by hand"})
-		return
-	}
 	root, narrow, refuse := convert(t.Name, t.InputSchema)
+	if !toolSegment.MatchString(seg) {
+		// Every refusal at once: the schema's too.
+		refuse = append([]Finding{{t.Name, "", "the tool name has no protocol tool identifier segment (1–32 of a–z, 0–9, interior '-' after lower-casing and '_' to '-'); map it by hand"}}, refuse...)
+	}
 	if len(refuse) > 0 {
 		r.Refusals = append(r.Refusals, refuse...)
 		return

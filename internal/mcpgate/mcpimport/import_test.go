@@ -50,12 +50,16 @@ func TestImportOfAVariedToolsListNarrowsReportingEachPointerAndRefusesEveryUnsaf
 		{"read_file", "", NarrowClosed},
 		{"read_file", "/properties/head/type", NarrowNumber},
 		{"read_file", "/properties/head", NarrowSigned},
+		{"read_file", "/properties/path", NarrowASCII},
 		{"read_file", "/properties/path", NarrowString},
+		{"transfer", "/properties/account", NarrowASCII},
 		{"transfer", "/properties/account", NarrowString},
 		{"transfer", "/properties/amount", NarrowUnsigned},
 		{"transfer", "/properties/instant/default", NarrowDefault},
 		{"transfer", "/properties/tags/maxItems", NarrowArray},
+		{"transfer", "/properties/tags/items", NarrowASCII},
 		{"transfer", "/properties/tags/items/maxLength", NarrowString},
+		{"list_dir", "/properties/path/anyOf/0", NarrowASCII},
 		{"list_dir", "/properties/path/anyOf/0", NarrowString},
 	}
 	if d := cmp.Diff(wantNarrow, r.Narrowings); d != "" {
@@ -103,8 +107,9 @@ func TestTheDraftMatchesTheReviewedGoldenFiles(t *testing.T) {
 		t.Fatal(err)
 	}
 	for name, render := range map[string]func() ([]byte, error){
-		"toolregistry.golden.yaml": r.RegistryYAML,
-		"mcp-gateway.golden.yaml":  r.GatewayYAML,
+		"toolregistry.golden.yaml":  r.RegistryYAML,
+		"mcp-gateway.golden.yaml":   r.GatewayYAML,
+		"mcp-arguments.golden.yaml": r.ProfilesYAML,
 	} {
 		got, err := render()
 		if err != nil {

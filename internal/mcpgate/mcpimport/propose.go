@@ -20,9 +20,13 @@ import (
 // Refused is empty; a reviewer confirms or edits it like the ToolRegistry
 // draft.
 type ProfileProposal struct {
+	Tool    string // the MCP tool name
 	Draft   argprofile.Draft
 	Reasons []Finding
 	Refused []Finding
+	// reviewed marks a profile carried over from the previous import:
+	// it is rendered without ConfirmMarker.
+	reviewed bool
 }
 
 // Reasons of the proposer: constant text plus keyword names, never a
@@ -56,17 +60,17 @@ func ProposeProfile(tool string, inputSchema []byte) ProfileProposal {
 	m, err := decodeSchema(inputSchema)
 	if err != nil {
 		pr.refused("", err.Error())
-		return ProfileProposal{Refused: pr.refuse}
+		return ProfileProposal{Tool: tool, Refused: pr.refuse}
 	}
 	pr.root = m
 	if m["type"] != "object" {
 		pr.refused("/type", `the root must be "type": "object"`)
-		return ProfileProposal{Refused: pr.refuse}
+		return ProfileProposal{Tool: tool, Refused: pr.refuse}
 	}
 	root := pr.node(m, "")
 	if root.Choice != "object" {
 		pr.refused("", "the arguments are an open object: a profile maps declared members only")
-		return ProfileProposal{Refused: pr.refuse}
+		return ProfileProposal{Tool: tool, Refused: pr.refuse}
 	}
 	d := argprofile.Draft{Profile: argprofile.Version, Tool: tool, Arguments: root}
 	if len(pr.refuse) == 0 {
@@ -74,7 +78,7 @@ func ProposeProfile(tool string, inputSchema []byte) ProfileProposal {
 			pr.refused("", "the proposed profile is invalid: "+err.Error())
 		}
 	}
-	return ProfileProposal{Draft: d, Reasons: pr.reasons, Refused: pr.refuse}
+	return ProfileProposal{Tool: tool, Draft: d, Reasons: pr.reasons, Refused: pr.refuse}
 }
 
 type proposer struct {
@@ -237,9 +241,11 @@ func (p *proposer) object(m map[string]any, ptr string) argprofile.NodeDraft {
 		switch {
 		case field == "":
 			p.refused(mp, "the member name has no letters or digits to propose a field name from")
+			p.node(sub, mp) // every refusal at once: inside the member too
 			continue
 		case fields[field]:
 			p.refused(mp, "the proposed field name collides with another member's: rename one")
+			p.node(sub, mp)
 			continue
 		case field != name:
 			p.reason(mp, ProposeRename)
@@ -394,11 +400,13 @@ var whenOf = map[string]string{"null": "null", "boolean": "bool", "integer": "in
 func (p *proposer) alternatives(alts []any, ptr string) argprofile.NodeDraft {
 	n := argprofile.NodeDraft{Choice: "union"}
 	numbers, nullable := false, false
+	reasons := len(p.reasons) // an abandoned alternative's reasons are not the proposal's
 	for i, a := range alts {
 		m, _ := a.(map[string]any)
 		t, _ := m["type"].(string)
 		when, ok := whenOf[t]
 		if m == nil || !ok || (numbers && (t == "integer" || t == "number")) || slices.ContainsFunc(n.Alternatives, func(x argprofile.AlternativeDraft) bool { return x.When == when }) {
+			p.reasons = p.reasons[:reasons]
 			p.reason(ptr, ProposeJSONUnion)
 			return argprofile.NodeDraft{Choice: "json"}
 		}
