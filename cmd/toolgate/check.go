@@ -70,11 +70,16 @@ func check(set *manifest.Set) *checked {
 		errs.Add("", claim("HostAuthority", o, string(o.Spec.AuthorityID), "spec.authorityID", "authority identity"))
 		a, err := publication.HostAuthority(o)
 		errs.Add("", err)
+		var h *host.Host
+		if err == nil {
+			h, err = host.New(a.Config) // admitted: cannot fail
+			errs.Add("", fault.Within("spec", err))
+		}
 		if err := errs.Err(); err != nil {
 			report("HostAuthority", o, err)
 			continue
 		}
-		c.hosts = append(c.hosts, checkedHost{obj: o, host: a.Scratch})
+		c.hosts = append(c.hosts, checkedHost{obj: o, host: h})
 	}
 	for i := range set.ToolRegistries {
 		o := &set.ToolRegistries[i]

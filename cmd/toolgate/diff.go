@@ -94,7 +94,10 @@ func diffDomain(out io.Writer, base, head *manifest.Set, o *v1alpha1.HostAuthori
 	if err != nil {
 		return 0, 0, fmt.Errorf("%s: %w", where, err)
 	}
-	h := a.Scratch
+	h, err := host.New(a.Config)
+	if err != nil {
+		return 0, 0, fmt.Errorf("%s: %w", where, err)
+	}
 	admin, _ := manifest.AdministratorOf(o)
 	if err := publication.Into(base, h, o.Namespace, o.Name, admin); err != nil {
 		return 0, 0, fmt.Errorf("OLD: %w", err)

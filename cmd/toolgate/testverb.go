@@ -270,7 +270,10 @@ func loadHost(set *manifest.Set, namespace, name string) (*host.Host, error) {
 	if err != nil {
 		return nil, err
 	}
-	h := a.Scratch
+	h, err := host.New(a.Config)
+	if err != nil {
+		return nil, err
+	}
 	admin, _ := manifest.AdministratorOf(obj)
 	return h, publication.Into(set, h, namespace, name, admin)
 }

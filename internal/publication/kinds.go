@@ -14,15 +14,13 @@ import (
 // validate -f` agrees with the webhook by construction.
 
 // AdmittedHostAuthority is a HostAuthority that passed every rule: the Host
-// configuration its spec converts to, the scratch domain built from it, and
-// its superseded grace.
+// configuration its spec converts to (host.New accepts it) and its
+// superseded grace. It holds no Host: a domain, and the Boundary in it, is
+// the caller's own (host.New(Config), with the instance of its key set
+// where it serves).
 type AdmittedHostAuthority struct {
 	Config host.Config
-	// Scratch is a domain of Config with a fresh Boundary and no instance:
-	// the offline verbs publish and decide in it. A served domain is built
-	// from Config with the instance of its key set.
-	Scratch *host.Host
-	Grace   manifest.Grace
+	Grace  manifest.Grace
 }
 
 // HostAuthority admits one HostAuthority: its metadata.name is its
@@ -35,9 +33,8 @@ func HostAuthority(o *v1alpha1.HostAuthority) (AdmittedHostAuthority, error) {
 	var errs fault.Errors
 	errs.Add("", manifest.CheckHostAuthorityName(o))
 	cfg, err := manifest.HostConfig(o)
-	var scratch *host.Host
 	if err == nil {
-		scratch, err = host.New(cfg)
+		_, err = host.New(cfg) // a scratch domain: the Host's own rules
 		err = fault.Within("spec", err)
 	}
 	errs.Add("", err)
@@ -46,7 +43,7 @@ func HostAuthority(o *v1alpha1.HostAuthority) (AdmittedHostAuthority, error) {
 	if err := errs.Err(); err != nil {
 		return AdmittedHostAuthority{}, err
 	}
-	return AdmittedHostAuthority{Config: cfg, Scratch: scratch, Grace: grace}, nil
+	return AdmittedHostAuthority{Config: cfg, Grace: grace}, nil
 }
 
 // ToolRegistry admits one ToolRegistry: its metadata.name is

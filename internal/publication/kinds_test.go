@@ -51,7 +51,7 @@ func TestHostAuthorityReportsEveryRuleAtOnce(t *testing.T) {
 			if diff := cmp.Diff(tc.want, violations(err)); diff != "" {
 				t.Errorf("violations (-want +got):\n%s", diff)
 			}
-			if err == nil && (a.Scratch == nil || a.Config.AuthorityID != string(o.Spec.AuthorityID)) {
+			if err == nil && a.Config.AuthorityID != string(o.Spec.AuthorityID) {
 				t.Errorf("admitted without its domain: %+v", a)
 			}
 		})
