@@ -44,7 +44,7 @@ func mcpGatewayFlags(fs *pflag.FlagSet) *mcpGatewayOptions {
 	var o mcpGatewayOptions
 	fs.StringVar(&o.config, "config", "", "the gateway configuration `FILE` (kind MCPGateway)")
 	required(fs, "config")
-	fs.StringVar(&o.listen, "listen", "127.0.0.1:8090", "address (`ADDR`) to serve MCP (Streamable HTTP at /mcp), /metrics and /healthz on")
+	fs.StringVar(&o.listen, "listen", "127.0.0.1:8090", "address (`ADDR`) to serve MCP (Streamable HTTP at /mcp), /metrics, /healthz and /readyz on")
 	fs.StringVar(&o.command, "upstream-command", "", "the upstream MCP server as a command line (`'CMD ARG...'`), split at white space (no shell), spoken to over stdio")
 	fs.StringVar(&o.upURL, "upstream-url", "", "the upstream MCP server's Streamable HTTP endpoint (`URL`)")
 	oneOf(fs, "upstream-command", "upstream-url")
