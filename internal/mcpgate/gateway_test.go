@@ -14,11 +14,12 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/toolgate/toolgate/internal/testutil"
 )
 
 // fixture is a gateway in process: an SDK upstream over in-memory
@@ -36,24 +37,7 @@ type fixture struct {
 	down atomic.Bool
 	// wire is every message the upstream read, as the SDK's
 	// LoggingTransport writes them ("read: {…}" lines).
-	wire syncBuffer
-}
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.String()
+	wire testutil.SyncBuffer
 }
 
 // downTransport is an upstream that cannot be reached.
