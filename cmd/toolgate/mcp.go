@@ -34,6 +34,7 @@ type mcpGatewayOptions struct {
 	listen      string
 	command     string
 	upURL       string
+	toolgateURL string
 	recheck     time.Duration
 	callTimeout time.Duration
 	pprofAddr   string
@@ -43,14 +44,35 @@ func mcpGatewayFlags(fs *pflag.FlagSet) *mcpGatewayOptions {
 	var o mcpGatewayOptions
 	fs.StringVar(&o.config, "config", "", "the gateway configuration `FILE` (kind MCPGateway)")
 	required(fs, "config")
-	fs.StringVar(&o.listen, "listen", "127.0.0.1:8090", "address (`ADDR`) to serve MCP (Streamable HTTP at /mcp), /metrics and /healthz on")
+	fs.StringVar(&o.listen, "listen", "127.0.0.1:8090", "address (`ADDR`) to serve MCP (Streamable HTTP at /mcp), /metrics, /healthz and /readyz on")
 	fs.StringVar(&o.command, "upstream-command", "", "the upstream MCP server as a command line (`'CMD ARG...'`), split at white space (no shell), spoken to over stdio")
 	fs.StringVar(&o.upURL, "upstream-url", "", "the upstream MCP server's Streamable HTTP endpoint (`URL`)")
 	oneOf(fs, "upstream-command", "upstream-url")
+	fs.StringVar(&o.toolgateURL, "toolgate-url", "", "the toolgate service (`URL`, http or https) instead of the configuration's toolgate.url")
 	fs.DurationVar(&o.recheck, "recheck", 30*time.Second, "how often the upstream's tool definitions are compared with the reviewed ones (also on each tools/list_changed)")
 	fs.DurationVar(&o.callTimeout, "call-timeout", 60*time.Second, "bound of one forwarded call; a call without an answer by then is uncertain")
 	pprofFlag(fs, &o.pprofAddr)
 	return &o
+}
+
+// mcpGatewayConfig is the configuration file with --toolgate-url, when
+// given, in place of its toolgate.url. The file must be valid on its own:
+// one reviewed file serves every environment.
+func mcpGatewayConfig(o mcpGatewayOptions) (*mcpgate.Config, error) {
+	if o.toolgateURL != "" {
+		var ce *mcpgate.ConfigError
+		if err := mcpgate.CheckToolgateURL(o.toolgateURL); errors.As(err, &ce) {
+			return nil, usageError{"invalid value for --toolgate-url: " + ce.Reason}
+		}
+	}
+	cfg, err := mcpgate.LoadConfig(o.config)
+	if err != nil {
+		return nil, err
+	}
+	if o.toolgateURL != "" {
+		cfg.Toolgate.URL = o.toolgateURL
+	}
+	return cfg, nil
 }
 
 func mcpGateway(ctx context.Context, o mcpGatewayOptions, args []string, stderr io.Writer) error {
@@ -60,7 +82,7 @@ func mcpGateway(ctx context.Context, o mcpGatewayOptions, args []string, stderr 
 	if err := checkPprofListen(o.pprofAddr); err != nil {
 		return err
 	}
-	cfg, err := mcpgate.LoadConfig(o.config)
+	cfg, err := mcpGatewayConfig(o)
 	if err != nil {
 		return err
 	}

@@ -150,8 +150,10 @@ func (g *Gateway) forward(ctx context.Context, mt *mappedTool, p *mcp.CallToolPa
 		return res, OutcomeFailed, "toolError"
 	}
 	if mt.output != nil && !matches(mt.output, res.StructuredContent) {
+		// Failed, not completed: the tool ran, but the agent got a
+		// refusal instead of its result (docs/mcp.md, "Outcomes").
 		return g.refuse(mt.Name, Refusal{Code: "outputSchema", Path: "result.structuredContent",
-			Message: "the upstream's result does not match the reviewed output Schema; it is withheld"}), OutcomeCompleted, "outputSchema"
+			Message: "the upstream's result does not match the reviewed output Schema; it is withheld"}), OutcomeFailed, "outputSchema"
 	}
 	return res, OutcomeCompleted, ""
 }

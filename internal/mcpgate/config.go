@@ -145,8 +145,8 @@ func (c *Config) check() []error {
 	if c.Kind != ConfigKind {
 		bad("kind", "must be "+ConfigKind)
 	}
-	if !strings.HasPrefix(c.Toolgate.URL, "http://") && !strings.HasPrefix(c.Toolgate.URL, "https://") {
-		bad("toolgate.url", "must be an http or https URL of the toolgate service")
+	if err := CheckToolgateURL(c.Toolgate.URL); err != nil {
+		errs = append(errs, err)
 	}
 	if c.Toolgate.TokenFile == "" {
 		bad("toolgate.tokenFile", "must name the file holding the gateway's executor token")
@@ -199,6 +199,15 @@ func (c *Config) check() []error {
 		}
 	}
 	return errs
+}
+
+// CheckToolgateURL is the rule toolgate.url meets, and the gateway's
+// --toolgate-url that overrides it: an http or https URL.
+func CheckToolgateURL(u string) error {
+	if !strings.HasPrefix(u, "http://") && !strings.HasPrefix(u, "https://") {
+		return &ConfigError{Path: "toolgate.url", Reason: "must be an http or https URL of the toolgate service"}
+	}
+	return nil
 }
 
 // MaxArgs is the effective argument bound.

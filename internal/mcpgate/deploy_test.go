@@ -188,6 +188,25 @@ func TestTheSidecarWiring(t *testing.T) {
 		}
 	})
 
+	t.Run("readiness is /readyz and liveness /healthz, on the port mcp", func(t *testing.T) {
+		// /healthz answers from the start; /readyz only once the upstream's
+		// definitions were compared, so no agent is routed to a gateway
+		// that serves no tool yet.
+		for _, p := range []struct {
+			kind  string
+			probe *corev1.Probe
+			path  string
+		}{{"readinessProbe", d.gateway.ReadinessProbe, "/readyz"}, {"livenessProbe", d.gateway.LivenessProbe, "/healthz"}} {
+			if p.probe == nil || p.probe.HTTPGet == nil {
+				t.Errorf("the gateway has no HTTP %s", p.kind)
+				continue
+			}
+			if g := p.probe.HTTPGet; g.Path != p.path || g.Port.String() != "mcp" {
+				t.Errorf("%s GET %s on port %s, want %s on mcp", p.kind, g.Path, g.Port.String(), p.path)
+			}
+		}
+	})
+
 	t.Run("the upstream is the MCP server on the Pod's shared loopback, which publishes no port", func(t *testing.T) {
 		u, err := url.Parse(arg(t, args, "upstream-url"))
 		if err != nil {

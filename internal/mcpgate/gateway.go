@@ -1,10 +1,13 @@
 package mcpgate
 
 import (
+	"bytes"
 	"context"
 	"crypto/tls"
 	"crypto/x509"
+	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net/http"
 	"os"
@@ -18,6 +21,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+	segjson "github.com/segmentio/encoding/json"
 
 	"github.com/toolgate/toolgate/client"
 	"github.com/toolgate/toolgate/internal/logtime"
@@ -75,6 +79,9 @@ type Gateway struct {
 
 	// live holds the names whose upstream definition matches the review.
 	live atomic.Pointer[map[string]bool]
+	// ready is whether the last comparison read the upstream's
+	// tools/list: /readyz.
+	ready atomic.Bool
 
 	mu      sync.Mutex // guards session and refreshing
 	session *mcp.ClientSession
@@ -194,23 +201,68 @@ func onlyTools(next mcp.MethodHandler) mcp.MethodHandler {
 	}
 }
 
-// Handler serves MCP (Streamable HTTP) at /mcp, metrics at /metrics and
-// /healthz.
+// Handler serves MCP (Streamable HTTP) at /mcp, metrics at /metrics,
+// liveness at /healthz and readiness at /readyz: 503 until a comparison of
+// the upstream's definitions has finished, and while the last one could not
+// read the upstream's tools/list (every tool withheld), 200 otherwise.
 func (g *Gateway) Handler() http.Handler {
 	mux := http.NewServeMux()
-	mux.Handle("/mcp", mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return g.server },
+	maxBody := int64(g.cfg.MaxArgs()) + 64<<10
+	mux.Handle("/mcp", oneMessage(maxBody, mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return g.server },
 		&mcp.StreamableHTTPOptions{
-			MaxRequestBodyBytes: int64(g.cfg.MaxArgs()) + 64<<10,
+			MaxRequestBodyBytes: maxBody,
 			// One application/json answer per request instead of an SSE
 			// stream: a tools/call has exactly one response, and the
 			// stream's framing and flushes cost CPU on every call
 			// (docs/performance.md). Notifications still reach the
 			// client on its standalone GET stream.
 			JSONResponse: true,
-		}))
+		})))
 	mux.Handle("/metrics", promhttp.HandlerFor(g.reg, promhttp.HandlerOpts{}))
 	mux.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusOK) })
+	mux.HandleFunc("/readyz", func(w http.ResponseWriter, _ *http.Request) {
+		if !g.ready.Load() {
+			http.Error(w, "the upstream's tool definitions have not been read", http.StatusServiceUnavailable)
+			return
+		}
+		w.WriteHeader(http.StatusOK)
+	})
 	return mux
+}
+
+// oneMessage refuses, with 400 and before anything runs, a POST whose body
+// is not exactly one JSON-RPC message (an object, white space around it).
+// The SDK's transport decodes the first of two concatenated messages and
+// drops the rest, and runs a batch (an array) under protocol versions
+// before 2025-06-18: either would execute what the agent's reading of the
+// exchange may not match. The bound is the transport's own, answered 413
+// as it does.
+func oneMessage(limit int64, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost {
+			next.ServeHTTP(w, r)
+			return
+		}
+		body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, limit))
+		if err != nil {
+			var mbe *http.MaxBytesError
+			if errors.As(err, &mbe) {
+				http.Error(w, fmt.Sprintf("request body exceeds %d bytes", limit), http.StatusRequestEntityTooLarge)
+				return
+			}
+			http.Error(w, "failed to read body", http.StatusBadRequest)
+			return
+		}
+		// Valid accepts exactly one value, anything after it fails. It is
+		// the JSON package the SDK decodes with, and 30 times faster than
+		// encoding/json's on a call carrying an artifact.
+		if m := bytes.Trim(body, " \t\r\n"); len(m) == 0 || m[0] != '{' || !segjson.Valid(m) {
+			http.Error(w, "the body must be exactly one JSON-RPC message: no batch, nothing after it", http.StatusBadRequest)
+			return
+		}
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		next.ServeHTTP(w, r)
+	})
 }
 
 // Run compares the upstream's definitions now, on each of its

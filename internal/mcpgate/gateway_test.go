@@ -1,18 +1,25 @@
 package mcpgate
 
 import (
+	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync/atomic"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/toolgate/toolgate/internal/testutil"
 )
 
 // fixture is a gateway in process: an SDK upstream over in-memory
@@ -26,13 +33,30 @@ type fixture struct {
 	consumes atomic.Int64
 	bearer   atomic.Value // the last Authorization header the service saw
 	token    string       // the token file
+	// down makes Connect hand out a transport that cannot connect.
+	down atomic.Bool
+	// wire is every message the upstream read, as the SDK's
+	// LoggingTransport writes them ("read: {…}" lines).
+	wire testutil.SyncBuffer
 }
 
-func newFixture(t testing.TB) *fixture {
+// downTransport is an upstream that cannot be reached.
+type downTransport struct{}
+
+func (downTransport) Connect(context.Context) (mcp.Connection, error) {
+	return nil, errors.New("connection refused")
+}
+
+// newFixture builds the fixture; edit, if given, changes the sample
+// configuration before New reads it.
+func newFixture(t testing.TB, edit ...func(*Config)) *fixture {
 	t.Helper()
 	cfg, err := ParseConfig([]byte(sample(t)))
 	if err != nil {
 		t.Fatal(err)
+	}
+	for _, e := range edit {
+		e(cfg)
 	}
 	f := &fixture{upstream: mcp.NewServer(&mcp.Implementation{Name: "up", Version: "v1"}, nil)}
 	f.addTool(cfg.Tools[0].Definition.Description)
@@ -50,8 +74,11 @@ func newFixture(t testing.TB) *fixture {
 	}
 	ctx := context.Background()
 	f.g, err = New(cfg, Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Connect: func() mcp.Transport {
+		if f.down.Load() {
+			return downTransport{}
+		}
 		ct, st := mcp.NewInMemoryTransports()
-		if _, err := f.upstream.Connect(ctx, st, nil); err != nil {
+		if _, err := f.upstream.Connect(ctx, &mcp.LoggingTransport{Transport: st, Writer: &f.wire}, nil); err != nil {
 			t.Error(err)
 		}
 		return ct
@@ -185,6 +212,190 @@ func TestNewLeavesNoOutcomeLogOpenWhenItFails(t *testing.T) {
 	for _, fd := range fds {
 		if target, _ := os.Readlink(filepath.Join("/proc/self/fd", fd.Name())); target == cfg.OutcomeLog {
 			t.Fatalf("descriptor %s still holds the outcome log after New failed", fd.Name())
+		}
+	}
+}
+
+// TestReadyzAnswersOnlyAfterAComparisonThatReadTheUpstream: /healthz is
+// liveness from the start; /readyz is 503 until a comparison of the
+// upstream's definitions finished, and while the last one could not read
+// the upstream's tools/list (docs/mcp.md, "Try it").
+func TestReadyzAnswersOnlyAfterAComparisonThatReadTheUpstream(t *testing.T) {
+	f := newFixture(t)
+	srv := httptest.NewServer(f.g.Handler())
+	t.Cleanup(srv.Close)
+	probe := func(path string) int {
+		t.Helper()
+		resp, err := http.Get(srv.URL + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_ = resp.Body.Close()
+		return resp.StatusCode
+	}
+	ctx := context.Background()
+	steps := []struct {
+		name       string
+		before     func()
+		ready, all int
+	}{
+		{"before the first comparison", func() {}, http.StatusServiceUnavailable, http.StatusOK},
+		{"a comparison whose upstream cannot be reached", func() { f.down.Store(true); f.g.Refresh(ctx) }, http.StatusServiceUnavailable, http.StatusOK},
+		{"a comparison that read the upstream", func() { f.down.Store(false); f.g.Refresh(ctx) }, http.StatusOK, http.StatusOK},
+		{"the upstream lost again", func() {
+			f.g.mu.Lock()
+			cs := f.g.session
+			f.g.mu.Unlock()
+			f.g.drop(cs)
+			f.down.Store(true)
+			f.g.Refresh(ctx)
+		}, http.StatusServiceUnavailable, http.StatusOK},
+	}
+	for _, s := range steps {
+		s.before()
+		if got := probe("/readyz"); got != s.ready {
+			t.Errorf("%s: /readyz %d, want %d", s.name, got, s.ready)
+		}
+		if got := probe("/healthz"); got != s.all {
+			t.Errorf("%s: /healthz %d, want %d", s.name, got, s.all)
+		}
+	}
+}
+
+// TestAResultThatBreaksTheOutputSchemaIsRecordedFailed: the upstream
+// performed the call but the agent got a refusal instead of its result,
+// so the outcome is failed (reason outputSchema), not completed.
+func TestAResultThatBreaksTheOutputSchemaIsRecordedFailed(t *testing.T) {
+	f := newFixture(t, func(c *Config) {
+		c.Tools[0].OutputSchema = json.RawMessage(`{"type":"object","required":["receipt"]}`)
+	})
+	f.g.Refresh(context.Background())
+	if _, code := f.call(); code != "outputSchema" || f.calls.Load() != 1 {
+		t.Fatalf("refusal %q after %d upstream calls, want outputSchema after 1", code, f.calls.Load())
+	}
+	raw, err := os.ReadFile(f.g.cfg.OutcomeLog)
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs, err := ReadOutcomes(bytes.NewReader(raw))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(recs) != 1 || recs[0].Outcome != OutcomeFailed || recs[0].Reason != "outputSchema" {
+		t.Fatalf("recorded %+v, want one call failed with reason outputSchema", recs)
+	}
+}
+
+// TestTheUpstreamIsAnnouncedNoClientCapability reads every message the
+// upstream received: wherever the gateway's client states its capabilities
+// (initialize's params.capabilities, or the _meta of a request under the
+// stateless protocol), there is no roots, sampling or elicitation.
+func TestTheUpstreamIsAnnouncedNoClientCapability(t *testing.T) {
+	f := newFixture(t)
+	f.g.Refresh(context.Background())
+	stated := 0
+	sc := bufio.NewScanner(strings.NewReader(f.wire.String()))
+	sc.Buffer(nil, 1<<20)
+	for sc.Scan() {
+		line, ok := strings.CutPrefix(sc.Text(), "read: ")
+		if !ok {
+			continue
+		}
+		var msg struct {
+			Method string `json:"method"`
+			Params struct {
+				Capabilities map[string]json.RawMessage `json:"capabilities"`
+				Meta         map[string]json.RawMessage `json:"_meta"`
+			} `json:"params"`
+		}
+		if err := json.Unmarshal([]byte(line), &msg); err != nil {
+			t.Fatalf("%s: %v", line, err)
+		}
+		var sets []map[string]json.RawMessage
+		if raw, ok := msg.Params.Meta[mcp.MetaKeyClientCapabilities]; ok {
+			var caps map[string]json.RawMessage
+			if err := json.Unmarshal(raw, &caps); err != nil || caps == nil {
+				t.Fatalf("%s: the capabilities are not an object", line)
+			}
+			sets = append(sets, caps)
+		}
+		if msg.Method == "initialize" {
+			if msg.Params.Capabilities == nil {
+				t.Fatalf("%s: initialize without capabilities", line)
+			}
+			sets = append(sets, msg.Params.Capabilities)
+		}
+		for _, caps := range sets {
+			stated++
+			for _, c := range []string{"roots", "sampling", "elicitation"} {
+				if v, ok := caps[c]; ok {
+					t.Errorf("%s announces %s: %s", msg.Method, c, v)
+				}
+			}
+		}
+	}
+	if stated == 0 {
+		t.Fatalf("the upstream read no client capabilities at all:\n%s", f.wire.String())
+	}
+}
+
+// TestAPostThatIsNotExactlyOneJSONRPCMessageIsRefused: two messages in
+// one body, a batch (which the SDK's transport runs under protocol
+// versions before 2025-06-18) and a message followed by anything are
+// answered 400, and neither the service nor the upstream saw a call.
+func TestAPostThatIsNotExactlyOneJSONRPCMessageIsRefused(t *testing.T) {
+	f := newFixture(t)
+	f.g.Refresh(context.Background())
+	srv := httptest.NewServer(f.g.Handler())
+	t.Cleanup(srv.Close)
+	const version = "2025-03-26"
+	post := func(sid, body string) (int, string) {
+		t.Helper()
+		req, _ := http.NewRequest(http.MethodPost, srv.URL+"/mcp", strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		if sid != "" {
+			req.Header.Set("Mcp-Session-Id", sid)
+			req.Header.Set("Mcp-Protocol-Version", version)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer func() { _ = resp.Body.Close() }()
+		if sid == "" {
+			return resp.StatusCode, resp.Header.Get("Mcp-Session-Id")
+		}
+		return resp.StatusCode, ""
+	}
+	_, sid := post("", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"`+version+`","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
+	if sid == "" {
+		t.Fatal("initialize gave no session")
+	}
+	post(sid, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	call := func(id int) string {
+		return fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"submit_payment",`+
+			`"arguments":{"amount":1,"currency":"eur","debtor-account":"a","creditor-account":"b"},"_meta":{%q:{"artifact":"a"}}}}`, id, MetaKey)
+	}
+	// One message, with the white space around it a client may send, runs.
+	if status, _ := post(sid, "\n"+call(2)+"\r\n"); status != http.StatusOK || f.calls.Load() != 1 {
+		t.Fatalf("one message: %d after %d upstream calls, want 200 after 1", status, f.calls.Load())
+	}
+	for name, body := range map[string]string{
+		"two messages":                   call(3) + call(4),
+		"two messages on two lines":      call(5) + "\n" + call(6),
+		"a batch of two":                 "[" + call(7) + "," + call(8) + "]",
+		"a batch of one":                 "[" + call(9) + "]",
+		"a message and a value after it": call(10) + ` "x"`,
+		"a message and a ping after it":  call(11) + `{"jsonrpc":"2.0","id":12,"method":"ping"}`,
+	} {
+		consumes, calls := f.consumes.Load(), f.calls.Load()
+		if status, _ := post(sid, body); status != http.StatusBadRequest {
+			t.Errorf("%s: %d, want 400", name, status)
+		}
+		if f.consumes.Load() != consumes || f.calls.Load() != calls {
+			t.Errorf("%s: the service saw %d consumes, the upstream %d calls; want none", name,
+				f.consumes.Load()-consumes, f.calls.Load()-calls)
 		}
 	}
 }

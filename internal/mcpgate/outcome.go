@@ -36,7 +36,8 @@ type Record struct {
 	Binding         string    `json:"binding"`
 	Outcome         string    `json:"outcome,omitempty"`
 	// Reason says why: "upstreamError", "toolError", "transport",
-	// "timeout", "outputSchema" (completed, result withheld),
+	// "timeout", "outputSchema" (failed: the tool ran, its result was
+	// withheld),
 	// "noOutcomeRecorded".
 	Reason string `json:"reason,omitempty"`
 }

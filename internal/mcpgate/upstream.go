@@ -21,6 +21,10 @@ func (g *Gateway) upstream(ctx context.Context) (*mcp.ClientSession, error) {
 		return g.session, nil
 	}
 	c := mcp.NewClient(&mcp.Implementation{Name: "toolgate-mcp-gateway", Version: "v1alpha1"}, &mcp.ClientOptions{
+		// Not nil: with nil Capabilities the SDK announces roots. With
+		// no sampling or elicitation handler it adds neither, so the
+		// upstream is offered no way to ask the agent anything.
+		Capabilities: &mcp.ClientCapabilities{},
 		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) {
 			select {
 			case g.refreshCh <- struct{}{}:
@@ -120,4 +124,8 @@ func (g *Gateway) Refresh(ctx context.Context) {
 	}
 	g.withheld.Set(float64(withheld))
 	g.live.Store(&next)
+	// Ready once the upstream was read, also when every definition
+	// differs: the gateway then answers each call definitionChanged,
+	// which is the signal a review needs, not a reason to stop routing.
+	g.ready.Store(err == nil)
 }

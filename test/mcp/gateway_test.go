@@ -236,6 +236,26 @@ var _ = Describe("the MCP gateway", Ordered, func() {
 		Expect(effectCount()).To(Equal(before))
 	})
 
+	It("refuses a body of two JSON-RPC messages with 400 and runs neither: the Authorization stays unspent", func() {
+		before := effectCount()
+		p, _ := authorized()
+		params, err := json.Marshal(p)
+		Expect(err).NotTo(HaveOccurred())
+		call := `{"jsonrpc":"2.0","id":21,"method":"tools/call","params":` + string(params) + `}`
+		sid := rawInitialize(gateways[0].addr)
+		for _, body := range []string{call + call, call + `{"jsonrpc":"2.0","id":22,"method":"ping"}`, "[" + call + "]"} {
+			status, _ := rawPost(gateways[0].addr, sid, body)
+			Expect(status).To(Equal(http.StatusBadRequest))
+		}
+		Expect(effectCount()).To(Equal(before))
+		// Nothing was consumed: the same Authorization still runs once.
+		res, err := cs.CallTool(ctx, p)
+		Expect(err).NotTo(HaveOccurred())
+		_, _, refused := mcpclient.Refusal(res)
+		Expect(refused).To(BeFalse())
+		Expect(effectCount()).To(Equal(before + 1))
+	})
+
 	It("withholds a result whose structuredContent breaks the reviewed output Schema", func() {
 		control("badoutput")
 		DeferCleanup(control, "reset")
@@ -243,7 +263,11 @@ var _ = Describe("the MCP gateway", Ordered, func() {
 		p, req := authorized()
 		refusedWith(cs, p, "outputSchema")
 		Expect(effectCount()).To(Equal(before + 1))
-		Expect(outcomeOf(gateways[0], req.AuthorizationID)).To(Equal("completed\toutputSchema"))
+		// Failed: the tool ran, but the agent got no result.
+		Expect(outcomeOf(gateways[0], req.AuthorizationID)).To(Equal("failed\toutputSchema"))
+		out, err := exec.Command(toolgate, "mcp", "outcomes", "--outcome", "failed", gateways[0].log).CombinedOutput()
+		Expect(err).NotTo(HaveOccurred(), string(out))
+		Expect(string(out)).To(ContainSubstring(req.AuthorizationID))
 	})
 
 	It("catches a rug pull: the changed tool is withheld, its calls refused, a metric and a log line", func() {

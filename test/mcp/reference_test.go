@@ -6,7 +6,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	. "github.com/onsi/ginkgo/v2"
@@ -114,8 +113,8 @@ var _ = Describe("a published reference MCP server from npm", Ordered, func() {
 		gwAddr := freeAddr()
 		refGateway = start("reference gateway", gwAddr, toolgate, "mcp", "gateway", "--config", filepath.Join(importDir, "mcp-gateway.yaml"),
 			"--listen", gwAddr, "--recheck", "1s", "--upstream-command", upstreamCmd)
-		waitHTTP("http://"+gwAddr+"/healthz", refGateway)
-		Eventually(func() []string { return toolNames(refGateway) }, 60*time.Second, 200*time.Millisecond).Should(ContainElement("echo"))
+		waitHTTP("http://"+gwAddr+"/readyz", refGateway)
+		Expect(toolNames(refGateway)).To(ContainElement("echo"))
 
 		By("authorizing one echo and calling it through the gateway with the official SDK client")
 		rawReq, err := os.ReadFile(filepath.Join(referenceDir, "authorize-echo.json"))

@@ -153,8 +153,10 @@ func startGateway(name string, upstreamFlags ...string) *proc {
 	args := append([]string{"mcp", "gateway", "--config", cfg, "--listen", addr, "--recheck", "500ms", "--call-timeout", "30s"}, upstreamFlags...)
 	p := start(name, addr, toolgate, args...)
 	p.log = log
-	waitHTTP("http://"+addr+"/healthz", p)
-	Eventually(func() []string { return toolNames(p) }, 30*time.Second, 100*time.Millisecond).Should(Equal([]string{"submit_payment"}))
+	// Ready means the upstream's definitions were compared: the reviewed
+	// tool is served from the first request on, not after a delay.
+	waitHTTP("http://"+addr+"/readyz", p)
+	Expect(toolNames(p)).To(Equal([]string{"submit_payment"}))
 	return p
 }
 
