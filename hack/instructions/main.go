@@ -5,20 +5,26 @@
 //
 // Every workload runs its server twice under callgrind, in a fresh state
 // directory each time: once answering n measured requests, once 2n, with
-// everything else the same (start-up, the same set-up requests, shutdown on
-// SIGINT). The row is the difference of the two whole-process totals over n.
-// Counting the whole process and subtracting is exact where the
-// alternative is not: callgrind_control's zero and dump are asynchronous
-// (callgrind reads the command file only while the client executes code, so
-// the boundary falls somewhere in the idle loop, not at a request) and
-// would count the first request's one-time work (lazy initialization, the
-// connection, the first store transaction) as a per-request cost, whereas
-// the difference cancels start-up, warm-up and shutdown precisely, and
-// keeps what each request really adds: its share of the garbage
-// collector's work and of the store's growth. What it cannot cancel is
-// work that depends on wall time rather than requests (the Go runtime's
-// sysmon and idle timers), so the requests are sent back to back from one
-// client on one keep-alive connection, and n should be a few hundred.
+// everything else the same. In each run, after start-up and the workload's
+// set-up requests, `callgrind_control --zero` resets the counters, the
+// measured requests follow, and `callgrind_control --dump` writes the count
+// since the zero; then the process is killed (nothing after the dump
+// counts). The row is the difference of the two runs' counts over n.
+//
+// Why both, and why this is exact: the zero and the dump are synchronous
+// (callgrind_control talks to valgrind's gdbserver through vgdb and returns
+// once callgrind carried the command out), so start-up, set-up and
+// shutdown are not in either count, with their garbage collections and
+// timers; the difference then cancels what one run's measured phase does
+// once, whatever n: the first request's lazy initialization, the new
+// connection, the idle moments around the zero and the dump. What remains
+// is what each request adds, its share of the garbage collector's work and
+// of the store's growth included. Work that depends on wall time rather
+// than on requests (the Go runtime's sysmon, idle timers) does not cancel,
+// so the requests are sent back to back from one client on one keep-alive
+// connection, and n should be a few hundred. Callgrind counts user-mode
+// instructions only: the kernel's share of a request (the loopback
+// socket, the fsync) is not in the figure.
 //
 // Go programs run with GODEBUG=asyncpreemptoff=1 (callgrind aborts on the
 // runtime's preemption signals otherwise) and a fixed GOMAXPROCS (-procs),
@@ -29,7 +35,7 @@
 //   - go-http-floor: bench's httppeers -serve-floor (net/http with the
 //     defaults, reads the body, writes a constant), given OPA's request
 //     bodies: the HTTP round trip alone.
-//   - opa: `opa run --server` (the bench module's pinned OPA) with the peer
+//   - opa: `opa run --server --skip-version-check` (the bench module's pinned OPA; no call to GitHub in the background) with the peer
 //     table's 20-rule generated Rego policy (bench's httppeers -write-opa),
 //     POST /v1/data/peers/allow, cycling through its 64 inputs.
 //   - authorize-refused, authorize-issuing: `toolgate serve` on the shipped
@@ -242,7 +248,7 @@ func (b *bench) workloads() ([]workload, error) {
 			}},
 		{name: "opa", work: "opa run --server, the peer table's 20-rule generated Rego policy (package peers), POST /v1/data/peers/allow",
 			start: func(b *bench, _, addr string, wrap bool) (*process, error) {
-				return b.startProcess("opa", wrap, b.o.opa, "run", "--server", "--addr", addr, "--log-level", "error", b.opaPolicy)
+				return b.startProcess("opa", wrap, b.o.opa, "run", "--server", "--addr", addr, "--log-level", "error", "--skip-version-check", b.opaPolicy)
 			},
 			request: func(b *bench, addr string, _ any, i int) error {
 				return b.post("http://"+addr+"/v1/data/peers/allow", b.opaBodies[i%len(b.opaBodies)])
@@ -307,7 +313,9 @@ func (b *bench) measure(w workload, k int) (uint64, error) {
 	}
 	start := w.start
 	if start == nil {
-		start = func(b *bench, state, addr string, wrap bool) (*process, error) { return b.startToolgate(state, addr, wrap) }
+		start = func(b *bench, state, addr string, wrap bool) (*process, error) {
+			return b.startToolgate(state, addr, wrap)
+		}
 	}
 	p, err := start(b, state, addr, true)
 	if err != nil {
