@@ -182,12 +182,13 @@ INSTR_REQUESTS ?= 200
 INSTR_OUTPUT ?= text
 
 .PHONY: bench-instructions
-bench-instructions: | $(BIN) ## Instructions per request under valgrind's callgrind, load-independent: the net/http floor, OPA's server, toolgate serve's authorize, consume and validate (hack/instructions).
+bench-instructions: | $(BIN) ## Instructions per request under valgrind's callgrind, load-independent: the net/http floor, OPA's server, toolgate serve's authorize, consume and validate, a direct MCP call (hack/instructions).
 	$(GO) build -o $(BIN)/toolgate ./cmd/toolgate
 	$(INSTALL_PEER_OPA)
+	$(GO) build -o $(BIN)/mcp-upstream ./test/mcp/upstream
 	cd bench && $(GO) build -o $(abspath $(BIN))/peers/httppeers ./cmd/httppeers
 	$(GO) run ./hack/instructions -toolgate $(BIN)/toolgate -httppeers $(BIN)/peers/httppeers -opa $(BIN)/peers/opa \
-		-n $(INSTR_REQUESTS) -o $(INSTR_OUTPUT)
+		-upstream $(BIN)/mcp-upstream -n $(INSTR_REQUESTS) -o $(INSTR_OUTPUT)
 
 ##@ Build and run
 

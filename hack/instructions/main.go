@@ -50,6 +50,11 @@
 //     process consumes them with an empty rebuild cache: signature
 //     verification and the rebuild of each.
 //   - validate: as consume-cache-hit, POST /v1/validate.
+//   - mcp-direct: test/mcp/upstream (the MCP gateway's tests' server, one
+//     tool built with the MCP Go SDK), a tools/call of submit_payment with
+//     the sample's arguments from the SDK's client, no gateway: the set-up
+//     is the session's initialize and a tools/list (as hack/mcpbench's
+//     direct mode).
 //
 // The output is a table, one row per workload (workload, requests,
 // instructions per request, commit), or with -o json the same rows with
@@ -75,6 +80,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/toolgate/toolgate/client"
 )
 
@@ -86,6 +93,7 @@ const (
 
 type options struct {
 	toolgate, httppeers, opa string
+	upstream                 string
 	valgrind, control        string
 	root                     string
 	n                        int
@@ -101,6 +109,7 @@ func main() {
 	flag.StringVar(&o.toolgate, "toolgate", "bin/toolgate", "toolgate binary")
 	flag.StringVar(&o.httppeers, "httppeers", "bin/peers/httppeers", "bench's httppeers binary (the go-http-floor server and the opa row's policy)")
 	flag.StringVar(&o.opa, "opa", "bin/peers/opa", "OPA binary (the bench module's pinned version)")
+	flag.StringVar(&o.upstream, "upstream", "bin/mcp-upstream", "the MCP gateway tests' upstream (go build ./test/mcp/upstream)")
 	flag.StringVar(&o.valgrind, "valgrind", "valgrind", "valgrind binary")
 	flag.StringVar(&o.control, "callgrind-control", "callgrind_control", "callgrind_control binary")
 	flag.StringVar(&o.root, "root", ".", "the toolgate repository (config/samples, examples/)")
@@ -246,7 +255,7 @@ func (b *bench) workloads() ([]workload, error) {
 			request: func(b *bench, addr string, _ any, i int) error {
 				return b.post("http://"+addr+"/", b.opaBodies[i%len(b.opaBodies)])
 			}},
-		{name: "opa", work: "opa run --server, the peer table's 20-rule generated Rego policy (package peers), POST /v1/data/peers/allow",
+		{name: "opa", work: "opa run --server --skip-version-check, the peer table's 20-rule generated Rego policy (package peers), POST /v1/data/peers/allow",
 			start: func(b *bench, _, addr string, wrap bool) (*process, error) {
 				return b.startProcess("opa", wrap, b.o.opa, "run", "--server", "--addr", addr, "--log-level", "error", "--skip-version-check", b.opaPolicy)
 			},
@@ -289,6 +298,29 @@ func (b *bench) workloads() ([]workload, error) {
 			request: (*bench).consume},
 		{name: "validate", work: "toolgate serve, POST /v1/validate of artifacts this process issued (set-up: 2n authorize)",
 			setup: issued, request: (*bench).validate},
+		{name: "mcp-direct", work: "test/mcp/upstream alone, tools/call submit_payment over Streamable HTTP from the MCP Go SDK client, no gateway",
+			start: func(b *bench, state, addr string, wrap bool) (*process, error) {
+				return b.startProcess("upstream", wrap, b.o.upstream, "--listen", addr, "--effects", filepath.Join(state, "effects"))
+			},
+			setup: func(b *bench, addr string) (any, error) {
+				cs, err := mcp.NewClient(&mcp.Implementation{Name: "instructions", Version: "v1"}, nil).Connect(context.Background(),
+					&mcp.StreamableClientTransport{Endpoint: "http://" + addr + "/mcp", DisableStandaloneSSE: true, HTTPClient: b.hc}, nil)
+				if err != nil {
+					return nil, err
+				}
+				if _, err := cs.ListTools(context.Background(), nil); err != nil {
+					return nil, err
+				}
+				return cs, nil
+			},
+			request: func(b *bench, _ string, session any, _ int) error {
+				res, err := session.(*mcp.ClientSession).CallTool(context.Background(),
+					&mcp.CallToolParams{Name: "submit_payment", Arguments: b.allow.Proposal.Arguments})
+				if err == nil && res.IsError {
+					err = errors.New("the tool answered an error")
+				}
+				return err
+			}},
 	}, nil
 }
 
