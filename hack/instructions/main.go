@@ -98,6 +98,7 @@ type options struct {
 	root                     string
 	n                        int
 	procs                    int
+	gogc                     string
 	output                   string
 	commit                   string
 	only                     string
@@ -115,6 +116,7 @@ func main() {
 	flag.StringVar(&o.root, "root", ".", "the toolgate repository (config/samples, examples/)")
 	flag.IntVar(&o.n, "n", 200, "measured requests per workload: each server runs once with n and once with 2n")
 	flag.IntVar(&o.procs, "procs", 2, "GOMAXPROCS of every measured Go process")
+	flag.StringVar(&o.gogc, "gogc", "off", "GOGC of every measured Go process; empty: each program's own")
 	flag.StringVar(&o.output, "o", "text", "output: text (a table) or json")
 	flag.StringVar(&o.commit, "commit", "", "the commit measured, for the table (default: git rev-parse of -root, with -dirty)")
 	flag.StringVar(&o.only, "workloads", "", "comma-separated workloads to run (default all)")
@@ -431,6 +433,9 @@ func (b *bench) startProcess(name string, wrap bool, bin string, args ...string)
 	p.cmd = exec.Command(bin, args...)
 	p.cmd.Stdout, p.cmd.Stderr = logf, logf
 	p.cmd.Env = append(os.Environ(), "GODEBUG=asyncpreemptoff=1", "GOMAXPROCS="+strconv.Itoa(b.o.procs))
+	if wrap && b.o.gogc != "" {
+		p.cmd.Env = append(p.cmd.Env, "GOGC="+b.o.gogc)
+	}
 	if err := p.cmd.Start(); err != nil {
 		_ = logf.Close()
 		return nil, err
