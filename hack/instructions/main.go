@@ -27,8 +27,15 @@
 // socket, the fsync) is not in the figure.
 //
 // Go programs run with GODEBUG=asyncpreemptoff=1 (callgrind aborts on the
-// runtime's preemption signals otherwise) and a fixed GOMAXPROCS (-procs),
-// so that the count does not depend on the machine's core count.
+// runtime's preemption signals otherwise), a fixed GOMAXPROCS (-procs, 2),
+// so that the count does not depend on the machine's core count, and
+// GOGC=off (-gogc): a garbage collection of toolgate's heap costs about 18
+// million instructions, so whether one falls inside a run's window or just
+// outside it moved a row by about 90 thousand per request at n = 200
+// (refused authorize: 286 k to 473 k over six runs). Without collections
+// two runs agree within 1 %; the collector's share, which follows the
+// bytes allocated per request, is what the engine benchmarks' -benchmem
+// columns measure. -gogc "" keeps each program's own setting.
 //
 // Workloads, in the order the table prints them:
 //
@@ -62,6 +69,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -183,7 +191,7 @@ func run(o options) error {
 	if o.output == "json" {
 		return writeJSON(os.Stdout, rows)
 	}
-	fmt.Printf("user-mode instructions per request under callgrind (GOMAXPROCS=%d, one client, back to back; runs of n and 2n requests differenced)\n", o.procs)
+	fmt.Printf("user-mode instructions per request under callgrind (GOMAXPROCS=%d, GOGC=%s, one client, back to back; runs of n and 2n requests differenced)\n", o.procs, cmp.Or(o.gogc, "each program's own"))
 	for _, w := range selected {
 		fmt.Printf("  %-26s %s\n", w.name, w.work)
 	}
