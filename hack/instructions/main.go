@@ -18,8 +18,8 @@
 // timers; the difference then cancels what one run's measured phase does
 // once, whatever n: the first request's lazy initialization, the new
 // connection, the idle moments around the zero and the dump. What remains
-// is what each request adds, its share of the garbage collector's work and
-// of the store's growth included. Work that depends on wall time rather
+// is what each request adds, its share of the store's growth included (and
+// of the collector's work, with -gogc ""). Work that depends on wall time rather
 // than on requests (the Go runtime's sysmon, idle timers) does not cancel,
 // so the requests are sent back to back from one client on one keep-alive
 // connection, and n should be a few hundred. Callgrind counts user-mode
@@ -42,7 +42,8 @@
 //   - go-http-floor: bench's httppeers -serve-floor (net/http with the
 //     defaults, reads the body, writes a constant), given OPA's request
 //     bodies: the HTTP round trip alone.
-//   - opa: `opa run --server --skip-version-check` (the bench module's pinned OPA; no call to GitHub in the background) with the peer
+//   - opa: `opa run --server --skip-version-check` (the bench module's
+//     pinned OPA; no call to GitHub in the background) with the peer
 //     table's 20-rule generated Rego policy (bench's httppeers -write-opa),
 //     POST /v1/data/peers/allow, cycling through its 64 inputs.
 //   - authorize-refused, authorize-issuing: `toolgate serve` on the shipped
