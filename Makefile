@@ -182,7 +182,7 @@ INSTR_REQUESTS ?= 200
 INSTR_OUTPUT ?= text
 
 .PHONY: bench-instructions
-bench-instructions: | $(BIN) ## Instructions per request under valgrind's callgrind, load-independent: the net/http floor, OPA's server, toolgate serve's authorize, consume and validate, a direct MCP call (hack/instructions).
+bench-instructions: | $(BIN) ## Instructions per request under valgrind's callgrind, load-independent: the net/http floor, OPA's server, toolgate serve's authorize, consume and validate, a direct MCP call and the MCP gateway's share of a gated one (hack/instructions).
 	$(GO) build -o $(BIN)/toolgate ./cmd/toolgate
 	$(INSTALL_PEER_OPA)
 	$(GO) build -o $(BIN)/mcp-upstream ./test/mcp/upstream

@@ -63,6 +63,11 @@
 //     the sample's arguments from the SDK's client, no gateway: the set-up
 //     is the session's initialize and a tools/list (as hack/mcpbench's
 //     direct mode).
+//   - mcp-gated-gateway: `toolgate mcp gateway` alone on
+//     config/mcp/gateway.yaml, the same call, each with its own
+//     Authorization (client/mcpclient), which the gateway consumes with the
+//     service before it forwards: the service and the upstream run, not
+//     measured, as hack/mcpbench/run.sh starts them.
 //
 // The output is a table, one row per workload (workload, requests,
 // instructions per request, commit), or with -o json the same rows with
@@ -92,6 +97,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/toolgate/toolgate/client"
+	"github.com/toolgate/toolgate/client/mcpclient"
 )
 
 // The development tokens of examples/standalone/tokens.yaml.
@@ -210,7 +216,7 @@ type workload struct {
 	prepare func(b *bench, state string, k int) (any, error)
 	// setup runs in the measured process before the measured requests;
 	// the same in both runs.
-	setup func(b *bench, addr string) (any, error)
+	setup func(b *bench, addr string, prepared any) (any, error)
 	// request sends measured request i; prepared is what prepare or setup
 	// returned.
 	request func(b *bench, addr string, prepared any, i int) error
@@ -226,6 +232,9 @@ type bench struct {
 	deny      client.AuthorizeRequest
 	expect    client.Expectations
 	hc        *http.Client
+	// cleanups stop what a workload's prepare started for one run.
+	cleanups    []func() error
+	upstreamURL string
 }
 
 func (b *bench) workloads() ([]workload, error) {
@@ -257,7 +266,7 @@ func (b *bench) workloads() ([]workload, error) {
 	for l := range strings.SplitSeq(strings.TrimSpace(string(raw)), "\n") {
 		b.opaBodies = append(b.opaBodies, []byte(l))
 	}
-	issued := func(b *bench, addr string) (any, error) { return b.issue(addr, 2*b.o.n) }
+	issued := func(b *bench, addr string, _ any) (any, error) { return b.issue(addr, 2*b.o.n) }
 	return []workload{
 		{name: "go-http-floor", work: "bench's httppeers -serve-floor: net/http, reads the body, writes a constant",
 			start: func(b *bench, _, addr string, wrap bool) (*process, error) {
@@ -313,24 +322,22 @@ func (b *bench) workloads() ([]workload, error) {
 			start: func(b *bench, state, addr string, wrap bool) (*process, error) {
 				return b.startProcess("upstream", wrap, b.o.upstream, "--listen", addr, "--effects", filepath.Join(state, "effects"))
 			},
-			setup: func(b *bench, addr string) (any, error) {
-				cs, err := mcp.NewClient(&mcp.Implementation{Name: "instructions", Version: "v1"}, nil).Connect(context.Background(),
-					&mcp.StreamableClientTransport{Endpoint: "http://" + addr + "/mcp", DisableStandaloneSSE: true, HTTPClient: b.hc}, nil)
-				if err != nil {
-					return nil, err
-				}
-				if _, err := cs.ListTools(context.Background(), nil); err != nil {
-					return nil, err
-				}
-				return cs, nil
+			setup: func(b *bench, addr string, _ any) (any, error) { return b.session(addr, nil) },
+			request: func(b *bench, _ string, s any, _ int) error {
+				return s.(*mcpSession).call(&mcp.CallToolParams{Name: "submit_payment", Arguments: b.allow.Proposal.Arguments})
+			}},
+		{name: "mcp-gated-gateway", work: "toolgate mcp gateway alone (config/mcp/gateway.yaml), the same call with a fresh Authorization each; service and upstream not measured",
+			prepare: (*bench).prepareGateway,
+			start: func(b *bench, state, addr string, wrap bool) (*process, error) {
+				return b.startProcess("gateway", wrap, b.o.toolgate, "mcp", "gateway", "--config", filepath.Join(state, "gateway.yaml"),
+					"--listen", addr, "--upstream-url", b.upstreamURL)
 			},
-			request: func(b *bench, _ string, session any, _ int) error {
-				res, err := session.(*mcp.ClientSession).CallTool(context.Background(),
-					&mcp.CallToolParams{Name: "submit_payment", Arguments: b.allow.Proposal.Arguments})
-				if err == nil && res.IsError {
-					err = errors.New("the tool answered an error")
-				}
-				return err
+			setup: func(b *bench, addr string, params any) (any, error) {
+				return b.session(addr, params.([]*mcp.CallToolParams))
+			},
+			request: func(b *bench, _ string, s any, i int) error {
+				ms := s.(*mcpSession)
+				return ms.call(ms.params[i])
 			}},
 	}, nil
 }
@@ -338,6 +345,12 @@ func (b *bench) workloads() ([]workload, error) {
 // measure runs w's server under callgrind for k measured requests and
 // returns the instructions the whole process executed.
 func (b *bench) measure(w workload, k int) (uint64, error) {
+	defer func() {
+		for _, stop := range slices.Backward(b.cleanups) {
+			_ = stop()
+		}
+		b.cleanups = nil
+	}()
 	b.runs++
 	state := filepath.Join(b.work, fmt.Sprintf("%s-%d-%d", w.name, k, b.runs))
 	if err := os.Mkdir(state, 0o700); err != nil {
@@ -370,7 +383,7 @@ func (b *bench) measure(w workload, k int) (uint64, error) {
 		}
 		if w.setup != nil {
 			var err error
-			if prepared, err = w.setup(b, addr); err != nil {
+			if prepared, err = w.setup(b, addr, prepared); err != nil {
 				return fmt.Errorf("set-up: %w", err)
 			}
 		}
@@ -591,4 +604,100 @@ func readJSON(path string, v any) error {
 		return err
 	}
 	return json.Unmarshal(raw, v)
+}
+
+// mcpSession is an MCP client session and, for the gateway, the calls
+// with their Authorizations.
+type mcpSession struct {
+	cs     *mcp.ClientSession
+	params []*mcp.CallToolParams
+}
+
+// session connects an MCP client to addr/mcp and lists its tools.
+func (b *bench) session(addr string, params []*mcp.CallToolParams) (any, error) {
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "instructions", Version: "v1"}, nil).Connect(context.Background(),
+		&mcp.StreamableClientTransport{Endpoint: "http://" + addr + "/mcp", DisableStandaloneSSE: true, HTTPClient: b.hc}, nil)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := cs.ListTools(context.Background(), nil); err != nil {
+		return nil, err
+	}
+	return &mcpSession{cs: cs, params: params}, nil
+}
+
+func (s *mcpSession) call(p *mcp.CallToolParams) error {
+	res, err := s.cs.CallTool(context.Background(), p)
+	if err != nil {
+		return err
+	}
+	if code, _, refused := mcpclient.Refusal(res); refused {
+		return fmt.Errorf("refused: %s", code)
+	}
+	if res.IsError {
+		return errors.New("the tool answered an error")
+	}
+	return nil
+}
+
+// prepareGateway starts, not measured, the toolgate service and the
+// upstream the gateway stands between (as hack/mcpbench/run.sh does),
+// writes the gateway's configuration into state, and obtains k
+// Authorizations for the gated calls.
+func (b *bench) prepareGateway(state string, k int) (any, error) {
+	svcAddr, err := freeAddr()
+	if err != nil {
+		return nil, err
+	}
+	upAddr, err := freeAddr()
+	if err != nil {
+		return nil, err
+	}
+	svcState := filepath.Join(state, "service")
+	if err := os.Mkdir(svcState, 0o700); err != nil {
+		return nil, err
+	}
+	svc, err := b.startToolgate(svcState, svcAddr, false)
+	if err != nil {
+		return nil, err
+	}
+	b.cleanups = append(b.cleanups, svc.stop)
+	up, err := b.startProcess("upstream", false, b.o.upstream, "--listen", upAddr, "--effects", filepath.Join(state, "effects"))
+	if err != nil {
+		return nil, err
+	}
+	b.cleanups = append(b.cleanups, up.stop)
+	b.upstreamURL = "http://" + upAddr + "/mcp"
+	token := filepath.Join(state, "executor.token")
+	if err := os.WriteFile(token, []byte(executorToken+"\n"), 0o600); err != nil {
+		return nil, err
+	}
+	raw, err := os.ReadFile(filepath.Join(b.o.root, "config/mcp/gateway.yaml"))
+	if err != nil {
+		return nil, err
+	}
+	config := strings.NewReplacer("tokenFile: .state/mcp-executor.token", "tokenFile: "+token,
+		"outcomeLog: .state/mcp-outcomes.jsonl", "outcomeLog: "+filepath.Join(state, "outcomes.jsonl"),
+		"http://127.0.0.1:8080", "http://"+svcAddr).Replace(string(raw))
+	if err := os.WriteFile(filepath.Join(state, "gateway.yaml"), []byte(config), 0o600); err != nil {
+		return nil, err
+	}
+	for _, p := range []struct {
+		addr string
+		p    *process
+	}{{svcAddr, svc}, {upAddr, up}} {
+		if err := waitUp(p.addr, p.p); err != nil {
+			return nil, err
+		}
+	}
+	agent := client.New("http://"+svcAddr, agentToken, b.hc)
+	params := make([]*mcp.CallToolParams, k)
+	for i := range k {
+		req := ids(b.allow, i)
+		req.Proposal.ProposalID = "proposal-" + req.AuthorizationID
+		if params[i], err = mcpclient.Authorize(context.Background(), agent, req, "submit_payment"); err != nil {
+			return nil, fmt.Errorf("authorize %d: %w", i, err)
+		}
+	}
+	return params, nil
 }
