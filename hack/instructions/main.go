@@ -699,5 +699,6 @@ func (b *bench) prepareGateway(state string, k int) (any, error) {
 			return nil, fmt.Errorf("authorize %d: %w", i, err)
 		}
 	}
+	b.hc.CloseIdleConnections() // the service's shutdown need not wait for this client
 	return params, nil
 }
