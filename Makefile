@@ -169,12 +169,29 @@ HTTP_PEER_ROUNDS ?= 3
 HTTP_PEER_DURATION ?= 5s
 HTTP_PEER_CLIENTS ?= 4,16
 
+# OPA's server at the bench module's pinned version, into $(BIN)/peers.
+INSTALL_PEER_OPA = GOBIN=$(abspath $(BIN))/peers $(GO) install github.com/open-policy-agent/opa@$$(cd bench && $(GO) list -m -f '{{.Version}}' github.com/open-policy-agent/opa)
+
 .PHONY: bench-http-peers
 bench-http-peers: | $(BIN) ## toolgate serve and OPA's server (the bench module's pinned version) on loopback, driven by vegeta in interleaved rounds: req/s, p50, p99, ratios.
 	$(GO) build -o $(BIN)/toolgate ./cmd/toolgate
-	GOBIN=$(abspath $(BIN))/peers $(GO) install github.com/open-policy-agent/opa@$$(cd bench && $(GO) list -m -f '{{.Version}}' github.com/open-policy-agent/opa)
+	$(INSTALL_PEER_OPA)
 	cd bench && $(GO) run ./cmd/httppeers -opa $(abspath $(BIN))/peers/opa -toolgate $(abspath $(BIN))/toolgate -root .. \
 		-rounds $(HTTP_PEER_ROUNDS) -d $(HTTP_PEER_DURATION) -clients $(HTTP_PEER_CLIENTS)
+
+# Measured requests per workload of bench-instructions (each server runs
+# with N and with 2N) and its output (text or json).
+INSTR_REQUESTS ?= 200
+INSTR_OUTPUT ?= text
+
+.PHONY: bench-instructions
+bench-instructions: | $(BIN) ## Instructions per request under valgrind's callgrind, load-independent: the net/http floor, OPA's server, toolgate serve's authorize, consume and validate, a direct MCP call and the MCP gateway's share of a gated one (hack/instructions).
+	$(GO) build -o $(BIN)/toolgate ./cmd/toolgate
+	$(INSTALL_PEER_OPA)
+	$(GO) build -o $(BIN)/mcp-upstream ./test/mcp/upstream
+	cd bench && $(GO) build -o $(abspath $(BIN))/peers/httppeers ./cmd/httppeers
+	$(GO) run ./hack/instructions -toolgate $(BIN)/toolgate -httppeers $(BIN)/peers/httppeers -opa $(BIN)/peers/opa \
+		-upstream $(BIN)/mcp-upstream -n $(INSTR_REQUESTS) -o $(INSTR_OUTPUT)
 
 ##@ Build and run
 

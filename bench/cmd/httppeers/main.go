@@ -74,10 +74,17 @@ func main() {
 	rounds := flag.Int("rounds", 3, "interleaved rounds")
 	dur := flag.Duration("d", 5*time.Second, "duration of each attack")
 	clientsFlag := flag.String("clients", "4,16", "client counts (each one keep-alive connection, requests back to back)")
-	floor := flag.String("serve-floor", "", "only serve the go-http-floor row's minimal handler on this loopback address (used by the command itself)")
+	floor := flag.String("serve-floor", "", "only serve the go-http-floor row's minimal handler on this loopback address (used by the command itself and hack/instructions)")
+	opaDir := flag.String("write-opa", "", "only write the opa row's policy (peers.rego) and request bodies (requests.jsonl, one a line) to this directory (for hack/instructions)")
 	flag.Parse()
 	if *floor != "" {
 		log.Fatal(serveFloor(*floor))
+	}
+	if *opaDir != "" {
+		if _, _, err := writeOPA(*opaDir); err != nil {
+			log.Fatal(err)
+		}
+		return
 	}
 	if err := run(*opaBin, *tgBin, *root, *rounds, *dur, *clientsFlag); err != nil {
 		log.Fatal(err)
@@ -124,10 +131,8 @@ func run(opaBin, tgBin, root string, rounds int, dur time.Duration, clientsFlag 
 	}
 	defer func() { _ = os.RemoveAll(tmp) }()
 
-	// OPA on the peer table's 20 rules.
-	rules := bench.Generate(bench.Seed, 20)
-	policy := filepath.Join(tmp, "peers.rego")
-	if err := os.WriteFile(policy, []byte(bench.RegoModule(rules)), 0o600); err != nil {
+	policy, opaBodies, err := writeOPA(tmp)
+	if err != nil {
 		return err
 	}
 	opaAddr, err := freeAddr()
@@ -139,14 +144,6 @@ func run(opaBin, tgBin, root string, rounds int, dur time.Duration, clientsFlag 
 		return err
 	}
 	defer stop(opa)
-	var opaBodies [][]byte
-	for _, in := range bench.Inputs(bench.Seed, bench.NumInputs) {
-		b, err := json.Marshal(map[string]any{"input": bench.InputDoc(in)})
-		if err != nil {
-			return err
-		}
-		opaBodies = append(opaBodies, b)
-	}
 
 	// toolgate on the shipped samples.
 	tgAddr, err := freeAddr()
@@ -246,6 +243,29 @@ func run(opaBin, tgBin, root string, rounds int, dur time.Duration, clientsFlag 
 		}
 	}
 	return nil
+}
+
+// writeOPA writes the opa row's policy, the peer table's 20 generated
+// rules, to dir/peers.rego and its bench.NumInputs request bodies to
+// dir/requests.jsonl, and returns the policy's path and the bodies.
+func writeOPA(dir string) (string, [][]byte, error) {
+	policy := filepath.Join(dir, "peers.rego")
+	if err := os.WriteFile(policy, []byte(bench.RegoModule(bench.Generate(bench.Seed, 20))), 0o600); err != nil {
+		return "", nil, err
+	}
+	var bodies [][]byte
+	for _, in := range bench.Inputs(bench.Seed, bench.NumInputs) {
+		b, err := json.Marshal(map[string]any{"input": bench.InputDoc(in)})
+		if err != nil {
+			return "", nil, err
+		}
+		bodies = append(bodies, b)
+	}
+	lines := append(bytes.Join(bodies, []byte("\n")), '\n')
+	if err := os.WriteFile(filepath.Join(dir, "requests.jsonl"), lines, 0o600); err != nil {
+		return "", nil, err
+	}
+	return policy, bodies, nil
 }
 
 // result is one attack's metrics and the server's CPU time per request.
