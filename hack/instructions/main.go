@@ -50,7 +50,7 @@
 //     samples (decision log /dev/null, audit log off), POST /v1/authorize of
 //     examples/api/authorize-deny.json and authorize-allow.json with fresh
 //     identities per request.
-//   - consume-cache-hit: the process first issues 2n Authorizations (the
+//   - consume-cache-hit: the process first signs 2n Authorizations (the
 //     same in both runs), then consumes n or 2n of them: the rebuild cache
 //     holds each artifact it issued.
 //   - consume-cache-miss: another toolgate process, not measured, issues the
