@@ -163,40 +163,46 @@ func TestNoFlagIsDefinedTwice(t *testing.T) {
 		"Var": 1, "VarP": 1,
 	}
 	fset := token.NewFileSet()
-	pkgs, err := parser.ParseDir(fset, ".", nil, 0)
+	names, err := filepath.Glob("*.go")
 	if err != nil {
 		t.Fatal(err)
+	}
+	files := map[string]*ast.File{}
+	for _, name := range names {
+		if strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(fset, name, nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		files[name] = f
 	}
 	type definition struct{ at, usage string }
 	byName := map[string][]definition{}
 	n := 0
-	for _, pkg := range pkgs {
-		for fname, f := range pkg.Files {
-			if strings.HasSuffix(fname, "_test.go") {
-				continue
-			}
-			ast.Inspect(f, func(node ast.Node) bool {
-				call, ok := node.(*ast.CallExpr)
-				if !ok {
-					return true
-				}
-				sel, ok := call.Fun.(*ast.SelectorExpr)
-				i, isDefiner := definers[sel2name(sel, ok)]
-				if !isDefiner || len(call.Args) < i+2 {
-					return true
-				}
-				lit, ok := call.Args[i].(*ast.BasicLit)
-				if !ok || lit.Kind != token.STRING {
-					return true
-				}
-				name, _ := strconv.Unquote(lit.Value)
-				usage := call.Args[len(call.Args)-1]
-				text := types.ExprString(usage)
-				n++
-				byName[name] = append(byName[name], definition{at: filepath.Base(fset.Position(call.Pos()).String()), usage: text})
+	for _, f := range files {
+		ast.Inspect(f, func(node ast.Node) bool {
+			call, ok := node.(*ast.CallExpr)
+			if !ok {
 				return true
-			})
-		}
+			}
+			sel, ok := call.Fun.(*ast.SelectorExpr)
+			i, isDefiner := definers[sel2name(sel, ok)]
+			if !isDefiner || len(call.Args) < i+2 {
+				return true
+			}
+			lit, ok := call.Args[i].(*ast.BasicLit)
+			if !ok || lit.Kind != token.STRING {
+				return true
+			}
+			name, _ := strconv.Unquote(lit.Value)
+			usage := call.Args[len(call.Args)-1]
+			text := types.ExprString(usage)
+			n++
+			byName[name] = append(byName[name], definition{at: filepath.Base(fset.Position(call.Pos()).String()), usage: text})
+			return true
+		})
 	}
 	if n < 50 {
 		t.Fatalf("found %d flag definitions; the scan is broken", n)

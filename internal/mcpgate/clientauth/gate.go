@@ -266,7 +266,7 @@ func canonicalResource(raw string) (*url.URL, error) {
 	// The path becomes a ServeMux pattern and a quoted challenge value:
 	// letters, digits, "-", ".", "_", "~" and "/" only.
 	if u.RawPath != "" || strings.IndexFunc(u.Path, func(r rune) bool {
-		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-._~/", r))
+		return (r < 'a' || r > 'z') && (r < 'A' || r > 'Z') && (r < '0' || r > '9') && !strings.ContainsRune("-._~/", r)
 	}) >= 0 {
 		return nil, errors.New("a resource path has letters, digits, \"-\", \".\", \"_\", \"~\" and \"/\" only")
 	}

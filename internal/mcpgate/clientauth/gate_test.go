@@ -92,7 +92,7 @@ func call(t *testing.T, h http.Handler, path string, header http.Header) respons
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer resp.Body.Close()
+	defer func() { _ = resp.Body.Close() }()
 	b, _ := io.ReadAll(resp.Body)
 	return response{code: resp.StatusCode, challenge: resp.Header.Get("WWW-Authenticate"), body: string(b)}
 }
@@ -177,7 +177,7 @@ func TestMetadataDocument(t *testing.T) {
 		}
 		var got map[string]any
 		err = json.NewDecoder(resp.Body).Decode(&got)
-		resp.Body.Close()
+		_ = resp.Body.Close()
 		if err != nil || resp.StatusCode != http.StatusOK {
 			t.Fatalf("GET %s: %d %v", path, resp.StatusCode, err)
 		}

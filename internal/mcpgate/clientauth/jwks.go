@@ -94,7 +94,7 @@ func (s *keySet) fetch(ctx context.Context) ([]jose.JSONWebKey, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer resp.Body.Close()
+	defer func() { _ = resp.Body.Close() }()
 	if resp.StatusCode != http.StatusOK {
 		return nil, reject(ReasonUnavailable, "the JWKS answered other than 200")
 	}

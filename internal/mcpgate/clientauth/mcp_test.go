@@ -75,14 +75,14 @@ func TestSDKClientThroughTheGate(t *testing.T) {
 	}
 
 	if cs, err := connect(""); err == nil {
-		cs.Close()
+		_ = cs.Close()
 		t.Fatal("a client without a token connected")
 	}
 	cs, err := connect(alice)
 	if err != nil {
 		t.Fatalf("a client with a token: %v", err)
 	}
-	defer cs.Close()
+	defer func() { _ = cs.Close() }()
 	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "whoami"})
 	if err != nil || res.IsError {
 		t.Fatalf("CallTool: %v %+v", err, res)
@@ -103,7 +103,7 @@ func TestSDKClientThroughTheGate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	resp.Body.Close()
+	_ = resp.Body.Close()
 	if resp.StatusCode != http.StatusForbidden {
 		t.Fatalf("another user's token on alice's session: %d, want 403", resp.StatusCode)
 	}
