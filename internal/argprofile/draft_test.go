@@ -41,7 +41,7 @@ limits: {maxOctets: 2000000, maxDepth: 33}
 arguments:
   choice: object
   members:
-    - {json: entityType, field: entityType, value: {choice: string, pattern: "\\s+"}}
+    - {json: entityType, field: entityType, value: {choice: string, pattern: "(?=a)"}}
     - {json: a, field: x, value: {choice: integer, pattern: "a"}}
     - {json: b, field: x, value: {choice: decimal}}
     - {json: c, field: c, header: "Bad Header", value: {choice: string, format: email}}

@@ -334,7 +334,7 @@ func (c *compiler) text(n *node, d *NodeDraft, path string) {
 		c.bad(path+".maxLength", "0 ≤ minLength ≤ maxLength")
 	}
 	if d.Pattern != "" {
-		re, ok := compilePattern(d.Pattern)
+		re, ok := compilePattern(d.Pattern, n.choice == ChoiceString)
 		if !ok {
 			c.bad(path+".pattern", "is outside the dialect ECMA-262 and RE2 agree on (docs/arguments.md), or over 256 octets")
 		}

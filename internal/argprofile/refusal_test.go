@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"net/http"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -251,34 +252,82 @@ arguments:
 	return p
 }
 
-// pattern: only the dialect ECMA-262 and RE2 agree on is accepted.
-func TestPatternDialect(t *testing.T) {
+// pattern: only a dialect ECMA-262 and RE2 agree on is accepted; on a
+// string node, whose values are printable ASCII, the wider one.
+func TestPatternDialectIsWhereTheEnginesAgree(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
-		pattern string
-		ok      bool
+		pattern      string
+		text, string bool // accepted on a text node, on a string node
 	}{
-		{`^[a-z0-9-]+$`, true},
-		{`^\d{3}-\w+(?:\.[A-Z]{2,4})?$`, true},
-		{`a|b\.c\/d`, true},
-		{`.`, false},      // '.' excludes \r and U+2028 in ECMA-262 only
-		{`\s`, false},     // Unicode spaces in ECMA-262, ASCII in RE2
-		{`\bword`, false}, // word boundary
-		{`[^a]`, false},   // a negated class counts UTF-16 units in ECMA-262
-		{`\D`, false},     // negated
-		{`(?i)a`, false},  // flags
-		{`(?=a)`, false},  // lookahead
-		{`(a)\1`, false},  // backreference
-		{`é`, false},      // non-ASCII literal
-		{`[[:alpha:]]`, false},
-		{`\p{L}`, false},
-		{`a{2,1}`, false}, // invalid
-		{strings.Repeat("a", 257), false},
+		{`^[a-z0-9-]+$`, true, true},
+		{`^\d{3}-\w+(?:\.[A-Z]{2,4})?$`, true, true},
+		{`a|b\.c\/d`, true, true},
+		{`^[\x20-\x7E]*$`, true, true}, // \xHH: one code unit, one code point
+		{`\x4`, false, false},          // ECMA-262 reads the letter x
+		{`\x{41}`, false, false},       // RE2's form only
+		{`.`, false, true},             // '.' excludes \r and U+2028 in ECMA-262 only
+		{`\s`, false, true},            // Unicode spaces in ECMA-262, ASCII in RE2
+		{`^[a-z\s()]+$`, false, true},
+		{`[^a]`, false, true}, // a negated class counts UTF-16 units in ECMA-262
+		{`\D\S\W`, false, true},
+		{`\bword`, false, false}, // word boundary
+		{`(?i)a`, false, false},  // flags
+		{`(?=a)`, false, false},  // lookahead
+		{`(a)\1`, false, false},  // backreference
+		{`é`, false, false},      // non-ASCII literal
+		{`[[:alpha:]]`, false, false},
+		{`\p{L}`, false, false},
+		{`a{2,1}`, false, false}, // invalid
+		{strings.Repeat("a", 257), false, false},
 	} {
-		_, err := argprofile.New(argprofile.Draft{Profile: argprofile.Version, Tool: "t", Arguments: argprofile.NodeDraft{
-			Choice: "object", Members: []argprofile.MemberDraft{{JSON: "v", Field: "v", Value: argprofile.NodeDraft{Choice: "string", Pattern: tc.pattern}}}}})
-		if (err == nil) != tc.ok {
-			t.Errorf("pattern %q: %v", tc.pattern, err)
+		for choice, ok := range map[string]bool{"text": tc.text, "string": tc.string} {
+			n := argprofile.NodeDraft{Choice: choice, Pattern: tc.pattern}
+			if choice == "text" {
+				n.Bind = "digest"
+			}
+			_, err := argprofile.New(argprofile.Draft{Profile: argprofile.Version, Tool: "t", Arguments: argprofile.NodeDraft{
+				Choice: "object", Members: []argprofile.MemberDraft{{JSON: "v", Field: "v", Value: n}}}})
+			if (err == nil) != ok {
+				t.Errorf("%s pattern %q: %v", choice, tc.pattern, err)
+			}
+			if argprofile.ValidPattern(tc.pattern, choice == "string") != ok {
+				t.Errorf("ValidPattern(%q, %t) disagrees with New", tc.pattern, choice == "string")
+			}
+		}
+	}
+}
+
+// On printable ASCII, RE2 reads the wider dialect's operators as ECMA-262
+// defines them: '.' is every character (no line terminator is printable),
+// \s is the space alone, \S, \D, \W and a negated class are the printable
+// rest. Checked on every string of up to two printable characters.
+func TestWiderDialectMeansECMAOnPrintableASCII(t *testing.T) {
+	t.Parallel()
+	for wider, ecma := range map[string]string{
+		`^.$`:       `^[ -~]$`,
+		`^\s$`:      `^[ ]$`,
+		`^\S$`:      `^[!-~]$`,
+		`^\D$`:      `^[ -/:-~]$`,
+		`^\W$`:      `^[ -/:-@\[-^` + "`" + `{-~]$`,
+		`^[^a-c]$`:  `^[ -` + "`" + `d-~]$`,
+		`^a.?\s*b$`: `^a[ -~]?[ ]*b$`,
+	} {
+		if !argprofile.ValidPattern(wider, true) || !argprofile.ValidPattern(ecma, false) {
+			t.Fatalf("%q or %q is outside its dialect", wider, ecma)
+		}
+		w, e := regexp.MustCompile(wider), regexp.MustCompile(ecma)
+		var in []string
+		for a := byte(0x20); a <= 0x7e; a++ {
+			in = append(in, string(a))
+			for b := byte(0x20); b <= 0x7e; b++ {
+				in = append(in, string([]byte{a, b}))
+			}
+		}
+		for _, s := range in {
+			if w.MatchString(s) != e.MatchString(s) {
+				t.Errorf("%q and %q disagree on %q", wider, ecma, s)
+			}
 		}
 	}
 }

@@ -46,12 +46,17 @@ func escape(s string) string {
 	return b.String()
 }
 
-// compilePattern accepts a JSON Schema pattern only in the dialect on which
-// ECMA-262 and RE2 agree for every input (docs/arguments.md): ASCII
-// literals and escaped punctuation, \d, \w, \t, \n, \r, ASCII classes that
-// are not negated, ^, $, groups, alternation and quantifiers. Everything
-// else returns false, and the draft is refused.
-func compilePattern(p string) (*regexp.Regexp, bool) {
+// compilePattern accepts a JSON Schema pattern only in a dialect on which
+// ECMA-262 and RE2 agree (docs/arguments.md). For any text (ascii false)
+// that is ASCII literals and escaped punctuation, \xHH, \d, \w, \t, \n,
+// \r, ASCII classes that are not negated, ^, $, groups, alternation and
+// quantifiers. For a value already confined to printable ASCII (the string
+// choice, ascii true) it adds '.', \s, \S, \D, \W and negated classes: the
+// engines differ on them only for line terminators, other white space and
+// code points past ASCII (UTF-16 units against code points), none of which
+// such a value holds. Everything else returns false, and the draft is
+// refused.
+func compilePattern(p string, ascii bool) (*regexp.Regexp, bool) {
 	if p == "" || len(p) > maxPatternLen || !utf8.ValidString(p) {
 		return nil, false
 	}
@@ -67,21 +72,29 @@ func compilePattern(p string) (*regexp.Regexp, bool) {
 			n := p[i+1]
 			switch {
 			case n == 'd' || n == 'w' || n == 't' || n == 'n' || n == 'r':
+			case ascii && (n == 's' || n == 'S' || n == 'D' || n == 'W'):
+			case n == 'x':
+				// Exactly two hex digits in both engines (ECMA-262 reads a
+				// shorter \x as the letter x; RE2's \x{…} is not ECMA's).
+				if !isHex(p, i+2) || !isHex(p, i+3) {
+					return nil, false
+				}
+				i += 2
 			case n < 0x80 && strings.IndexByte(`\^$.|?*+()[]{}/-`, n) >= 0:
 			default:
-				return nil, false // \s \b \p \x \u \1 …: the engines differ or one lacks it
+				return nil, false // \b \p \u \1 …, and \s past ASCII: the engines differ or one lacks it
 			}
 			i++
 		case c == '(' && i+1 < len(p) && p[i+1] == '?':
 			if i+2 >= len(p) || p[i+2] != ':' {
 				return nil, false // flags, named groups, lookaround
 			}
-		case c == '[' && i+1 < len(p) && (p[i+1] == ':' || p[i+1] == '^'):
-			return nil, false // POSIX classes, negated classes
+		case c == '[' && i+1 < len(p) && (p[i+1] == ':' || p[i+1] == '^' && !ascii):
+			return nil, false // POSIX classes; negated classes past ASCII
 		}
 	}
 	re, err := syntax.Parse(p, syntax.Perl)
-	if err != nil || !agreedOps(re) {
+	if err != nil || !agreedOps(re, ascii) {
 		return nil, false
 	}
 	c, err := regexp.Compile(p)
@@ -91,33 +104,45 @@ func compilePattern(p string) (*regexp.Regexp, bool) {
 	return c, true
 }
 
-// agreedOps walks the parsed pattern and admits only the agreed operators,
-// with ASCII literals and classes (a negated class is a range past ASCII).
-func agreedOps(re *syntax.Regexp) bool {
+func isHex(p string, i int) bool {
+	return i < len(p) && strings.IndexByte("0123456789abcdefABCDEF", p[i]) >= 0
+}
+
+// ValidPattern reports whether New accepts pattern p on a text node
+// (ascii false) or on a string node, whose values are printable ASCII
+// (ascii true): the importer proposes string for a pattern only the
+// second dialect holds.
+func ValidPattern(p string, ascii bool) bool {
+	_, ok := compilePattern(p, ascii)
+	return ok
+}
+
+// agreedOps walks the parsed pattern and admits only the agreed operators:
+// with ASCII literals and classes (a negated class is a range past ASCII),
+// or, for printable-ASCII values, also '.' and any class.
+func agreedOps(re *syntax.Regexp, ascii bool) bool {
 	if re.Flags&syntax.FoldCase != 0 {
 		return false
 	}
 	switch re.Op {
 	case syntax.OpEmptyMatch, syntax.OpBeginText, syntax.OpEndText:
-	case syntax.OpLiteral:
+	case syntax.OpLiteral, syntax.OpCharClass:
 		for _, r := range re.Rune {
-			if r >= 0x80 {
+			if r >= 0x80 && !ascii {
 				return false
 			}
 		}
-	case syntax.OpCharClass:
-		for _, r := range re.Rune {
-			if r >= 0x80 {
-				return false
-			}
+	case syntax.OpAnyCharNotNL:
+		if !ascii {
+			return false
 		}
 	case syntax.OpCapture, syntax.OpStar, syntax.OpPlus, syntax.OpQuest, syntax.OpRepeat,
 		syntax.OpConcat, syntax.OpAlternate:
 	default:
-		return false // '.', line anchors, word boundaries, …
+		return false // line anchors, word boundaries, …
 	}
 	for _, s := range re.Sub {
-		if !agreedOps(s) {
+		if !agreedOps(s, ascii) {
 			return false
 		}
 	}
