@@ -50,7 +50,22 @@ const (
 	ProposeUnsigned    = "integer with minimum 0: unsignedInteger"
 	ProposeExclusive   = "exclusive integer bound: the inclusive bound next to it"
 	ProposeDefaultSkip = "default not applied: an absent optional argument stays absent"
+	ProposeNoArguments = "no declared arguments: the trivial profile, which takes the empty object only"
+	ProposeCaseByPlace = "enumeration values with no distinct protocol token of their own: named case-N by their place in the list (the JSON keeps the value); the reviewer may name them"
+	ProposeBoolEnum    = "boolean enum: bool, with the one value as const"
+	ProposeJSONAny     = "no type and no constraint: any JSON value, bound as a digest"
+	ProposeIntFormat   = "integer format: its range as exact bounds"
+	ProposeNames       = "propertyNames {type: string} holds for every member name: nothing to enforce"
+	ProposeASCIIPat    = "pattern in the dialect ECMA-262 and RE2 agree on for printable ASCII only: string (printable ASCII, at most 1,024 octets)"
 )
+
+// intFormats are the integer formats (OpenAPI's and the common
+// unsigned ones) whose range is exact.
+var intFormats = map[string][2]string{
+	"int8": {"-128", "127"}, "int16": {"-32768", "32767"}, "int32": {"-2147483648", "2147483647"},
+	"int64": {"-9223372036854775808", "9223372036854775807"},
+	"uint8": {"0", "255"}, "uint16": {"0", "65535"}, "uint32": {"0", "4294967295"}, "uint64": {"0", "18446744073709551615"},
+}
 
 // ProposeProfile proposes the argument profile of one tool from its
 // inputSchema. It never widens: a constraint it cannot carry into the
@@ -67,7 +82,22 @@ func ProposeProfile(tool string, inputSchema []byte) ProfileProposal {
 		pr.refused("/type", `the root must be "type": "object"`)
 		return ProfileProposal{Tool: tool, Refused: pr.refuse}
 	}
-	root := pr.node(m, "")
+	var root argprofile.NodeDraft
+	if props, _ := m["properties"].(map[string]any); len(props) == 0 && (m["additionalProperties"] == nil || m["additionalProperties"] == false) {
+		// A tool without arguments: the object with no members. Closing an
+		// object that omits additionalProperties narrows (undeclared
+		// members refuse), as it does for every declared object.
+		root = pr.node(m, "")
+		if len(pr.refuse) == 0 {
+			root = argprofile.NodeDraft{Choice: "object", Members: []argprofile.MemberDraft{}}
+			if m["additionalProperties"] == nil {
+				pr.reasons = slices.DeleteFunc(pr.reasons, func(f Finding) bool { return f.Pointer == "" && f.Reason == ProposeJSONOpen })
+				pr.reason("", ProposeNoArguments)
+			}
+		}
+	} else {
+		root = pr.node(m, "")
+	}
 	if root.Choice != "object" {
 		pr.refused("", "the arguments are an open object: a profile maps declared members only")
 		return ProfileProposal{Tool: tool, Refused: pr.refuse}
@@ -94,11 +124,11 @@ func (p *proposer) refused(ptr, r string) { p.refuse = append(p.refuse, Finding{
 
 // keywords each JSON type's node may carry into the profile.
 var proposable = map[string][]string{
-	"object":  {"type", "properties", "required", "additionalProperties"},
+	"object":  {"type", "properties", "required", "additionalProperties", "propertyNames"},
 	"string":  {"type", "enum", "maxLength", "minLength", "pattern", "format", "const"},
-	"integer": {"type", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "const"},
-	"number":  {"type", "minimum", "maximum", "multipleOf", "const"},
-	"boolean": {"type", "const"},
+	"integer": {"type", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "format", "const"},
+	"number":  {"type", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf", "const"},
+	"boolean": {"type", "enum", "const"},
 	"array":   {"type", "items", "maxItems", "minItems", "uniqueItems"},
 	"null":    {"type"},
 }
@@ -108,6 +138,12 @@ func (p *proposer) node(m map[string]any, ptr string) argprofile.NodeDraft {
 		p.reason(ptr+"/default", ProposeDefaultSkip)
 	}
 	if ref, ok := m["$ref"].(string); ok {
+		for _, k := range sortedKeys(m) {
+			// Beside $ref (JSON Schema 2019-09 on) a keyword applies too.
+			if k != "$ref" && !annotationKeywords[k] && k != "$defs" && k != "definitions" {
+				p.refused(ptr+"/"+escape(k), "keyword "+k+" beside $ref cannot be held; dropping it could widen")
+			}
+		}
 		return p.ref(ref, ptr)
 	}
 	for _, k := range []string{"anyOf", "oneOf"} {
@@ -137,6 +173,10 @@ func (p *proposer) node(m map[string]any, ptr string) argprofile.NodeDraft {
 		}
 		return p.alternatives(alts, ptr+"/type")
 	}
+	if !slices.ContainsFunc(sortedKeys(m), func(k string) bool { return !annotationKeywords[k] }) {
+		p.reason(ptr, ProposeJSONAny)
+		return argprofile.NodeDraft{Choice: "json"}
+	}
 	p.refused(ptr, "no type: a profile node needs one JSON kind, or alternatives")
 	return argprofile.NodeDraft{Choice: "json"}
 }
@@ -160,14 +200,40 @@ func (p *proposer) typed(m map[string]any, t, ptr string) argprofile.NodeDraft {
 	case "integer", "number":
 		return p.number(m, t, ptr)
 	case "boolean":
-		n := argprofile.NodeDraft{Choice: "bool"}
-		n.Const = p.constant(m)
-		return n
+		return p.boolean(m, ptr)
 	case "array":
 		return p.array(m, ptr)
 	}
 	p.refused(ptr, "a field that can only be null carries nothing to map")
 	return argprofile.NodeDraft{Choice: "json"}
+}
+
+// boolean is bool; an enum of booleans is its const (both values: no
+// constraint).
+func (p *proposer) boolean(m map[string]any, ptr string) argprofile.NodeDraft {
+	n := argprofile.NodeDraft{Choice: "bool", Const: p.constant(m)}
+	list, ok := m["enum"].([]any)
+	if !ok {
+		return n
+	}
+	vals := map[bool]bool{}
+	for _, v := range list {
+		b, ok := v.(bool)
+		if !ok {
+			p.refused(ptr+"/enum", "a boolean enum lists a value that is not a boolean")
+			return n
+		}
+		vals[b] = true
+	}
+	switch {
+	case len(vals) == 1 && n.Const == nil:
+		n.Const = []byte(strconv.FormatBool(vals[true]))
+		p.reason(ptr+"/enum", ProposeBoolEnum)
+	case len(vals) == 2 && n.Const == nil:
+	default:
+		p.refused(ptr+"/enum", "a boolean enum with const, or with no value, cannot be held as one const")
+	}
+	return n
 }
 
 func (p *proposer) constant(m map[string]any) json.RawMessage {
@@ -212,6 +278,13 @@ func protocolName(s string) string {
 }
 
 func (p *proposer) object(m map[string]any, ptr string) argprofile.NodeDraft {
+	if pn, ok := m["propertyNames"]; ok {
+		if sub, _ := pn.(map[string]any); pn == true || sub != nil && onlyStringType(sub) {
+			p.reason(ptr+"/propertyNames", ProposeNames)
+		} else {
+			p.refused(ptr+"/propertyNames", "propertyNames constrains the member names; dropping it could widen")
+		}
+	}
 	props, _ := m["properties"].(map[string]any)
 	if ap, ok := m["additionalProperties"]; len(props) == 0 && (!ok || ap != false) {
 		p.reason(ptr, ProposeJSONOpen)
@@ -261,6 +334,17 @@ func (p *proposer) object(m map[string]any, ptr string) argprofile.NodeDraft {
 	return n
 }
 
+// onlyStringType reports whether a schema says no more than "a string"
+// (and annotations): what every member name is.
+func onlyStringType(m map[string]any) bool {
+	for k, v := range m {
+		if !annotationKeywords[k] && (k != "type" || v != "string") {
+			return false
+		}
+	}
+	return true
+}
+
 func intAt(m map[string]any, k string) *int {
 	n, ok := m[k].(json.Number)
 	if !ok {
@@ -275,24 +359,7 @@ func intAt(m map[string]any, k string) *int {
 
 func (p *proposer) str(m map[string]any, ptr string) argprofile.NodeDraft {
 	if list, ok := m["enum"].([]any); ok {
-		n := argprofile.NodeDraft{Choice: "enum"}
-		seen := map[string]bool{}
-		renamed := false
-		for _, v := range list {
-			s, ok := v.(string)
-			tok := protocolName(s)
-			if !ok || tok == "" || seen[tok] {
-				p.refused(ptr+"/enum", "an enumeration value has no distinct protocol case token to propose")
-				return n
-			}
-			seen[tok] = true
-			renamed = renamed || tok != s
-			n.Cases = append(n.Cases, argprofile.CaseDraft{JSON: s, Case: tok})
-		}
-		if renamed {
-			p.reason(ptr+"/enum", ProposeCaseRename)
-		}
-		return n
+		return p.enum(list, ptr)
 	}
 	n := argprofile.NodeDraft{Choice: "text", Bind: "digest", MinLength: intAt(m, "minLength"), MaxLength: intAt(m, "maxLength")}
 	if f, ok := m["format"].(string); ok {
@@ -303,7 +370,17 @@ func (p *proposer) str(m map[string]any, ptr string) argprofile.NodeDraft {
 		}
 	}
 	if pat, ok := m["pattern"].(string); ok {
-		n.Pattern = pat // New checks the dialect; outside it the tool is refused
+		n.Pattern = pat
+		switch {
+		case argprofile.ValidPattern(pat, n.Choice == "string"):
+		case n.Choice == "text" && argprofile.ValidPattern(pat, true):
+			n.Choice, n.Bind = "string", ""
+			p.reason(ptr+"/pattern", ProposeASCIIPat)
+		case len(pat) > 256:
+			p.refused(ptr+"/pattern", "a pattern over 256 octets (the profile's limit) cannot be held; dropping it would widen")
+		default:
+			p.refused(ptr+"/pattern", "a pattern outside the dialect ECMA-262 and RE2 agree on cannot be held; dropping it would widen")
+		}
 	}
 	n.Const = p.constant(m)
 	switch {
@@ -313,6 +390,46 @@ func (p *proposer) str(m map[string]any, ptr string) argprofile.NodeDraft {
 		p.reason(ptr, ProposeEscaped)
 	default:
 		p.reason(ptr, ProposeDigest)
+	}
+	return n
+}
+
+// enum renames each value to its protocol token; the values whose token
+// is empty or shared with another value are named by their place
+// (case-1, …), so the rename stays one to one.
+func (p *proposer) enum(list []any, ptr string) argprofile.NodeDraft {
+	n := argprofile.NodeDraft{Choice: "enum"}
+	toks, count, values := make([]string, len(list)), map[string]int{}, map[string]bool{}
+	for i, v := range list {
+		s, ok := v.(string)
+		if !ok || values[s] {
+			p.refused(ptr+"/enum", "an enumeration lists a value that is not a string, or one value twice")
+			return n
+		}
+		values[s] = true
+		toks[i] = protocolName(s)
+		count[toks[i]]++
+	}
+	renamed, placed, seen := false, false, map[string]bool{}
+	for i, v := range list {
+		s := v.(string)
+		tok := toks[i]
+		if tok == "" || count[tok] > 1 {
+			tok, placed = "case-"+strconv.Itoa(i+1), true
+		}
+		if seen[tok] {
+			p.refused(ptr+"/enum", "an enumeration value's place token collides with another value's token: name them")
+			return n
+		}
+		seen[tok] = true
+		renamed = renamed || tok != s
+		n.Cases = append(n.Cases, argprofile.CaseDraft{JSON: s, Case: tok})
+	}
+	switch {
+	case placed:
+		p.reason(ptr+"/enum", ProposeCaseByPlace)
+	case renamed:
+		p.reason(ptr+"/enum", ProposeCaseRename)
 	}
 	return n
 }
@@ -338,41 +455,105 @@ func (p *proposer) number(m map[string]any, t, ptr string) argprofile.NodeDraft 
 		}
 		n.Scale = &scale
 	}
-	for _, k := range []string{"minimum", "maximum"} {
-		if v, ok := m[k].(json.Number); ok {
-			d := argprofile.DecimalText(v.String())
-			if k == "minimum" {
-				n.Minimum = &d
-			} else {
-				n.Maximum = &d
-			}
-		}
-	}
-	// An exclusive integer bound is the inclusive one next to it.
-	for k, step := range map[string]int64{"exclusiveMinimum": 1, "exclusiveMaximum": -1} {
-		v, ok := m[k].(json.Number)
-		if !ok {
-			continue
-		}
-		b, ok := new(big.Int).SetString(v.String(), 10)
-		if !ok || (n.Minimum != nil && step > 0) || (n.Maximum != nil && step < 0) {
-			p.refused(ptr+"/"+k, k+" beside its inclusive form, or not an integer, cannot be held")
-			continue
-		}
-		d := argprofile.DecimalText(b.Add(b, big.NewInt(step)).String())
-		if step > 0 {
-			n.Minimum = &d
-		} else {
-			n.Maximum = &d
-		}
-		p.reason(ptr+"/"+k, ProposeExclusive)
-	}
+	p.bounds(m, t, ptr, &n)
 	if n.Minimum != nil && strings.TrimLeft(string(*n.Minimum), "0.") == "" {
 		n.Unsigned = true
 		p.reason(ptr+"/minimum", ProposeUnsigned)
 	}
 	n.Const = p.constant(m)
 	return n
+}
+
+// bounds sets the node's inclusive bounds: the tightest of minimum,
+// maximum, an exclusive bound as the nearest value the node can hold
+// inside it (at its scale: exclusiveMinimum 0 at scale 2 is 0.01), and an
+// integer format's range. Each is exact, so nothing widens.
+func (p *proposer) bounds(m map[string]any, t, ptr string, n *argprofile.NodeDraft) {
+	scale := 0
+	if n.Scale != nil {
+		scale = *n.Scale
+	}
+	unit := new(big.Rat).SetFrac(big.NewInt(1), new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(scale)), nil))
+	var lo, hi *big.Rat
+	tighten := func(v *big.Rat, low bool) {
+		switch {
+		case low && (lo == nil || v.Cmp(lo) > 0):
+			lo = v
+		case !low && (hi == nil || v.Cmp(hi) < 0):
+			hi = v
+		}
+	}
+	for _, k := range []string{"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"} {
+		raw, ok := m[k]
+		if !ok {
+			continue
+		}
+		v, ok := raw.(json.Number)
+		r, exact := new(big.Rat), false
+		if ok {
+			_, exact = r.SetString(v.String())
+		}
+		if !exact {
+			// A draft-04 boolean exclusiveMinimum too: never drop it.
+			p.refused(ptr+"/"+k, k+" is not a number: it cannot be held")
+			continue
+		}
+		low := k == "minimum" || k == "exclusiveMinimum"
+		// The nearest value at the node's scale inside the bound.
+		steps := new(big.Rat).Quo(r, unit)
+		f := floorRat(steps)
+		if !low {
+			f = ceilRat(steps)
+		}
+		exclusive := strings.HasPrefix(k, "exclusive")
+		if exclusive {
+			p.reason(ptr+"/"+k, ProposeExclusive)
+		}
+		if exclusive || new(big.Rat).SetInt(f).Cmp(steps) != 0 {
+			if low {
+				f.Add(f, big.NewInt(1))
+			} else {
+				f.Sub(f, big.NewInt(1))
+			}
+		}
+		tighten(new(big.Rat).Mul(new(big.Rat).SetInt(f), unit), low)
+	}
+	if f, ok := m["format"].(string); ok && t == "integer" {
+		r, known := intFormats[f]
+		if !known {
+			p.refused(ptr+"/format", "integer format "+f+" has no exact range here; dropping it could widen")
+		} else {
+			a, _ := new(big.Rat).SetString(r[0])
+			b, _ := new(big.Rat).SetString(r[1])
+			tighten(a, true)
+			tighten(b, false)
+			p.reason(ptr+"/format", ProposeIntFormat)
+		}
+	}
+	render := func(v *big.Rat) *argprofile.DecimalText {
+		if v == nil {
+			return nil
+		}
+		text := v.FloatString(scale) // exact: v is on the scale's grid
+		if scale > 0 {
+			text = strings.TrimSuffix(strings.TrimRight(text, "0"), ".")
+		}
+		d := argprofile.DecimalText(text)
+		return &d
+	}
+	n.Minimum, n.Maximum = render(lo), render(hi)
+}
+
+// floorRat is ⌊r⌋: big.Int's Div is Euclidean, and a Rat's denominator
+// is positive.
+func floorRat(r *big.Rat) *big.Int { return new(big.Int).Div(r.Num(), r.Denom()) }
+
+func ceilRat(r *big.Rat) *big.Int {
+	q := floorRat(r)
+	if new(big.Rat).SetInt(q).Cmp(r) != 0 {
+		q.Add(q, big.NewInt(1))
+	}
+	return q
 }
 
 func (p *proposer) array(m map[string]any, ptr string) argprofile.NodeDraft {
@@ -430,9 +611,9 @@ func (p *proposer) alternatives(alts []any, ptr string) argprofile.NodeDraft {
 }
 
 func (p *proposer) ref(ref, ptr string) argprofile.NodeDraft {
-	target := resolveRef(p.root, ref)
+	target := resolvePointer(p.root, ref)
 	if target == nil {
-		p.refused(ptr+"/$ref", "only a local reference into $defs or definitions can be resolved")
+		p.refused(ptr+"/$ref", "only a local reference (a JSON pointer into this schema) can be resolved")
 		return argprofile.NodeDraft{Choice: "json"}
 	}
 	if slices.Contains(p.inRef, ref) {
@@ -442,6 +623,37 @@ func (p *proposer) ref(ref, ptr string) argprofile.NodeDraft {
 	p.inRef = append(p.inRef, ref)
 	defer func() { p.inRef = p.inRef[:len(p.inRef)-1] }()
 	return p.node(target, ptr)
+}
+
+// resolvePointer resolves a local reference, a JSON pointer into the
+// schema document (RFC 6901 in a URI fragment: "#/$defs/x",
+// "#/properties/a"); anything else is nil.
+func resolvePointer(root map[string]any, ref string) map[string]any {
+	if ref == "#" {
+		return root
+	}
+	rest, ok := strings.CutPrefix(ref, "#/")
+	if !ok || strings.Contains(ref, "%") {
+		return nil // a remote reference, or one percent-encoded (never guessed)
+	}
+	var cur any = root
+	for _, seg := range strings.Split(rest, "/") {
+		seg = strings.ReplaceAll(strings.ReplaceAll(seg, "~1", "/"), "~0", "~")
+		switch c := cur.(type) {
+		case map[string]any:
+			cur = c[seg]
+		case []any:
+			i, err := strconv.Atoi(seg)
+			if err != nil || i < 0 || i >= len(c) || strconv.Itoa(i) != seg {
+				return nil
+			}
+			cur = c[i]
+		default:
+			return nil
+		}
+	}
+	m, _ := cur.(map[string]any)
+	return m
 }
 
 // YAML renders the proposed profile in the strict form argprofile.Parse

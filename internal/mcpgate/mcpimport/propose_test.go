@@ -87,7 +87,7 @@ func TestProposeProfileMapsARealisticSchema(t *testing.T) {
 func TestProposeProfileRefusesWhatItCannotHold(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct{ name, schema, ptr string }{
-		{"pattern outside the agreed dialect", `{"type":"object","properties":{"a":{"type":"string","pattern":"\\s"}}}`, ""},
+		{"pattern outside the agreed dialect", `{"type":"object","properties":{"a":{"type":"string","pattern":"(?=a)"}}}`, "/properties/a/pattern"},
 		{"multipleOf not a power of ten", `{"type":"object","properties":{"a":{"type":"number","multipleOf":3}}}`, "/properties/a/multipleOf"},
 		{"not", `{"type":"object","properties":{"a":{"type":"string","not":{}}}}`, "/properties/a/not"},
 		{"colliding names", `{"type":"object","properties":{"maxResults":{"type":"string"},"max_results":{"type":"string"}}}`, "/properties/max_results"},
@@ -176,6 +176,95 @@ func TestImportProposesAProfilePerTool(t *testing.T) {
 		}
 		if !got.Digest().Equal(want.Digest()) {
 			t.Errorf("%s: the YAML reads back as another profile", pp.Draft.Tool)
+		}
+	}
+}
+
+// Each row is one proposal rule of docs/arguments.md: the schema, an
+// argument text the server takes that the proposal derives, one the
+// schema refuses that the profile refuses too, and the reason printed.
+func TestProposalRulesHoldExactly(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		rule, schema, accept, refuse, ptr, reason string
+	}{
+		{"a tool without arguments takes the trivial profile",
+			`{"type":"object","properties":{}}`, `{}`, `{"a":1}`, "", ProposeNoArguments},
+		{"a tool without arguments and additionalProperties false takes it without a reason",
+			`{"type":"object","additionalProperties":false}`, `{}`, `{"a":1}`, "", ""},
+		{"enumeration values sharing a token are named by their place",
+			`{"type":"object","properties":{"r":{"type":"string","enum":["+1","-1","laugh"]}}}`, `{"r":"-1"}`, `{"r":"1"}`, "/properties/r/enum", ProposeCaseByPlace},
+		{"a value with no token at all is named by its place",
+			`{"type":"object","properties":{"r":{"type":"string","enum":["","a"]}}}`, `{"r":""}`, `{"r":"case-1"}`, "/properties/r/enum", ProposeCaseByPlace},
+		{"a boolean enum of one value is its const",
+			`{"type":"object","properties":{"d":{"type":"boolean","enum":[true]}}}`, `{"d":true}`, `{"d":false}`, "/properties/d/enum", ProposeBoolEnum},
+		{"a boolean enum of both values constrains nothing",
+			`{"type":"object","properties":{"d":{"type":"boolean","enum":[false,true]}}}`, `{"d":false}`, `{"d":"true"}`, "", ""},
+		{"no type and no constraint is any JSON value, as a digest",
+			`{"type":"object","properties":{"v":{"description":"anything"}}}`, `{"v":{"x":[1,null]}}`, `{"v":1e400}`, "/properties/v", ProposeJSONAny},
+		{"integer format int32 is its range",
+			`{"type":"object","properties":{"n":{"type":"integer","format":"int32","maximum":100}}}`, `{"n":-2147483648}`, `{"n":-2147483649}`, "/properties/n/format", ProposeIntFormat},
+		{"integer format int32 keeps a tighter maximum",
+			`{"type":"object","properties":{"n":{"type":"integer","format":"int32","maximum":100}}}`, `{"n":100}`, `{"n":101}`, "", ""},
+		{"integer format uint32 is unsigned",
+			`{"type":"object","properties":{"n":{"type":"integer","format":"uint32"}}}`, `{"n":4294967295}`, `{"n":-1}`, "/properties/n/minimum", ProposeUnsigned},
+		{"a number's exclusiveMinimum is the next value at the scale",
+			`{"type":"object","properties":{"g":{"type":"number","exclusiveMinimum":0}}}`, `{"g":0.01}`, `{"g":0}`, "/properties/g/exclusiveMinimum", ProposeExclusive},
+		{"a number's exclusiveMaximum is the value before it at the scale",
+			`{"type":"object","properties":{"g":{"type":"number","exclusiveMaximum":1.5}}}`, `{"g":1.49}`, `{"g":1.5}`, "/properties/g/exclusiveMaximum", ProposeExclusive},
+		{"an integer's minimum between integers is the next integer",
+			`{"type":"object","properties":{"n":{"type":"integer","minimum":1.5}}}`, `{"n":2}`, `{"n":1}`, "", ""},
+		{"both a minimum and an exclusiveMinimum: the tighter",
+			`{"type":"object","properties":{"n":{"type":"integer","minimum":0,"exclusiveMinimum":5}}}`, `{"n":6}`, `{"n":5}`, "/properties/n/exclusiveMinimum", ProposeExclusive},
+		{"propertyNames of type string holds for every name",
+			`{"type":"object","properties":{"m":{"type":"object","propertyNames":{"type":"string"},"additionalProperties":{"type":"string"}}}}`, `{"m":{"text/plain":"x"}}`, `{"m":{"a":1e400}}`, "/properties/m/propertyNames", ProposeNames},
+		{"a local reference into properties resolves",
+			`{"type":"object","properties":{"a":{"type":["boolean","string"]},"b":{"$ref":"#/properties/a","description":"d"}}}`, `{"b":"x"}`, `{"b":1}`, "", ""},
+		{"a pattern only the printable-ASCII dialect holds makes the text a string",
+			`{"type":"object","properties":{"p":{"type":"string","maxLength":64,"pattern":"^[a-z\\s]+$"}}}`, `{"p":"a b"}`, `{"p":"a\tb"}`, "/properties/p/pattern", ProposeASCIIPat},
+		{"a pattern with hex escapes stays text",
+			`{"type":"object","properties":{"p":{"type":"string","pattern":"^[\\x20-\\x7E]*$"}}}`, `{"p":"a b"}`, `{"p":"a\u00e9"}`, "/properties/p", ProposeDigest},
+	} {
+		pr := ProposeProfile("t", []byte(tc.schema))
+		p, ok := pr.Accepted()
+		if !ok {
+			t.Errorf("%s: refused %v", tc.rule, pr.Refused)
+			continue
+		}
+		if _, err := p.Derive([]byte(tc.accept)); err != nil {
+			t.Errorf("%s: %s refused: %v", tc.rule, tc.accept, err)
+		}
+		if _, err := p.Derive([]byte(tc.refuse)); err == nil {
+			t.Errorf("%s: %s accepted", tc.rule, tc.refuse)
+		}
+		if tc.reason != "" && !slices.Contains(pr.Reasons, Finding{"t", tc.ptr, tc.reason}) {
+			t.Errorf("%s: no reason %q at %q; got %v", tc.rule, tc.reason, tc.ptr, pr.Reasons)
+		}
+	}
+}
+
+// What the new rules still cannot hold is refused at its pointer.
+func TestProposalRulesRefuseTheRest(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ rule, schema, ptr string }{
+		{"an explicitly open root", `{"type":"object","additionalProperties":true}`, ""},
+		{"propertyNames that constrains", `{"type":"object","properties":{"m":{"type":"object","propertyNames":{"pattern":"^a"}}}}`, "/properties/m/propertyNames"},
+		{"an integer format without an exact range", `{"type":"object","properties":{"n":{"type":"integer","format":"int128"}}}`, "/properties/n/format"},
+		{"a draft-04 boolean exclusiveMinimum", `{"type":"object","properties":{"n":{"type":"integer","minimum":0,"exclusiveMinimum":true}}}`, "/properties/n/exclusiveMinimum"},
+		{"a boolean enum with a non-boolean", `{"type":"object","properties":{"d":{"type":"boolean","enum":[true,"x"]}}}`, "/properties/d/enum"},
+		{"an enumeration listing a value twice", `{"type":"object","properties":{"e":{"type":"string","enum":["a","a"]}}}`, "/properties/e/enum"},
+		{"a place token colliding with a value's", `{"type":"object","properties":{"e":{"type":"string","enum":["+1","-1","case-1"]}}}`, "/properties/e/enum"},
+		{"no type with a constraint", `{"type":"object","properties":{"v":{"minimum":1}}}`, "/properties/v"},
+		{"a constraint beside $ref", `{"type":"object","properties":{"a":{"type":"string"},"b":{"$ref":"#/properties/a","maxLength":3}}}`, "/properties/b/maxLength"},
+		{"a reference to nothing", `{"type":"object","properties":{"b":{"$ref":"#/properties/none"}}}`, "/properties/b/$ref"},
+		{"a pattern over 256 octets", `{"type":"object","properties":{"p":{"type":"string","pattern":"` + strings.Repeat("a", 257) + `"}}}`, "/properties/p/pattern"},
+	} {
+		pr := ProposeProfile("t", []byte(tc.schema))
+		if !slices.ContainsFunc(pr.Refused, func(f Finding) bool { return f.Pointer == tc.ptr }) {
+			t.Errorf("%s: refused %v, want one at %q", tc.rule, pr.Refused, tc.ptr)
+		}
+		if _, ok := pr.Accepted(); ok {
+			t.Errorf("%s: accepted", tc.rule)
 		}
 	}
 }
