@@ -160,6 +160,11 @@ corpus: ## Re-capture the MCP server corpus (test/mcp/testdata/corpus: the pinne
 	$(GO) run ./hack/mcpcorpus
 	$(GO) test -count=1 ./hack/mcpcorpus -run TestCorpus -update
 
+.PHONY: holdout
+holdout: ## Re-capture the MCP server holdout (test/mcp/testdata/holdout: servers the corpus does not contain, pinned by their own npm lock), then both import reports; not part of make test.
+	$(GO) run ./hack/mcpcorpus -set holdout
+	$(GO) test -count=1 ./hack/mcpcorpus -run TestCorpus -update
+
 .PHONY: bench-peers
 bench-peers: ## Same decision in toolgate, OPA, cedar-go and cel-go (module bench/): agreement, then a table of medians and ratios.
 	cd bench && $(GO) test -count=1 -run '^TestAgreement$$' .

@@ -16,85 +16,116 @@ import (
 
 var update = flag.Bool("update", false, "rewrite corpus-report.golden and the README's table from the committed captures (review the diff)")
 
-// dir is the committed corpus, from this package's directory.
-var dir = filepath.Join("..", "..", filepath.FromSlash(corpusDir))
+// dirOf is a set's committed directory, from this package's directory.
+func dirOf(st set) string { return filepath.Join("..", "..", filepath.FromSlash(st.dir)) }
 
 const (
 	readmeBegin = "<!-- corpus-table: begin (go test ./hack/mcpcorpus -run TestCorpus -update) -->\n"
 	readmeEnd   = "<!-- corpus-table: end -->\n"
 )
 
+// profileBar is the share of tools whose proposed argument profile New
+// accepts, on the corpus and on the holdout alike.
+const profileBar = 0.95
+
 // Every committed capture parses as `toolgate registry import --from-file`
 // and the SDK client read it, and every tool is imported or refused with
-// a JSON pointer and a reason (importCapture checks both).
+// a JSON pointer and a reason, and has an argument profile or a refusal
+// with a pointer and a reason (importCapture checks them).
 func TestCorpusEveryToolIsImportedOrRefusedWithAReason(t *testing.T) {
-	reps, err := report(dir)
-	if err != nil {
-		t.Fatal(err)
+	for _, st := range sets {
+		t.Run(st.name, func(t *testing.T) {
+			reps, err := report(dirOf(st), st.servers)
+			if err != nil {
+				t.Fatal(err)
+			}
+			names := map[string]bool{}
+			for _, s := range st.servers {
+				names[s.name] = true
+			}
+			for _, s := range reps {
+				if !names[s.Info.Server] {
+					t.Errorf("%s.json: no such server in hack/mcpcorpus's %s list: it cannot be re-captured", s.Info.Server, st.name)
+				}
+				delete(names, s.Info.Server)
+				raw, err := os.ReadFile(filepath.Join(dirOf(st), s.Info.Server+".json"))
+				if err != nil {
+					t.Fatal(err)
+				}
+				var c struct {
+					Result mcp.ListToolsResult `json:"result"`
+				}
+				if err := json.Unmarshal(raw, &c); err != nil {
+					t.Errorf("%s: the SDK's ListToolsResult does not read the capture: %v", s.Info.Server, err)
+				} else if len(c.Result.Tools) != len(s.Tools) {
+					t.Errorf("%s: the SDK reads %d tools, the importer %d", s.Info.Server, len(c.Result.Tools), len(s.Tools))
+				}
+			}
+			for n := range names {
+				t.Errorf("server %s has no capture: go run ./hack/mcpcorpus -set %s -only %s", n, st.name, n)
+			}
+			t.Log("\n" + table(reps))
+		})
 	}
-	names := map[string]bool{}
-	for _, s := range servers {
-		names[s.name] = true
-	}
-	for _, s := range reps {
-		if !names[s.Info.Server] {
-			t.Errorf("%s.json: no such server in hack/mcpcorpus's list: it cannot be re-captured", s.Info.Server)
-		}
-		delete(names, s.Info.Server)
-		raw, err := os.ReadFile(filepath.Join(dir, s.Info.Server+".json"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		var c struct {
-			Result mcp.ListToolsResult `json:"result"`
-		}
-		if err := json.Unmarshal(raw, &c); err != nil {
-			t.Errorf("%s: the SDK's ListToolsResult does not read the capture: %v", s.Info.Server, err)
-		} else if len(c.Result.Tools) != len(s.Tools) {
-			t.Errorf("%s: the SDK reads %d tools, the importer %d", s.Info.Server, len(c.Result.Tools), len(s.Tools))
-		}
-	}
-	for n := range names {
-		t.Errorf("server %s has no capture: go run ./hack/mcpcorpus -only %s", n, n)
-	}
-	t.Log("\n" + table(reps))
 }
 
-// The report of the importer over the corpus is the reviewed golden file,
+// At least 95 % of the tools get an argument profile New accepts, on the
+// corpus and on the holdout (servers the proposals were not tuned to).
+func TestCorpusAtLeast95PercentOfToolsGetAnArgumentProfile(t *testing.T) {
+	for _, st := range sets {
+		t.Run(st.name, func(t *testing.T) {
+			reps, _ := report(dirOf(st), st.servers) // errors: the test above
+			tools, profiled := 0, 0
+			for _, s := range reps {
+				tools, profiled = tools+len(s.Tools), profiled+s.Profiled
+			}
+			if tools == 0 || float64(profiled) < profileBar*float64(tools) {
+				t.Errorf("%s: %d of %d tools have an argument profile, under %.0f %%", st.name, profiled, tools, 100*profileBar)
+			}
+		})
+	}
+}
+
+// The report of the importer over each set is the reviewed golden file,
 // and the README's table is the report's: an importer change shows as a
 // diff of both.
 func TestCorpusReportMatchesTheGoldenFileAndTheREADME(t *testing.T) {
-	reps, _ := report(dir) // errors: the test above
-	got := golden(reps)
-	goldenPath := filepath.Join(dir, "corpus-report.golden")
-	readmePath := filepath.Join(dir, "README.md")
-	readme, err := os.ReadFile(readmePath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	before, rest, ok1 := strings.Cut(string(readme), readmeBegin)
-	_, after, ok2 := strings.Cut(rest, readmeEnd)
-	if !ok1 || !ok2 {
-		t.Fatalf("%s: no table between %q and %q", readmePath, readmeBegin, readmeEnd)
-	}
-	wantReadme := before + readmeBegin + table(reps) + readmeEnd + after
-	if *update {
-		if err := os.WriteFile(goldenPath, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(readmePath, []byte(wantReadme), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(goldenPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if d := cmp.Diff(string(want), string(got)); d != "" {
-		t.Errorf("%s is stale (-want +got); review, then -update:\n%s", goldenPath, d)
-	}
-	if d := cmp.Diff(string(readme), wantReadme); d != "" && !*update {
-		t.Errorf("%s's table is stale (-want +got); -update:\n%s", readmePath, d)
+	for _, st := range sets {
+		t.Run(st.name, func(t *testing.T) {
+			dir := dirOf(st)
+			reps, _ := report(dir, st.servers) // errors: the test above
+			got := golden(reps, st.dir)
+			goldenPath := filepath.Join(dir, st.name+"-report.golden")
+			readmePath := filepath.Join(dir, "README.md")
+			readme, err := os.ReadFile(readmePath)
+			if err != nil {
+				t.Fatal(err)
+			}
+			before, rest, ok1 := strings.Cut(string(readme), readmeBegin)
+			_, after, ok2 := strings.Cut(rest, readmeEnd)
+			if !ok1 || !ok2 {
+				t.Fatalf("%s: no table between %q and %q", readmePath, readmeBegin, readmeEnd)
+			}
+			wantReadme := before + readmeBegin + table(reps) + readmeEnd + after
+			if *update {
+				if err := os.WriteFile(goldenPath, got, 0o644); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(readmePath, []byte(wantReadme), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			want, err := os.ReadFile(goldenPath)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d := cmp.Diff(string(want), string(got)); d != "" {
+				t.Errorf("%s is stale (-want +got); review, then -update:\n%s", goldenPath, d)
+			}
+			if d := cmp.Diff(string(readme), wantReadme); d != "" && !*update {
+				t.Errorf("%s's table is stale (-want +got); -update:\n%s", readmePath, d)
+			}
+		})
 	}
 }
 

@@ -1,5 +1,7 @@
 // Command mcpcorpus captures real MCP servers' tools/list answers into
-// test/mcp/testdata/corpus (README.md there lists them): each server
+// test/mcp/testdata/corpus, and those of the holdout, servers the corpus
+// does not contain, into test/mcp/testdata/holdout (README.md in each
+// lists them): each server
 // started on this machine with dummy credentials and every base URL on
 // loopback, spoken to over stdio with the official MCP Go SDK client, every
 // page of tools/list recorded as the client received it. The npm servers
@@ -11,12 +13,13 @@
 //
 //	go run ./hack/mcpcorpus                 # every server (make corpus)
 //	go run ./hack/mcpcorpus -only memory,github
+//	go run ./hack/mcpcorpus -set holdout    # the holdout (make holdout)
 //
 // Capturing is a developer step, not part of make test: the test in this
 // package reads only the committed captures, imports each with
 // `toolgate registry import`'s importer, and compares the per-server
-// report with corpus-report.golden (-update rewrites it and the README's
-// table).
+// report with corpus-report.golden (holdout-report.golden; -update
+// rewrites it and the README's table).
 package main
 
 import (
@@ -42,8 +45,21 @@ import (
 	"github.com/toolgate/toolgate/hack/npmcache"
 )
 
-// corpusDir is the committed corpus, relative to the repository root.
-const corpusDir = "test/mcp/testdata/corpus"
+// corpusDir is the committed corpus, relative to the repository root;
+// holdoutDir the holdout.
+const (
+	corpusDir  = "test/mcp/testdata/corpus"
+	holdoutDir = "test/mcp/testdata/holdout"
+)
+
+// set is one captured set of servers: its directory (captures, npm/ and
+// <name>-report.golden) and its servers in order.
+type set struct {
+	name, dir string
+	servers   []server
+}
+
+var sets = []set{{"corpus", corpusDir, servers}, {"holdout", holdoutDir, holdout}}
 
 // server is one captured MCP server.
 type server struct {
@@ -81,6 +97,20 @@ var servers = []server{
 		env: []string{"GITHUB_PERSONAL_ACCESS_TOKEN=ghp_dummy", "GITHUB_HOST={dead}"}},
 }
 
+// holdout are servers the corpus does not contain: the importer's
+// proposals are measured on them, never tuned to them
+// (test/mcp/testdata/holdout/README.md).
+var holdout = []server{
+	{name: "brave-search", pkg: "@modelcontextprotocol/server-brave-search", entry: "dist/index.js", env: []string{"BRAVE_API_KEY=dummy"}},
+	{name: "gitlab", pkg: "@modelcontextprotocol/server-gitlab", entry: "dist/index.js",
+		env: []string{"GITLAB_PERSONAL_ACCESS_TOKEN=glpat-dummy", "GITLAB_API_URL={dead}/api/v4"}},
+	{name: "google-maps", pkg: "@modelcontextprotocol/server-google-maps", entry: "dist/index.js", env: []string{"GOOGLE_MAPS_API_KEY=dummy"}},
+	{name: "postgres", pkg: "@modelcontextprotocol/server-postgres", entry: "dist/index.js", args: []string{"postgresql://dummy:dummy@127.0.0.1:9/dummy"}},
+	{name: "slack", pkg: "@modelcontextprotocol/server-slack", entry: "dist/index.js", env: []string{"SLACK_BOT_TOKEN=xoxb-dummy", "SLACK_TEAM_ID=T0DUMMY"}},
+	{name: "context7", pkg: "@upstash/context7-mcp", entry: "dist/index.js", args: []string{"--transport", "stdio"}},
+	{name: "firecrawl", pkg: "firecrawl-mcp", entry: "dist/index.js", env: []string{"FIRECRAWL_API_KEY=fc-dummy", "FIRECRAWL_API_URL={dead}"}},
+}
+
 // Capture is one committed capture: what was started, and the tools/list
 // result as the client received it. ParseToolsList reads it as a
 // response ("result").
@@ -105,17 +135,24 @@ type CaptureInfo struct {
 
 func main() {
 	only := flag.String("only", "", "comma-separated server names to capture (default: all)")
+	which := flag.String("set", "corpus", "the set to capture: corpus or holdout")
 	flag.Parse()
-	if err := run(*only); err != nil {
+	i := slices.IndexFunc(sets, func(s set) bool { return s.name == *which })
+	if i < 0 {
+		fmt.Fprintln(os.Stderr, "mcpcorpus: -set: corpus or holdout")
+		os.Exit(2)
+	}
+	if err := run(sets[i], *only); err != nil {
 		fmt.Fprintln(os.Stderr, "mcpcorpus:", err)
 		os.Exit(1)
 	}
 }
 
-func run(only string) error {
-	if _, err := os.Stat(corpusDir); err != nil {
-		return errors.New("run from the repository root: " + corpusDir + " is missing")
+func run(st set, only string) error {
+	if _, err := os.Stat(st.dir); err != nil {
+		return errors.New("run from the repository root: " + st.dir + " is missing")
 	}
+	servers := st.servers
 	var want []string
 	if only != "" {
 		want = strings.Split(only, ",")
@@ -125,8 +162,8 @@ func run(only string) error {
 			}
 		}
 	}
-	fmt.Fprintln(os.Stderr, "npm ci of", filepath.Join(corpusDir, "npm"), "(once per lock, into the user cache)")
-	nodeModules, err := npmcache.Install(filepath.Join(corpusDir, "npm"), os.Stderr)
+	fmt.Fprintln(os.Stderr, "npm ci of", filepath.Join(st.dir, "npm"), "(once per lock, into the user cache)")
+	nodeModules, err := npmcache.Install(filepath.Join(st.dir, "npm"), os.Stderr)
 	if err != nil {
 		return err
 	}
@@ -138,7 +175,7 @@ func run(only string) error {
 		}
 		c, err := capture(s, nodeModules, date)
 		if err == nil {
-			err = write(filepath.Join(corpusDir, s.name+".json"), c)
+			err = write(filepath.Join(st.dir, s.name+".json"), c)
 		}
 		if err != nil {
 			fmt.Fprintf(os.Stderr, "%s: %v\n", s.name, err)

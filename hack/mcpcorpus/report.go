@@ -39,7 +39,7 @@ type toolReport struct {
 	// Profile is true when the proposed argument profile is accepted;
 	// ProfileRefusals is why not.
 	Profile         bool
-	ProfileRefusals int
+	ProfileRefusals []mcpimport.Finding
 }
 
 // readCapture reads one committed capture and its tools, as
@@ -102,7 +102,7 @@ func importCapture(info CaptureInfo, tools []mcpimport.Tool) (serverReport, erro
 	var errs []error
 	for _, t := range tools {
 		tr := toolReport{Name: t.Name, Imported: imported[t.Name], Narrowings: narrowings[t.Name], Refusals: refusals[t.Name],
-			ProfileRefusals: len(profiles[t.Name].Refused)}
+			ProfileRefusals: profiles[t.Name].Refused}
 		_, tr.Profile = profiles[t.Name].Accepted()
 		switch {
 		case seen[t.Name]:
@@ -112,10 +112,13 @@ func importCapture(info CaptureInfo, tools []mcpimport.Tool) (serverReport, erro
 			errs = append(errs, fmt.Errorf("%s: tool %s is imported %t with %d refusals: each tool is imported or refused", info.Server, t.Name, tr.Imported, len(tr.Refusals)))
 		}
 		seen[t.Name] = true
-		for _, f := range tr.Refusals {
+		for _, f := range append(slices.Clone(tr.Refusals), tr.ProfileRefusals...) {
 			if f.Reason == "" || (f.Pointer != "" && !strings.HasPrefix(f.Pointer, "/")) {
 				errs = append(errs, fmt.Errorf("%s: tool %s: a refusal without a JSON pointer or reason: %q", info.Server, t.Name, f.String()))
 			}
+		}
+		if !tr.Profile && len(tr.ProfileRefusals) == 0 {
+			errs = append(errs, fmt.Errorf("%s: tool %s: no argument profile, and no refusal saying why", info.Server, t.Name))
 		}
 		if tr.Imported {
 			rep.Imported++
@@ -203,8 +206,9 @@ func (s serverReport) reasons() []reasonCount {
 	return out
 }
 
-// report imports every capture in dir, in file-name order.
-func report(dir string) ([]serverReport, error) {
+// report imports every capture in dir: the servers' list order, then any
+// other capture.
+func report(dir string, servers []server) ([]serverReport, error) {
 	paths, err := filepath.Glob(filepath.Join(dir, "*.json"))
 	if err != nil {
 		return nil, err
@@ -212,7 +216,6 @@ func report(dir string) ([]serverReport, error) {
 	if len(paths) == 0 {
 		return nil, errors.New(dir + ": no captures")
 	}
-	// The corpus's order: servers' list order, then any other capture.
 	rank := func(p string) int {
 		if i := slices.IndexFunc(servers, func(s server) bool { return s.name+".json" == filepath.Base(p) }); i >= 0 {
 			return i
@@ -241,9 +244,9 @@ func report(dir string) ([]serverReport, error) {
 // counts, then each tool imported (with its narrowings' count) or refused
 // (with every refusal); the totals last. No capture date: re-capturing an
 // unchanged server changes nothing here.
-func golden(reps []serverReport) []byte {
+func golden(reps []serverReport, dir string) []byte {
 	var b strings.Builder
-	b.WriteString("# Every capture in test/mcp/testdata/corpus imported by `toolgate registry import`'s importer\n")
+	b.WriteString("# Every capture in " + dir + " imported by `toolgate registry import`'s importer\n")
 	b.WriteString("# (internal/mcpgate/mcpimport). Regenerate: go test ./hack/mcpcorpus -run TestCorpus -update\n")
 	var tools, imported, refused, profiled, profiledSE int
 	var all []toolReport
@@ -254,15 +257,18 @@ func golden(reps []serverReport) []byte {
 		for _, t := range s.Tools {
 			profile := "profile"
 			if !t.Profile {
-				profile = fmt.Sprintf("no profile: %d refusals", t.ProfileRefusals)
+				profile = fmt.Sprintf("no profile: %d refusals", len(t.ProfileRefusals))
 			}
 			if t.Imported {
 				fmt.Fprintf(&b, "  imported %s (%d narrowings; %s)\n", t.Name, t.Narrowings, profile)
-				continue
+			} else {
+				fmt.Fprintf(&b, "  refused  %s (%s)\n", t.Name, profile)
 			}
-			fmt.Fprintf(&b, "  refused  %s (%s)\n", t.Name, profile)
 			for _, f := range t.Refusals {
 				fmt.Fprintf(&b, "           %s: %s\n", pointerOf(f), f.Reason)
+			}
+			for _, f := range t.ProfileRefusals {
+				fmt.Fprintf(&b, "           profile %s: %s\n", pointerOf(f), f.Reason)
 			}
 		}
 		tools, imported, refused = tools+len(s.Tools), imported+s.Imported, refused+s.Refused
