@@ -2,9 +2,13 @@ package argprofile_test
 
 import (
 	"bytes"
+	"encoding/json"
+	"errors"
+	"regexp"
 	"strings"
 	"testing"
 
+	"github.com/toolgate/toolgate/internal/argprofile"
 	"github.com/toolgate/toolgate/internal/jsonexact"
 )
 
@@ -43,6 +47,38 @@ func FuzzDerive(f *testing.F) {
 		respelled, err := p.Derive(v.AppendJSON(nil))
 		if err != nil || !bytes.Equal(out, respelled) {
 			t.Fatalf("the compact spelling derives differently: %s vs %s (%v)", out, respelled, err)
+		}
+	})
+}
+
+// FuzzDeriveWiderPattern feeds arbitrary argument bytes to a string node
+// whose pattern uses the printable-ASCII dialect ('.', \s, \S, \D, a
+// negated class): a value is accepted exactly when it is printable ASCII
+// and matches the pattern as ECMA-262 reads it there, spelled in the
+// dialect that holds for any text.
+func FuzzDeriveWiderPattern(f *testing.F) {
+	for _, s := range []string{`{"v":"ab c.x"}`, `{"v":"a\tb.x"}`, `{"v":"a\u2028b.x"}`, `{"v":"\u00e9b c.1"}`, `{"v":"1 .x"}`, `{"v":"ab.\r"}`} {
+		f.Add([]byte(s))
+	}
+	const wider, ecma = `^[^\d]\S?\s?.\.\D*$`, `^[ -/:-~][!-~]?[ ]?[ -~]\.[ -/:-~]*$`
+	p := oneMember(f, `{choice: string, pattern: '`+wider+`'}`)
+	re := regexp.MustCompile(ecma)
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		var v struct{ V *string }
+		if json.Unmarshal(raw, &v) != nil || v.V == nil {
+			return
+		}
+		if _, err := jsonexact.DecodeAny(raw, jsonexact.Limits{}); err != nil {
+			return // not one exact JSON value: Derive refuses it (FuzzDerive)
+		}
+		_, err := p.Derive(raw)
+		ascii := true
+		for i := 0; i < len(*v.V); i++ {
+			ascii = ascii && (*v.V)[i] >= 0x20 && (*v.V)[i] <= 0x7e
+		}
+		want := ascii && len(*v.V) <= 1024 && re.MatchString(*v.V)
+		if (err == nil) != want && !errors.Is(err, &argprofile.Error{Code: argprofile.CodeUnknownMember}) && !errors.Is(err, &argprofile.Error{Code: argprofile.CodeDuplicate}) {
+			t.Fatalf("%q: accepted %t, ECMA-262 on printable ASCII says %t (%v)", *v.V, err == nil, want, err)
 		}
 	})
 }

@@ -155,6 +155,13 @@ func (p *proposer) node(m map[string]any, ptr string) argprofile.NodeDraft {
 	case string:
 		return p.typed(m, t, ptr)
 	case []any:
+		// A keyword no listed type takes would be lost in the split.
+		for _, k := range sortedKeys(m) {
+			if !annotationKeywords[k] && k != "type" && k != "x-mcp-header" && k != "$defs" && k != "definitions" &&
+				!slices.ContainsFunc(t, func(x any) bool { s, _ := x.(string); return slices.Contains(proposable[s], k) }) {
+				p.refused(ptr+"/"+escape(k), "keyword "+k+" is not understood for the listed types; dropping it could widen")
+			}
+		}
 		var alts []any
 		for _, x := range t {
 			if s, ok := x.(string); ok {
@@ -359,6 +366,12 @@ func intAt(m map[string]any, k string) *int {
 
 func (p *proposer) str(m map[string]any, ptr string) argprofile.NodeDraft {
 	if list, ok := m["enum"].([]any); ok {
+		for _, k := range []string{"const", "format", "maxLength", "minLength", "pattern"} {
+			if _, ok := m[k]; ok {
+				// The cases would take a listed value this keyword refuses.
+				p.refused(ptr+"/"+k, "keyword "+k+" beside enum cannot be held; dropping it could widen")
+			}
+		}
 		return p.enum(list, ptr)
 	}
 	n := argprofile.NodeDraft{Choice: "text", Bind: "digest", MinLength: intAt(m, "minLength"), MaxLength: intAt(m, "maxLength")}

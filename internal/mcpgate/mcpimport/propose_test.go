@@ -257,6 +257,9 @@ func TestProposalRulesRefuseTheRest(t *testing.T) {
 		{"no type with a constraint", `{"type":"object","properties":{"v":{"minimum":1}}}`, "/properties/v"},
 		{"a constraint beside $ref", `{"type":"object","properties":{"a":{"type":"string"},"b":{"$ref":"#/properties/a","maxLength":3}}}`, "/properties/b/maxLength"},
 		{"a reference to nothing", `{"type":"object","properties":{"b":{"$ref":"#/properties/none"}}}`, "/properties/b/$ref"},
+		{"a keyword beside a list of types that none of them takes", `{"type":"object","properties":{"a":{"type":["string","null"],"not":{}}}}`, "/properties/a/not"},
+		{"a boolean enum inside a list of types", `{"type":"object","properties":{"a":{"type":["boolean","string"],"enum":[true,"x"]}}}`, "/properties/a/type/0/enum"},
+		{"a string constraint beside enum", `{"type":"object","properties":{"e":{"type":"string","enum":["a","bbbb"],"maxLength":3}}}`, "/properties/e/maxLength"},
 		{"a pattern over 256 octets", `{"type":"object","properties":{"p":{"type":"string","pattern":"` + strings.Repeat("a", 257) + `"}}}`, "/properties/p/pattern"},
 	} {
 		pr := ProposeProfile("t", []byte(tc.schema))
