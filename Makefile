@@ -112,6 +112,7 @@ test-fuzz: ## Run every fuzz target for FUZZTIME each.
 	$(GO) test -run '^$$' -fuzz '^FuzzDecodeEntries$$' -fuzztime $(FUZZTIME) ./internal/consume/boltstore/
 	$(GO) test -run '^$$' -fuzz '^FuzzOutcomeLine$$' -fuzztime $(FUZZTIME) ./internal/mcpgate/
 	$(GO) test -run '^$$' -fuzz '^FuzzDerive$$' -fuzztime $(FUZZTIME) ./internal/argprofile/
+	$(GO) test -run '^$$' -fuzz '^FuzzDeriveWiderPattern$$' -fuzztime $(FUZZTIME) ./internal/argprofile/
 	$(GO) test -run '^$$' -fuzz '^FuzzVerifyRejectsWithoutEcho$$' -fuzztime $(FUZZTIME) ./internal/mcpgate/clientauth/
 
 .PHONY: fuzz-short
