@@ -51,7 +51,7 @@ func TestAnImportedDraftIsRefusedUntilConfirmedThenPublishesAndTheMappingLoads(t
 		"refused  walk_tree /properties/root/properties/children/items/$ref: $ref cycle",
 		"narrowed read_file /properties/head/type: number read as integer",
 		"narrowed read_file /properties/path: string narrowed to printable ASCII (0x20–0x7E)",
-		"proposed argument profiles (mcp-arguments.yaml): 6 of 8 tools",
+		"proposed argument profiles (mcp-arguments.yaml): 7 of 8 tools",
 		"chose    read_file /properties/path: free text: bound as its SHA-256 and length",
 		"chose    transfer /properties/tags: array with uniqueItems or more than 64 elements: bound as a digest",
 		"no profile fetch_page /properties/url/not: keyword not is not understood",
@@ -123,8 +123,8 @@ func TestAnImportedDraftIsRefusedUntilConfirmedThenPublishesAndTheMappingLoads(t
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n := strings.Count(string(pb), "\n---\n"); n != 6 || !strings.Contains(string(pb), "choice: text  # toolgate: confirm") {
-		t.Errorf("%s: %d documents, want 6, with judgments marked:\n%s", profiles, n, pb)
+	if n := strings.Count(string(pb), "\n---\n"); n != 7 || !strings.Contains(string(pb), "choice: text  # toolgate: confirm") {
+		t.Errorf("%s: %d separators, want 7, with judgments marked:\n%s", profiles, n, pb)
 	}
 	reviewedAccount := "  - field: account\n    json: account\n    value:\n      choice: string\n"
 	edit := strings.Replace(string(pb), "  - field: account\n    json: account\n    value:\n      bind: digest  # toolgate: confirm\n      choice: text  # toolgate: confirm\n", reviewedAccount, 1)
