@@ -56,6 +56,7 @@ const (
 	ProposeJSONAny     = "no type and no constraint: any JSON value, bound as a digest"
 	ProposeIntFormat   = "integer format: its range as exact bounds"
 	ProposeNames       = "propertyNames {type: string} holds for every member name: nothing to enforce"
+	ProposeClosed      = "open object with declared members: closed to them (an undeclared member refuses); bind the whole object as json to take them"
 	ProposeASCIIPat    = "pattern in the dialect ECMA-262 and RE2 agree on for printable ASCII only: string (printable ASCII, at most 1,024 octets)"
 )
 
@@ -296,6 +297,9 @@ func (p *proposer) object(m map[string]any, ptr string) argprofile.NodeDraft {
 	if ap, ok := m["additionalProperties"]; len(props) == 0 && (!ok || ap != false) {
 		p.reason(ptr, ProposeJSONOpen)
 		return argprofile.NodeDraft{Choice: "json"}
+	}
+	if ap, ok := m["additionalProperties"]; ok && ap != false {
+		p.reason(ptr+"/additionalProperties", ProposeClosed)
 	}
 	required := map[string]bool{}
 	if list, ok := m["required"].([]any); ok {

@@ -218,6 +218,8 @@ func TestProposalRulesHoldExactly(t *testing.T) {
 			`{"type":"object","properties":{"n":{"type":"integer","minimum":0,"exclusiveMinimum":5}}}`, `{"n":6}`, `{"n":5}`, "/properties/n/exclusiveMinimum", ProposeExclusive},
 		{"propertyNames of type string holds for every name",
 			`{"type":"object","properties":{"m":{"type":"object","propertyNames":{"type":"string"},"additionalProperties":{"type":"string"}}}}`, `{"m":{"text/plain":"x"}}`, `{"m":{"a":1e400}}`, "/properties/m/propertyNames", ProposeNames},
+		{"an open object with declared members is closed to them",
+			`{"type":"object","properties":{"o":{"type":"object","properties":{"a":{"type":"boolean"}},"additionalProperties":true}}}`, `{"o":{"a":true}}`, `{"o":{"a":true,"b":1}}`, "/properties/o/additionalProperties", ProposeClosed},
 		{"a local reference into properties resolves",
 			`{"type":"object","properties":{"a":{"type":["boolean","string"]},"b":{"$ref":"#/properties/a","description":"d"}}}`, `{"b":"x"}`, `{"b":1}`, "", ""},
 		{"a pattern only the printable-ASCII dialect holds makes the text a string",
