@@ -48,7 +48,7 @@ const (
 	ProposeAnnotation  = "format is an annotation here (not asserted): not enforced"
 	ProposeJSONCycle   = "$ref cycle: a recursive value is bound as a digest"
 	ProposeUnsigned    = "integer with minimum 0: unsignedInteger"
-	ProposeExclusive   = "exclusive integer bound: the inclusive bound next to it"
+	ProposeExclusive   = "exclusive bound: the nearest value inside it at the node's scale"
 	ProposeDefaultSkip = "default not applied: an absent optional argument stays absent"
 	ProposeNoArguments = "no declared arguments: the trivial profile, which takes the empty object only"
 	ProposeCaseByPlace = "enumeration values with no distinct protocol token of their own: named case-N by their place in the list (the JSON keeps the value); the reviewer may name them"
