@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -276,7 +277,7 @@ func golden(reps []serverReport, dir string) []byte {
 	}
 	fmt.Fprintf(&b, "\ntotal: %d servers, %d tools, %d imported, %d refused; %d with an argument profile (%d side-effecting)\n",
 		len(reps), tools, imported, refused, profiled, profiledSE)
-	b.WriteString("\nrefusal reasons over the corpus: tools refused for each (a tool may have several), and by it alone\n" +
+	b.WriteString("\nrefusal reasons over the " + path.Base(dir) + ": tools refused for each (a tool may have several), and by it alone\n" +
 		"(every refusal of a tool, inside a member or a tool it refuses by name too):\n")
 	for _, r := range (serverReport{Tools: all}).reasons() {
 		fmt.Fprintf(&b, "  %4d %4d alone  %s\n", r.Tools, r.Only, r.Reason)
