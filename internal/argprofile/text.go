@@ -132,7 +132,7 @@ func agreedOps(re *syntax.Regexp, ascii bool) bool {
 				return false
 			}
 		}
-	case syntax.OpAnyCharNotNL:
+	case syntax.OpAnyCharNotNL, syntax.OpAnyChar: // the parser folds (\D|\d) into any character
 		if !ascii {
 			return false
 		}
