@@ -14,9 +14,9 @@ import (
 // length alone does not bound the work: the program is bounded too, and
 // on a text node its size times the node's maxOctets.
 const (
-	maxPatternLen   = 1024
-	maxPatternInsts = 1024
-	maxPatternWork  = 1 << 26 // maxOctets × instructions: 65,536 × 1,024
+	MaxPatternOctets = 1024    // the pattern's text
+	maxPatternInsts  = 1024    // its compiled RE2 program
+	maxPatternWork   = 1 << 26 // a text node's maxOctets × instructions: 65,536 × 1,024
 )
 
 // printableASCII reports whether s is a protocol string value (Section 10):
@@ -65,7 +65,7 @@ func escape(s string) string {
 // such a value holds. Everything else returns false, and the draft is
 // refused.
 func compilePattern(p string, ascii bool) (*regexp.Regexp, int, bool) {
-	if p == "" || len(p) > maxPatternLen || !utf8.ValidString(p) {
+	if p == "" || len(p) > MaxPatternOctets || !utf8.ValidString(p) {
 		return nil, 0, false
 	}
 	for i := 0; i < len(p); i++ {
