@@ -9,8 +9,8 @@ import (
 	"github.com/toolgate/toolgate/internal/argprofile"
 	"github.com/toolgate/toolgate/internal/engine/fault"
 	"github.com/toolgate/toolgate/internal/engine/registry"
-	"github.com/toolgate/toolgate/internal/host"
 	"github.com/toolgate/toolgate/internal/engine/schema"
+	"github.com/toolgate/toolgate/internal/host"
 	"github.com/toolgate/toolgate/internal/jsonexact"
 )
 
