@@ -413,3 +413,25 @@ func TestProfileFaultCodeCoversEveryCode(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkCanonicalizeProfiled is the derivation's share of building a
+// Canonical Request: the profiled write_file against the payments tool's
+// protocol arguments of a similar size.
+func BenchmarkCanonicalizeProfiled(b *testing.B) {
+	h := newFilesHost(b)
+	sel := host.RegistrySelection{SnapshotID: "primary-registry", Generation: "1"}
+	for name, p := range map[string]request.Proposal{
+		"profiled write_file": {ProposalID: "proposal-1", ToolID: "fs.write-file", Version: "1",
+			Arguments: []byte(`{"path":"/workspace/a.txt","content":"hello\nworld\n` + strings.Repeat("x", 200) + `"}`)},
+		"payments (no profile)": {ProposalID: "proposal-1", ToolID: "payments.submit", Version: "1", Arguments: []byte(testutil.PaymentsArguments)},
+	} {
+		b.Run(name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := h.Canonicalize(runtime, sel, p, "assessment-1"); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
