@@ -30,10 +30,10 @@ const (
 
 // newFilesService serves examples/mcp-filesystem: a write_file tool whose
 // definition carries an argument profile.
-func newFilesService(t *testing.T) *service {
+func newFilesService(t *testing.T, keyDir string) *service {
 	t.Helper()
 	root := testutil.RepoRoot(t)
-	domains, err := standalone.Load(t.TempDir(), filepath.Join(root, "examples", "mcp-filesystem", "manifests"))
+	domains, err := standalone.Load(keyDir, filepath.Join(root, "examples", "mcp-filesystem", "manifests"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -102,13 +102,14 @@ func withArguments(t *testing.T, body any, raw string) []byte {
 // TestServeProfiledToolOverHTTP: over the API (every exchange checked
 // against docs/openapi.yaml), a tool whose definition carries an argument
 // profile is authorized with its MCP arguments exactly as the agent sends
-// them, validated and consumed with the bytes the executor forwards, and
-// retried idempotently; one changed octet of the content mismatches, and a
+// them, validated (on its replica too) and consumed with the bytes the
+// executor forwards, and retried idempotently; one changed octet of the content mismatches, and a
 // refusal of the profile is located under proposal.arguments (resp.
 // expectations.arguments) without echoing the value.
 func TestServeProfiledToolOverHTTP(t *testing.T) {
 	t.Parallel()
-	s := newFilesService(t)
+	keys := t.TempDir()
+	s := newFilesService(t, keys)
 	req := filesRequest(t)
 	req.Proposal.Arguments = json.RawMessage(`"toolgate-test-arguments"`)
 	req.RequestedResources = []string{} // the API takes no null
@@ -135,6 +136,15 @@ func TestServeProfiledToolOverHTTP(t *testing.T) {
 	}}
 	if r := s.post(t, "/v1/validate", gatewayToken, withArguments(t, exp, args)); r.status != http.StatusOK {
 		t.Fatalf("validate with the forwarded bytes: %d %s", r.status, r.body)
+	}
+	// Another replica with the same keys rebuilds the Authorization from
+	// the artifact's record (the raw arguments, compacted) and derives alike.
+	replica := newFilesService(t, keys)
+	if r := replica.post(t, "/v1/validate", gatewayToken, withArguments(t, exp, args)); r.status != http.StatusOK {
+		t.Fatalf("validate on another replica: %d %s", r.status, r.body)
+	}
+	if r := replica.post(t, "/v1/validate", gatewayToken, withArguments(t, exp, strings.Replace(args, "hello", "hellO", 1))); r.status != http.StatusUnprocessableEntity {
+		t.Errorf("validate on another replica with a changed octet: %d %s, want 422", r.status, r.body)
 	}
 	changed := strings.Replace(args, "world", "World", 1)
 	r = s.post(t, "/v1/consume", gatewayToken, withArguments(t, exp, changed))
