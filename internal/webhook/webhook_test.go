@@ -230,13 +230,15 @@ func TestAPolicyNamingAnUndefinedToolIsAdmittedWithWarnings(t *testing.T) {
 	if string(typo.Spec.Policies[0].Rules[last].Condition.Raw) == string(gen1.Spec.Policies[0].Rules[last].Condition.Raw) {
 		t.Fatal("the last rule of the sample no longer names email.send")
 	}
-	at := func(i int) string { return "spec.policies[0].rules[" + strconv.Itoa(i) + "].condition.all[0].predicate.identifier: notFound: " }
+	at := func(i int) string {
+		return "spec.policies[0].rules[" + strconv.Itoa(i) + "].condition.all[0].predicate.identifier: notFound: "
+	}
 	cases := map[string]struct {
 		objs []client.Object
 		ps   *v1alpha1.PolicySnapshot
 		want []string // each warning's prefix
 	}{
-		"the samples with their registry": {objs: []client.Object{ha, reg}, ps: gen1},
+		"the samples with their registry":     {objs: []client.Object{ha, reg}, ps: gen1},
 		"a deny rule with a typo in its tool": {objs: []client.Object{ha, reg}, ps: typo, want: []string{at(last)}},
 		"the registry not applied yet": {objs: []client.Object{ha}, ps: gen1,
 			want: []string{at(0), at(1), at(2), at(3), at(7)}},
