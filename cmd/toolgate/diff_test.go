@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/xml"
 	"flag"
 	"os"
 	"path/filepath"
@@ -171,6 +172,13 @@ func TestDiffFailOnARemovedDenyRule(t *testing.T) {
 		"PolicySnapshot payments/payments-policy-2: policy payments-guardrails version 2: rule deny-payment-from-external-content: removed (was deny)\n"
 	if r.code != 1 || len(errs) != 1 || errs[0] != want || len(warnings) != 5 {
 		t.Errorf("exit %d, errors %q (want %q), %d warnings", r.code, errs, want, len(warnings))
+	}
+	// JUnit: the generation is one case, failed by the removal.
+	r = runCLI("", "diff", base, head, "--fail-on", "rule-removed", "--format", "junit")
+	var j docJUnit
+	if err := xml.Unmarshal([]byte(r.stdout), &j); err != nil || r.code != 1 || j.Tests != 1 || j.Failures != 1 ||
+		!strings.Contains(j.Suites[0].Cases[0].Failure.Text, "rule-removed: PolicySnapshot payments/payments-policy-2: policy payments-guardrails version 2: rule deny-payment-from-external-content") {
+		t.Errorf("junit: exit %d, %v, %+v", r.code, err, j)
 	}
 }
 
