@@ -217,9 +217,8 @@ func TestPublisherDefaulter(t *testing.T) {
 // admits a PolicySnapshot whose rules name a tool no ToolRegistry of the
 // namespace defines (the registry may be applied after it) and warns once
 // per reference, with its path and never the name; with the registry in
-// place the samples draw no warning. (The envtest suite does not check
-// that the apiserver relays the warnings; controller-runtime's
-// admission.Validator does.)
+// place the samples draw no warning. (test/integration checks that the
+// apiserver relays them to the client.)
 func TestAPolicyNamingAnUndefinedToolIsAdmittedWithWarnings(t *testing.T) {
 	t.Parallel()
 	set := samples(t)
