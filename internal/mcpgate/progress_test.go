@@ -2,8 +2,8 @@ package mcpgate
 
 import (
 	"bytes"
-	encjson "encoding/json"
 	"context"
+	encjson "encoding/json"
 	"net/http"
 	"net/http/httptest"
 	"os"
