@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/url"
 	"os"
 	"regexp"
 	"strings"
@@ -237,6 +238,10 @@ func (c *Config) check() []error {
 		}
 	}
 	if c.ClientAuth != nil {
+		if u, err := url.Parse(c.ClientAuth.Resource); err == nil && u.Host != "" && !strings.HasSuffix(u.Path, "/mcp") {
+			// The gateway serves MCP at /mcp; a proxy may add a prefix.
+			bad("clientAuth.resource", "must be the gateway's public URL of its MCP endpoint, ending in /mcp")
+		}
 		// Build is the one validation of the block (it reads the token
 		// file and CA files it names, as New will); the TokenReview API
 		// is not called here.

@@ -85,6 +85,9 @@ func TestAClientAuthBlockReportsEveryErrorAtOnce(t *testing.T) {
 	if err == nil {
 		t.Fatal("accepted")
 	}
+	if got := strings.Count(err.Error(), "config: clientAuth.resource:"); got != 2 {
+		t.Errorf("%d errors at clientAuth.resource (a trailing slash, not /mcp), want 2: %v", got, err)
+	}
 	for _, p := range []string{"clientAuth.resource", "clientAuth.authorizationServers[0]", "clientAuth.jwt.algorithms[0]"} {
 		if !strings.Contains(err.Error(), "config: "+p+":") {
 			t.Errorf("no error at %s in %v", p, err)
