@@ -210,3 +210,23 @@ func TestServerDiscoverAdvertisesBothVersions(t *testing.T) {
 }
 
 func rawJSON(s string) encjson.RawMessage { return encjson.RawMessage(s) }
+
+// TestACallCancelledWhileConsumedIsNotForwarded: a client's cancellation
+// does not interrupt the Consumption (its answer says whether the
+// Authorization is spent), and a call cancelled by then is not forwarded:
+// failed, reason cancelled.
+func TestACallCancelledWhileConsumedIsNotForwarded(t *testing.T) {
+	f := newFixture(t)
+	f.g.Refresh(context.Background())
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	mt := f.g.tools["submit_payment"]
+	f.g.call(ctx, mt, &mcp.CallToolParamsRaw{Name: "submit_payment", Arguments: encjson.RawMessage(`{"amount":1}`),
+		Meta: mcp.Meta{MetaKey: map[string]any{"artifact": "a"}}})
+	if f.consumes.Load() != 1 || f.calls.Load() != 0 {
+		t.Fatalf("%d consumes, %d upstream calls; want the Consumption and no call", f.consumes.Load(), f.calls.Load())
+	}
+	if r := waitOutcomes(t, f.g.cfg.OutcomeLog, 1)[0]; r.Outcome != OutcomeFailed || r.Reason != "cancelled" {
+		t.Fatalf("recorded %+v, want failed with reason cancelled", r)
+	}
+}
