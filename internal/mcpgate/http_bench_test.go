@@ -9,7 +9,7 @@ import (
 
 // BenchmarkHeaderCheck is the HTTP layer's added work on one tools/call
 // carrying a 3 KB artifact: reading the envelope and checking the standard
-// headers (docs/performance.md, the MCP gateway).
+// headers.
 func BenchmarkHeaderCheck(b *testing.B) {
 	f := newFixture(b)
 	body := []byte(fmt.Sprintf(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"submit_payment",`+
