@@ -233,6 +233,17 @@ func TestMCPHeadersThatDisagreeWithTheBodyAreRefusedBeforeAnything(t *testing.T)
 			}
 		})
 	}
+	t.Run("the SDK client's own mirrored headers pass", func(t *testing.T) {
+		cs := sdkClient(t, srv.URL, ProtocolStateless, func(*mcp.ProgressNotificationParams) {})
+		if _, err := cs.ListTools(context.Background(), nil); err != nil { // the SDK mirrors listed tools only
+			t.Fatal(err)
+		}
+		calls := f.calls.Load()
+		res, err := cs.CallTool(context.Background(), paymentCall(mcp.Meta{}))
+		if err != nil || res.IsError || f.calls.Load() != calls+1 {
+			t.Fatalf("%v %+v after %d upstream calls", err, res, f.calls.Load()-calls)
+		}
+	})
 	t.Run("no standard headers under 2025-11-25 are not required", func(t *testing.T) {
 		_, sid := initialize(t, srv.URL)
 		req, _ := http.NewRequest(http.MethodPost, srv.URL+"/mcp", strings.NewReader(`{"jsonrpc":"2.0","id":3,"method":"tools/list"}`))
