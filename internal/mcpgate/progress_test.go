@@ -96,6 +96,30 @@ func TestTheUpstreamsProgressReachesTheClientUnderItsOwnToken(t *testing.T) {
 	}
 }
 
+// TestTheClientsProtocolMetaIsNotForwarded: under 2026-07-28 every
+// request's _meta carries the client's protocol version, info and
+// capabilities; they describe the client's hop, and a session-based
+// upstream would refuse a call carrying them. The upstream reads the
+// gateway's own, never the client's.
+func TestTheClientsProtocolMetaIsNotForwarded(t *testing.T) {
+	f := newFixture(t)
+	f.g.Refresh(context.Background())
+	srv := httptest.NewServer(f.g.Handler())
+	t.Cleanup(srv.Close)
+	cs := sdkClient(t, srv.URL, ProtocolStateless, func(*mcp.ProgressNotificationParams) {})
+	res, err := cs.CallTool(context.Background(), paymentCall(mcp.Meta{"dev.example/trace": "t-1"}))
+	if err != nil || res.IsError || f.calls.Load() != 1 {
+		t.Fatalf("%v %+v", err, res)
+	}
+	wire := f.wire.String()
+	if strings.Contains(wire, `"name":"agent"`) {
+		t.Fatalf("the upstream read the client's protocol _meta:\n%s", wire)
+	}
+	if !strings.Contains(wire, `"dev.example/trace":"t-1"`) {
+		t.Fatalf("another _meta key was not passed on:\n%s", wire)
+	}
+}
+
 // TestAClientsCancellationIsRelayedAndTheCallIsUncertain: a client that
 // cancels an in-flight call makes the gateway cancel it upstream
 // (notifications/cancelled, or the ended request under 2026-07-28), and the
