@@ -217,3 +217,31 @@ func TestTheCurrentEndpointSaysWhatCurrentResolvesTo(t *testing.T) {
 	wantRefusal(t, s.post(t, "/v1/current", agentToken, []byte(`{"hostAuthority":{"namespace":"payments"}}`)),
 		http.StatusBadRequest, "missing", "hostAuthority.name")
 }
+
+// TestARolloutGraceOnTheExistingDomain: the grace is set on the domain
+// that already serves, in the HostAuthority's rollout (its spec is
+// immutable), and the Authorization issued before it keeps consuming.
+func TestARolloutGraceOnTheExistingDomain(t *testing.T) {
+	t.Parallel()
+	keyDir := t.TempDir()
+	s := newService(t, keyDir)
+	before := wantSelection(t, s.post(t, "/v1/authorize", agentToken, currentSelection(t)), "1", "2", "2")
+	d, _ := s.set.ByName("payments", "payments-host")
+	keyID := d.KeyID()
+
+	pinned := withIdentities(currentSelection(t), "-pinned")
+	pinned.Policy.SnapshotGeneration = "2"
+	s.reload(t, keyDir, samplesWith(t, nil, policyGeneration3(t, nil)))
+	wantRefusal(t, s.post(t, "/v1/authorize", agentToken, pinned), http.StatusConflict, "superseded", "policy")
+
+	s.reload(t, keyDir, samplesWith(t, func(ha string) string {
+		return ha + "rollout:\n  supersededGrace:\n    generations: \"1\"\n"
+	}, policyGeneration3(t, nil)))
+	wantSelection(t, s.post(t, "/v1/authorize", agentToken, pinned), "1", "2", "2")
+	if d, _ := s.set.ByName("payments", "payments-host"); d.KeyID() != keyID {
+		t.Error("the grace made a new signing key")
+	}
+	if r := s.post(t, "/v1/consume", executorToken, expectations(t, before.Authorization.Artifact)); r.status != http.StatusOK {
+		t.Fatalf("consume of the artifact issued before the grace: %d %s", r.status, r.body)
+	}
+}

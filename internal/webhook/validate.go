@@ -33,9 +33,24 @@ func (HostAuthorityValidator) ValidateCreate(_ context.Context, o *v1alpha1.Host
 	return nil, invalid("HostAuthority", o.Name, err)
 }
 
-// ValidateUpdate admits no change of the spec or of the publisher.
-func (HostAuthorityValidator) ValidateUpdate(_ context.Context, old, o *v1alpha1.HostAuthority) (admission.Warnings, error) {
-	return nil, immutable("HostAuthority", old, o, equality.Semantic.DeepEqual(old.Spec, o.Spec))
+// ValidateUpdate admits no change of the spec or of the publisher, and a
+// change of the rollout only by a user that holds
+// policyAdministrationAuthority in the domain
+// (publication.HostAuthorityUpdate).
+func (HostAuthorityValidator) ValidateUpdate(ctx context.Context, old, o *v1alpha1.HostAuthority) (admission.Warnings, error) {
+	if err := immutable("HostAuthority", old, o, equality.Semantic.DeepEqual(old.Spec, o.Spec)); err != nil {
+		return nil, err
+	}
+	req, err := admission.RequestFromContext(ctx)
+	if err != nil {
+		return nil, apierrors.NewInternalError(errNoRequest)
+	}
+	err = publication.HostAuthorityUpdate(old, o, host.Caller{Name: req.UserInfo.Username, Groups: slices.Clone(req.UserInfo.Groups)})
+	if publication.NotAdministrator(err) {
+		return nil, apierrors.NewForbidden(schema.GroupResource{Group: v1alpha1.Group, Resource: "hostauthorities"}, o.Name,
+			errNotAdministratorHere)
+	}
+	return nil, invalid("HostAuthority", o.Name, err)
 }
 
 // ValidateDelete admits every delete: the controllers withdraw the domain.
