@@ -72,6 +72,9 @@ func TestACurrentSelectionBindsTheCurrentGenerationAndTheActiveVersion(t *testin
 	if res.Authorization == nil {
 		t.Fatalf("no authorization: %+v", res)
 	}
+	if !strings.Contains(s.logText(), `"selection":"primary-registry@1 payments-policy@2 payments-guardrails@2"`) {
+		t.Errorf("the decision log does not record the selection made:\n%s", s.logText())
+	}
 	// Version 2's allow rule obliges an evaluation age of 30 seconds
 	// (version 1's: 60): the Decision is version 2's.
 	if !slices.Contains(res.Decision.Obligations, client.Obligation{Kind: "maximumEvaluationAgeSeconds", Seconds: 30}) {

@@ -225,6 +225,9 @@ func (s *Server) authorize(ctx context.Context, q *call, r *http.Request) (int, 
 	}
 	req.Registry.Generation, req.Policy.SnapshotGeneration, req.Policy.PolicyGeneration =
 		sel.RegistryGeneration, sel.PolicyGeneration, sel.DefinitionGeneration
+	// Served identities only, as the HostAuthority's name above.
+	q.entry.Selection = sel.RegistryID + "@" + sel.RegistryGeneration + " " + sel.PolicyID + "@" + sel.PolicyGeneration +
+		" " + sel.DefinitionID + "@" + sel.DefinitionGeneration
 	res, envelope, err := d.Authorize(HostRequest(req, q.caller, uint64(q.now.Unix())))
 	if err != nil {
 		return statusOf(err), apiError(err)
