@@ -183,6 +183,15 @@ func TestTheHostAuthorityRolloutChangesOnlyByAnAdministrator(t *testing.T) {
 	if _, err := v.ValidateUpdate(ctx("system:serviceaccount:argocd:argocd-application-controller"), old, malformed); !apierrors.IsInvalid(err) {
 		t.Errorf("a malformed grace: %v, want Invalid", err)
 	}
+	if _, err := v.ValidateUpdate(context.Background(), old, graced); !apierrors.IsInternalError(err) {
+		t.Errorf("a grace without an admission request: %v, want an internal error", err)
+	}
+	if _, err := (webhook.HostAuthorityValidator{Offline: true}).ValidateUpdate(context.Background(), old, graced); err != nil {
+		t.Errorf("the offline check of a well-formed grace: %v", err)
+	}
+	if _, err := (webhook.HostAuthorityValidator{Offline: true}).ValidateUpdate(context.Background(), old, malformed); !apierrors.IsInvalid(err) {
+		t.Errorf("the offline check of a malformed grace: %v, want Invalid", err)
+	}
 	respecced := graced.DeepCopy()
 	respecced.Spec.MaxAuthorizationLifetimeSeconds = "60"
 	if _, err := v.ValidateUpdate(ctx("system:serviceaccount:argocd:argocd-application-controller"), old, respecced); !apierrors.IsInvalid(err) {
