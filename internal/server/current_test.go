@@ -190,8 +190,12 @@ func TestTheCurrentEndpointSaysWhatCurrentResolvesTo(t *testing.T) {
 		Policies: []client.CurrentPolicySnapshot{{SnapshotID: "payments-policy", Generation: "2",
 			Active: []client.PolicyVersion{{PolicyID: "payments-guardrails", PolicyGeneration: "2"}}}},
 	}
+	shipped, err := os.ReadFile(filepath.Join(testutil.RepoRoot(t), "examples", "api", "current.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, token := range []string{agentToken, executorToken} {
-		r := s.post(t, "/v1/current", token, ref)
+		r := s.post(t, "/v1/current", token, shipped)
 		if r.status != http.StatusOK {
 			t.Fatalf("current: %d %s", r.status, r.body)
 		}
