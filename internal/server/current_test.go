@@ -106,6 +106,11 @@ func TestAnExplicitSelectionIsCheckedAsBefore(t *testing.T) {
 			t.Errorf("policyGeneration %q: %d %s, want 400", bad, r.status, r.body)
 		}
 	}
+	for _, bad := range []string{"Current", "latest", "02"} {
+		req := currentSelection(t)
+		req.Registry.Generation = bad
+		wantRefusal(t, s.post(t, "/v1/authorize", agentToken, req), http.StatusNotFound, "notFound", "registry")
+	}
 }
 
 func TestPublishingAGenerationMovesTheCurrentSelectionAndBreaksNoAuthorization(t *testing.T) {
