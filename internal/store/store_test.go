@@ -325,9 +325,21 @@ func TestTheCurrentSelectionIsWhatIsServed(t *testing.T) {
 	if err != nil || got != want {
 		t.Fatalf("Select = %+v, %v; want %+v", got, err, want)
 	}
+	wantCurrent := serving.Current{
+		Registries: []serving.CurrentSnapshot{{ID: "primary-registry", Generation: "1"}},
+		Policies: []serving.CurrentPolicy{{CurrentSnapshot: serving.CurrentSnapshot{ID: "payments-policy", Generation: "2"},
+			Active: []host.PolicyVersion{{PolicyID: "payments-guardrails", Generation: "2"}}}},
+	}
+	if diff := cmp.Diff(wantCurrent, d.Current()); diff != "" {
+		t.Errorf("Current (-want +got):\n%s", diff)
+	}
 	s.RemovePolicy("payments", "payments-policy-2")
 	d, _ = s.ByName("payments", "payments-host")
 	want.PolicyGeneration, want.DefinitionGeneration = "1", "1"
+	wantCurrent.Policies[0].Generation, wantCurrent.Policies[0].Active[0].Generation = "1", "1"
+	if diff := cmp.Diff(wantCurrent, d.Current()); diff != "" {
+		t.Errorf("Current after generation 2 was withdrawn (-want +got):\n%s", diff)
+	}
 	if got, err := d.Select(current, now); err != nil || got != want {
 		t.Errorf("after generation 2 was withdrawn: Select = %+v, %v; want %+v", got, err, want)
 	}
