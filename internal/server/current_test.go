@@ -106,6 +106,16 @@ func TestAnExplicitSelectionIsCheckedAsBefore(t *testing.T) {
 			t.Errorf("policyGeneration %q: %d %s, want 400", bad, r.status, r.body)
 		}
 	}
+	// A policy the snapshot does not hold is a deny (policyUnknown); its
+	// name is caller input and stays out of the decision log.
+	unknown := withIdentities(currentSelection(t), "-unknown")
+	unknown.Policy.PolicyID, unknown.Policy.PolicyGeneration = "no-such-policy-q7", "1"
+	if res := decode[client.AuthorizeResponse](t, s.post(t, "/v1/authorize", agentToken, unknown)); res.Decision.Outcome != "deny" {
+		t.Errorf("an unknown policy: %+v, want deny", res.Decision)
+	}
+	if log := s.logText(); strings.Contains(log, "no-such-policy-q7") || !strings.Contains(log, `"selection":"primary-registry@1 payments-policy@2"`) {
+		t.Errorf("the decision log of an unknown policy:\n%s", log)
+	}
 	for _, bad := range []string{"Current", "latest", "02"} {
 		req := currentSelection(t)
 		req.Registry.Generation = bad

@@ -22,7 +22,8 @@ type Entry struct {
 	Namespace     string   `json:"namespace,omitempty"`
 	HostAuthority string   `json:"hostAuthority,omitempty"`
 	// Selection is an authorize's exact selection, once made: "REGISTRY@GEN
-	// POLICY-SNAPSHOT@GEN POLICY@GEN", every "current" resolved.
+	// POLICY-SNAPSHOT@GEN POLICY@GEN", every "current" resolved (the policy
+	// version only when the snapshot holds it).
 	Selection       string   `json:"selection,omitempty"`
 	DecisionID      string   `json:"decisionID,omitempty"`
 	Outcome         string   `json:"outcome,omitempty"`

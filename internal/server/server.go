@@ -225,12 +225,16 @@ func (s *Server) authorize(ctx context.Context, q *call, r *http.Request) (int, 
 	}
 	req.Registry.Generation, req.Policy.SnapshotGeneration, req.Policy.PolicyGeneration =
 		sel.RegistryGeneration, sel.PolicyGeneration, sel.DefinitionGeneration
-	// Served identities only, as the HostAuthority's name above.
-	q.entry.Selection = sel.RegistryID + "@" + sel.RegistryGeneration + " " + sel.PolicyID + "@" + sel.PolicyGeneration +
-		" " + sel.DefinitionID + "@" + sel.DefinitionGeneration
+	// Served identities only, as the HostAuthority's name above: the
+	// snapshots Select found served, and the policy version once the Host
+	// found it in the snapshot (a missing one is caller input).
+	q.entry.Selection = sel.RegistryID + "@" + sel.RegistryGeneration + " " + sel.PolicyID + "@" + sel.PolicyGeneration
 	res, envelope, err := d.Authorize(HostRequest(req, q.caller, uint64(q.now.Unix())))
 	if err != nil {
 		return statusOf(err), apiError(err)
+	}
+	if p := res.Decision.Policy(); p != nil {
+		q.entry.Selection += " " + p.ID().String() + "@" + p.Generation().String()
 	}
 	retry := false
 	if res.Authorization != nil {

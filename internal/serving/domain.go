@@ -170,12 +170,16 @@ func (d *Domain) Current() Current {
 	s := d.served()
 	var out Current
 	for _, id := range slices.Sorted(maps.Keys(s.registries)) {
-		g, _ := s.current(s.registries, id)
-		out.Registries = append(out.Registries, CurrentSnapshot{ID: id, Generation: g})
+		if g, ok := s.current(s.registries, id); ok {
+			out.Registries = append(out.Registries, CurrentSnapshot{ID: id, Generation: g})
+		}
 	}
 	for _, id := range slices.Sorted(maps.Keys(s.policies)) {
-		g, _ := s.current(s.policies, id)
-		active, _ := d.host.ActivePolicies(id, g) // served generations are held
+		g, ok := s.current(s.policies, id)
+		if !ok {
+			continue
+		}
+		active, _ := d.host.ActivePolicies(id, g) // served generations are held; none listed otherwise
 		out.Policies = append(out.Policies, CurrentPolicy{CurrentSnapshot: CurrentSnapshot{ID: id, Generation: g}, Active: active})
 	}
 	return out
