@@ -1,6 +1,7 @@
 package server
 
 import (
+	"encoding/json"
 	"strconv"
 
 	"github.com/toolgate/toolgate/client"
@@ -34,7 +35,22 @@ func appendAuthorizeResponse(b []byte, r *client.AuthorizeResponse) []byte {
 		b = append(b, `,"ineligible":`...)
 		b = appendError(b, r.Ineligible)
 	}
+	if r.Confirmation != nil {
+		// Rare (requireConfirmation in a domain that takes confirmations):
+		// encoding/json itself, which is what the appenders imitate.
+		b = appendMarshaled(append(b, `,"confirmation":`...), r.Confirmation)
+	}
 	return append(b, '}', '\n')
+}
+
+// appendMarshaled appends encoding/json's encoding of v, which cannot fail
+// for the wire types (strings, numbers, lists and structs of them).
+func appendMarshaled(b []byte, v any) []byte {
+	out, err := json.Marshal(v)
+	if err != nil {
+		return append(b, "null"...)
+	}
+	return append(b, out...)
 }
 
 func appendDecision(b []byte, d *client.Decision) []byte {

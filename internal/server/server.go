@@ -59,6 +59,8 @@ type Server struct {
 	buffers sync.Pool // of *response
 	bodies  sync.Pool // of *[]byte, for reading request bodies
 	metrics *metrics
+	// confirmations are the open confirmation requests (confirmations.go).
+	confirmations *confirmationStore
 }
 
 // New returns a Server for cfg.
@@ -71,6 +73,7 @@ func New(cfg Config) (*Server, error) {
 		bodies:  sync.Pool{New: func() any { return new([]byte) }},
 		domains: cfg.Domains, auth: cfg.Auth, store: cfg.Store, clock: cfg.Clock, log: cfg.Log,
 		limit: cfg.MaxBodyBytes, cache: newRebuildCache(cfg.RebuildCacheEntries),
+		confirmations: newConfirmationStore(),
 	}
 	if s.clock == nil {
 		s.clock = time.Now
@@ -88,6 +91,7 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("/v1/authorize", s.post("authorize", s.authorize))
 	mux.HandleFunc("/v1/validate", s.post("validate", s.validate))
 	mux.HandleFunc("/v1/consume", s.post("consume", s.consume))
+	s.confirmationRoutes(mux)
 	mux.Handle("/healthz", s.get(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusOK) })))
 	mux.Handle("/readyz", s.get(http.HandlerFunc(s.ready)))
 	mux.Handle("/metrics", s.get(promhttp.HandlerFor(s.metrics.registry, promhttp.HandlerOpts{})))
@@ -209,7 +213,12 @@ func (s *Server) authorize(ctx context.Context, q *call, r *http.Request) (int, 
 	if err := d.Selectable(sel, q.now); err != nil {
 		return stateRefusal(err)
 	}
-	res, envelope, err := d.Authorize(HostRequest(req, q.caller, uint64(q.now.Unix())))
+	hr := HostRequest(req, q.caller, uint64(q.now.Unix()))
+	res, envelope, err := d.Authorize(hr)
+	if err != nil {
+		return statusOf(err), apiError(err)
+	}
+	pending, err := s.openConfirmation(q, d, hr, res)
 	if err != nil {
 		return statusOf(err), apiError(err)
 	}
@@ -246,7 +255,7 @@ func (s *Server) authorize(ctx context.Context, q *call, r *http.Request) (int, 
 	for _, reason := range wire.Reasons {
 		s.metrics.reasons.get(reason).Inc()
 	}
-	out := client.AuthorizeResponse{Decision: wire}
+	out := client.AuthorizeResponse{Decision: wire, Confirmation: pending}
 	q.entry.Result = "decided"
 	if res.Ineligible != nil {
 		e := apiError(res.Ineligible)
@@ -495,6 +504,8 @@ func (s *Server) writeJSON(w http.ResponseWriter, status int, body any) {
 		out.buf = appendValidateResponse(out.buf, &v)
 	case client.ErrorResponse:
 		out.buf = appendErrorResponse(out.buf, &v)
+	case client.Confirmation, client.ConfirmationList:
+		out.buf = append(appendMarshaled(out.buf, v), '\n')
 	default:
 		status = http.StatusInternalServerError
 		out.buf = append(out.buf, `{"error":{"code":"internal","message":"the response could not be encoded"}}`+"\n"...)

@@ -1,0 +1,150 @@
+package server_test
+
+import (
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/toolgate/toolgate/client"
+)
+
+const (
+	approverToken      = "approver-token-0123456789abcdef"
+	aliceApproverToken = "alice-approver-token-0123456789ab"
+)
+
+func (s *service) get(t testing.TB, path, token string) response {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodGet, s.url+path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = resp.Body.Close() }()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return response{resp.StatusCode, b}
+}
+
+// requestConfirmation authorizes the vendor email, which the sample decides
+// requireConfirmation, and returns the confirmation request it opened.
+func (s *service) requestConfirmation(t *testing.T) client.Confirmation {
+	t.Helper()
+	r := s.post(t, "/v1/authorize", agentToken, example(t, "email-confirm.yaml"))
+	if r.status != http.StatusOK {
+		t.Fatalf("authorize: %d %s", r.status, r.body)
+	}
+	res := decode[client.AuthorizeResponse](t, r)
+	if res.Decision.Outcome != "requireConfirmation" || res.Authorization != nil || res.Confirmation == nil {
+		t.Fatalf("want requireConfirmation with a confirmation request and no Authorization: %s", r.body)
+	}
+	if res.Confirmation.State != "pending" || res.Confirmation.Requester != "system:serviceaccount:payments:payments-agent-runtime" {
+		t.Fatalf("confirmation request: %+v", res.Confirmation)
+	}
+	return *res.Confirmation
+}
+
+func TestConfirmationsAreListedToWhoMaySeeThem(t *testing.T) {
+	svc := newService(t, t.TempDir())
+	c := svc.requestConfirmation(t)
+	for _, tc := range []struct {
+		token string
+		want  int
+	}{{approverToken, 1}, {agentToken, 1}, {strangerToken, 0}, {executorToken, 0}} {
+		r := svc.get(t, "/v1/confirmations", tc.token)
+		list := decode[client.ConfirmationList](t, r)
+		if r.status != http.StatusOK || len(list.Confirmations) != tc.want {
+			t.Errorf("%s sees %d, want %d: %s", tc.token[:8], len(list.Confirmations), tc.want, r.body)
+		}
+	}
+	if r := svc.get(t, "/v1/confirmations/"+c.ID, strangerToken); r.status != http.StatusNotFound || !strings.Contains(string(r.body), "confirmationNotFound") {
+		t.Errorf("a caller who may not see it learns nothing: %d %s", r.status, r.body)
+	}
+	shown := decode[client.Confirmation](t, svc.get(t, "/v1/confirmations/"+c.ID, approverToken))
+	if shown.ID != c.ID || shown.ToolID != "email.send" || shown.Decision.Outcome != "requireConfirmation" || !shown.ExcludesRequester {
+		t.Errorf("show: %+v", shown)
+	}
+	if r := svc.get(t, "/v1/confirmations", ""); r.status != http.StatusUnauthorized {
+		t.Errorf("unauthenticated list: %d", r.status)
+	}
+}
+
+func TestConfirmationAnswersAreOneConfirmersOnce(t *testing.T) {
+	svc := newService(t, t.TempDir())
+	c := svc.requestConfirmation(t)
+	path := "/v1/confirmations/" + c.ID
+	for _, tc := range []struct {
+		name, token, verb string
+		status            int
+		code              string
+	}{
+		{"the requester holds no confirmer role", agentToken, "approve", http.StatusForbidden, "confirmerNotAuthorized"},
+		{"a stranger does not see it", strangerToken, "approve", http.StatusNotFound, "confirmationNotFound"},
+		{"the subject may not confirm its own call", aliceApproverToken, "approve", http.StatusForbidden, "selfConfirmation"},
+		{"an approver says no", approverToken, "deny", http.StatusOK, ""},
+		{"a no is final", approverToken, "approve", http.StatusConflict, "confirmationAnswered"},
+	} {
+		r := svc.post(t, path+"/"+tc.verb, tc.token, []byte{})
+		if r.status != tc.status || (tc.code != "" && !strings.Contains(string(r.body), `"`+tc.code+`"`)) {
+			t.Errorf("%s: %d %s", tc.name, r.status, r.body)
+		}
+	}
+	shown := decode[client.Confirmation](t, svc.get(t, path, approverToken))
+	if shown.State != "denied" || shown.Confirmer != "carol" {
+		t.Errorf("after a no: %+v", shown)
+	}
+	if list := decode[client.ConfirmationList](t, svc.get(t, "/v1/confirmations", approverToken)); len(list.Confirmations) != 0 {
+		t.Error("an answered request is no longer pending")
+	}
+}
+
+func TestConfirmationApprovedAndExpired(t *testing.T) {
+	svc := newService(t, t.TempDir())
+	c := svc.requestConfirmation(t)
+	r := svc.post(t, "/v1/confirmations/"+c.ID+"/approve", approverToken, []byte{})
+	got := decode[client.Confirmation](t, r)
+	if r.status != http.StatusOK || got.State != "approved" || got.AnswerExpiresAt <= got.AnsweredAt {
+		t.Fatalf("approve: %d %s", r.status, r.body)
+	}
+	svc.now.Store(int64(got.AnswerExpiresAt))
+	if shown := decode[client.Confirmation](t, svc.get(t, "/v1/confirmations/"+c.ID, approverToken)); shown.State != "expired" {
+		t.Errorf("at its expiry an approval is expired, got %s", shown.State)
+	}
+	// A second request, answered only after the binding closed.
+	svc.now.Store(int64(c.RequestedAt) + 1)
+	c2 := svc.requestConfirmation(t)
+	svc.now.Store(int64(c2.ExpiresAt))
+	r = svc.post(t, "/v1/confirmations/"+c2.ID+"/approve", approverToken, []byte{})
+	if r.status != http.StatusConflict || !strings.Contains(string(r.body), "confirmationExpired") {
+		t.Errorf("an answer after the binding's expiry: %d %s", r.status, r.body)
+	}
+}
+
+func TestConfirmationStepsAreLogged(t *testing.T) {
+	svc := newService(t, t.TempDir())
+	c := svc.requestConfirmation(t)
+	svc.post(t, "/v1/confirmations/"+c.ID+"/approve", approverToken, []byte{})
+	log := svc.logText()
+	for _, want := range []string{
+		`"verb":"authorize"`, `"confirmation":"` + c.Binding + `"`, `"requester":"system:serviceaccount:payments:payments-agent-runtime"`,
+		`"verb":"confirmation.approve","caller":"carol"`, `"result":"approved"`,
+	} {
+		if !strings.Contains(log, want) {
+			t.Errorf("the decision log lacks %s:\n%s", want, log)
+		}
+	}
+	for _, secret := range []string{"Invoice 2026-114", "Thank you", approverToken} {
+		if strings.Contains(log, secret) {
+			t.Errorf("the decision log holds a raw value")
+		}
+	}
+}
