@@ -156,6 +156,11 @@ type AuthorizeRequest struct {
 	ReplayID              string            `json:"replayID"`
 	ConsumptionID         string            `json:"consumptionID"`
 	MaxLifetimeSeconds    uint64            `json:"maxLifetimeSeconds"`
+	// Confirmation, when set, is the identity of an approved confirmation
+	// request of exactly this call (toolgate.confirmations/1): the call is
+	// evaluated afresh and, when nothing differs from what was confirmed,
+	// the Authorization is issued, once.
+	Confirmation string `json:"confirmation,omitempty"`
 }
 
 // Obligation is one obligation of a Decision.

@@ -153,9 +153,8 @@ func (h *Host) Confirm(c Caller, b *ConfirmationBinding, id, answer string, at u
 // generation, an expired Intent — rejects; a "no" rejects for good. The
 // caller's store must let each confirmation issue once.
 //
-// The Authorization is not portable yet (Result.Portable is nil): a
-// replica cannot rebuild it, so the service must validate it where it was
-// issued.
+// The Authorization's portable record (Result.Portable) is version
+// PortableConfirmedVersion: Rebuild checks the confirmation again.
 func (h *Host) AuthorizeConfirmed(r AuthorizeRequest, pending *ConfirmationBinding, c *Confirmation) (*Result, error) {
 	if err := h.confirmationsOn(); err != nil {
 		return nil, err
@@ -166,21 +165,35 @@ func (h *Host) AuthorizeConfirmed(r AuthorizeRequest, pending *ConfirmationBindi
 	if r.Caller.Name != pending.Requester() {
 		return nil, fault.At("caller", fault.Unauthorized, "only the requester proceeds with its confirmed request")
 	}
+	p, dec, err := h.evaluate(r)
+	if err != nil {
+		return nil, err
+	}
+	return h.issueConfirmed(r, p, dec, pending, c)
+}
+
+// evaluate is the fresh evaluation of r.
+func (h *Host) evaluate(r AuthorizeRequest) (prepared, *policy.Decision, error) {
 	p, err := h.prepare(r)
 	if err != nil {
-		return nil, err
+		return p, nil, err
 	}
 	dec, err := policy.Evaluate(p.in, p.pol, p.sel, r.DecisionID)
-	if err != nil {
-		return nil, err
-	}
+	return p, dec, err
+}
+
+// issueConfirmed recomputes the binding from the fresh Decision dec with
+// what the retry r states itself (requester, identities, lifetime) and what
+// only the binding holds (who must confirm, its lifetime), accepts c and
+// issues.
+func (h *Host) issueConfirmed(r AuthorizeRequest, p prepared, dec *policy.Decision, pending *ConfirmationBinding, c *Confirmation) (*Result, error) {
 	res := &Result{Decision: dec}
-	// What the retry says it is comes from the retry; only what the
-	// binding added (who must confirm, its lifetime) from the binding.
 	draft := pending.Draft(dec)
-	draft.Requester = r.Caller.Name
 	draft.AuthorizationID, draft.ReplayID, draft.ConsumptionID = r.AuthorizationID, r.ReplayID, r.ConsumptionID
 	draft.MaxLifetime = r.MaxLifetime
+	if !r.rebuilding {
+		draft.Requester = r.Caller.Name
+	}
 	fresh, err := confirm.NewBinding(h.boundary, draft)
 	if err != nil {
 		// A fresh Decision that is no longer requireConfirmation (a new
@@ -210,8 +223,60 @@ func (h *Host) AuthorizeConfirmed(r AuthorizeRequest, pending *ConfirmationBindi
 		res.Ineligible = err
 		return res, nil
 	}
+	req := pending.Requirement()
+	cr := &confirmedRecord{
+		Requester: pending.Requester(), NamedConfirmers: req.Subjects, ExcludeRequester: req.ExcludeRequester,
+		RequestedAt: pending.RequestedAt().Seconds(), BindingExpiresAt: pending.ExpiresAt().Seconds(),
+		ID: c.ID().String(), Confirmer: c.Confirmer(),
+		ConfirmedAt: c.ConfirmedAt().Seconds(), ConfirmationExpiresAt: c.ExpiresAt().Seconds(),
+	}
+	if len(cr.NamedConfirmers) == 0 {
+		cr.NamedConfirmers = nil // as the reader decodes an empty list
+	}
+	if res.Portable, err = h.encodeRecord(r, p, a, cr); err != nil {
+		return nil, err
+	}
 	res.Authorization = a
 	return res, nil
+}
+
+// rebuildConfirmed re-runs a confirmed issuance from its verified record:
+// the binding is built again from the re-run Decision with the recorded
+// binding fields, the approval is attested again by this domain's confirmer
+// attester (named confirmers, requester exclusion and times checked again)
+// and accepted.
+func (h *Host) rebuildConfirmed(r AuthorizeRequest, cr *confirmedRecord) (*Result, error) {
+	if err := h.confirmationsOn(); err != nil {
+		return nil, err
+	}
+	p, dec, err := h.evaluate(r)
+	if err != nil {
+		return nil, err
+	}
+	times := make([]epoch.Time, 0, 4)
+	for _, s := range []uint64{cr.RequestedAt, cr.BindingExpiresAt, cr.ConfirmedAt, cr.ConfirmationExpiresAt} {
+		t, err := epoch.New(s)
+		if err != nil {
+			return nil, fault.At("record.confirmation", fault.Malformed, "a recorded confirmation time is out of range")
+		}
+		times = append(times, t)
+	}
+	pending, err := confirm.NewBinding(h.boundary, confirm.BindingDraft{
+		Decision: dec, Requester: cr.Requester,
+		Requirement:     confirm.Requirement{Subjects: cr.NamedConfirmers, ExcludeRequester: cr.ExcludeRequester},
+		AuthorizationID: r.AuthorizationID, ReplayID: r.ReplayID, ConsumptionID: r.ConsumptionID,
+		MaxLifetime: r.MaxLifetime, RequestedAt: times[0], ExpiresAt: times[1],
+	})
+	if err != nil {
+		return nil, fault.Within("record.confirmation", err)
+	}
+	c, err := h.confirm.attester.Attest(pending, confirm.AnswerDraft{
+		ID: cr.ID, Confirmer: cr.Confirmer, Answer: confirm.Approve, At: times[2], ExpiresAt: times[3],
+	})
+	if err != nil {
+		return nil, fault.Within("record.confirmation", err)
+	}
+	return h.issueConfirmed(r, p, dec, pending, c)
 }
 
 // IsRequireConfirmation reports whether d holds a call back for a

@@ -129,8 +129,13 @@ func TestBindingOnlyFromRequireConfirmation(t *testing.T) {
 // nothing (or the retry fails earlier), and no Authorization is issued.
 func TestConfirmationNeverAppliesToAnotherBinding(t *testing.T) {
 	mutations := map[string]func(*host.AuthorizeRequest){
-		"argument":          func(r *host.AuthorizeRequest) { r.Proposal.Arguments = []byte(strings.Replace(string(r.Proposal.Arguments), "12500", "12501", 1)) },
-		"proposal identity": func(r *host.AuthorizeRequest) { r.Proposal.ProposalID = "proposal-2"; r.Facts.Assessment.ProposalID = "proposal-2" },
+		"argument": func(r *host.AuthorizeRequest) {
+			r.Proposal.Arguments = []byte(strings.Replace(string(r.Proposal.Arguments), "12500", "12501", 1))
+		},
+		"proposal identity": func(r *host.AuthorizeRequest) {
+			r.Proposal.ProposalID = "proposal-2"
+			r.Facts.Assessment.ProposalID = "proposal-2"
+		},
 		"assessment":        func(r *host.AuthorizeRequest) { r.Facts.Assessment.AssessmentID = "assessment-2" },
 		"decision identity": func(r *host.AuthorizeRequest) { r.DecisionID = "decision-2" },
 		"intent display":    func(r *host.AuthorizeRequest) { r.Facts.Intent.Display = "Pay invoice 2026-115" },
@@ -138,12 +143,15 @@ func TestConfirmationNeverAppliesToAnotherBinding(t *testing.T) {
 		"intent validity":   func(r *host.AuthorizeRequest) { r.Facts.IntentValidity.ExpiresAt++ },
 		"context assurance": func(r *host.AuthorizeRequest) { r.Facts.SecurityContext.Assurance = "phishingResistant" },
 		"context validity":  func(r *host.AuthorizeRequest) { r.Facts.ContextValidity.ExpiresAt++ },
-		"session":           func(r *host.AuthorizeRequest) { r.Facts.SecurityContext.Identity.Session = "session-2"; r.Facts.Intent.Identity.Session = "session-2" },
-		"requested scope":   func(r *host.AuthorizeRequest) { r.RequestedCapabilities = []string{"financial.transfer"} },
-		"authorization id":  func(r *host.AuthorizeRequest) { r.AuthorizationID = "authz-2" },
-		"replay id":         func(r *host.AuthorizeRequest) { r.ReplayID = "replay-2" },
-		"consumption id":    func(r *host.AuthorizeRequest) { r.ConsumptionID = "consumption-2" },
-		"max lifetime":      func(r *host.AuthorizeRequest) { r.MaxLifetime = 119 },
+		"session": func(r *host.AuthorizeRequest) {
+			r.Facts.SecurityContext.Identity.Session = "session-2"
+			r.Facts.Intent.Identity.Session = "session-2"
+		},
+		"requested scope":  func(r *host.AuthorizeRequest) { r.RequestedCapabilities = []string{"financial.transfer"} },
+		"authorization id": func(r *host.AuthorizeRequest) { r.AuthorizationID = "authz-2" },
+		"replay id":        func(r *host.AuthorizeRequest) { r.ReplayID = "replay-2" },
+		"consumption id":   func(r *host.AuthorizeRequest) { r.ConsumptionID = "consumption-2" },
+		"max lifetime":     func(r *host.AuthorizeRequest) { r.MaxLifetime = 119 },
 	}
 	for name, mutate := range mutations {
 		t.Run(name, func(t *testing.T) {
@@ -186,8 +194,12 @@ func TestEachBoundValueChangesTheBinding(t *testing.T) {
 			r.Caller = host.Caller{Name: "system:serviceaccount:payments:agent-runtime", Groups: []string{"x"}}
 			return pendingFor(t, h, r)
 		}(),
-		"decision identity": func() *host.ConfirmationBinding { r := bobsPayment(); r.DecisionID = "decision-9"; return pendingFor(t, h, r) }(),
-		"max lifetime":      func() *host.ConfirmationBinding { r := bobsPayment(); r.MaxLifetime = 60; return pendingFor(t, h, r) }(),
+		"decision identity": func() *host.ConfirmationBinding {
+			r := bobsPayment()
+			r.DecisionID = "decision-9"
+			return pendingFor(t, h, r)
+		}(),
+		"max lifetime": func() *host.ConfirmationBinding { r := bobsPayment(); r.MaxLifetime = 60; return pendingFor(t, h, r) }(),
 	}
 	for name, v := range variants {
 		if name == "requester" {
@@ -377,5 +389,35 @@ func TestConfirmationConfigIsValidated(t *testing.T) {
 		if !found {
 			t.Errorf("no error at %s in %v", p, err)
 		}
+	}
+}
+
+func TestConfirmedAuthorizationRebuilds(t *testing.T) {
+	h := publishInto(t, confirmingConfig())
+	pending := pendingFor(t, h, bobsPayment(), "carol")
+	conf := approve(t, h, carol, pending, now+30)
+	res, err := h.AuthorizeConfirmed(later(bobsPayment(), now+40), pending, conf)
+	if err != nil || res.Authorization == nil || res.Portable == nil {
+		t.Fatalf("issue: %v", err)
+	}
+	if !strings.HasPrefix(string(res.Portable[1:]), host.PortableConfirmedVersion) {
+		t.Fatal("a confirmed Authorization's record is the confirmed version")
+	}
+	again, err := h.Rebuild(verified(res.Portable))
+	if err != nil {
+		t.Fatalf("rebuild: %v", err)
+	}
+	if !again.Equal(res.Authorization) || again.Confirmed() == nil || !again.Confirmed().Digest().Equal(conf.Digest()) {
+		t.Fatal("the rebuilt Authorization differs")
+	}
+	// A domain that does not take confirmations rebuilds none.
+	off := publishInto(t, paymentsConfig())
+	if _, err := off.Rebuild(verified(res.Portable)); err == nil {
+		t.Fatal("a confirmed record rebuilt in another domain")
+	}
+	// A Phase 1–6 record keeps its version.
+	plain, _ := h.Authorize(payment())
+	if !strings.HasPrefix(string(plain.Portable[1:]), host.PortableVersion) {
+		t.Fatal("a Phase 1–6 record changed version")
 	}
 }

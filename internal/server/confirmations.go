@@ -275,7 +275,7 @@ func confirmationRefusal(err error) (int, client.Error) {
 	case fe.Code == fault.Unauthorized && fe.Path == "confirmer.requester":
 		e.Code = "selfConfirmation"
 		return http.StatusForbidden, e
-	case fe.Code == fault.Unauthorized:
+	case fe.Code == fault.Unauthorized && fe.Path == "confirmer":
 		e.Code = "confirmerNotAuthorized"
 		return http.StatusForbidden, e
 	case fe.Code == fault.Expired:
@@ -300,4 +300,41 @@ func (s *Server) confirmationRoutes(mux *http.ServeMux) {
 	mux.HandleFunc("GET /v1/confirmations/{id}", s.confirmationVerb("confirmation.show", s.showConfirmation))
 	mux.HandleFunc("POST /v1/confirmations/{id}/approve", s.confirmationVerb("confirmation.approve", s.answerConfirmation("approve")))
 	mux.HandleFunc("POST /v1/confirmations/{id}/deny", s.confirmationVerb("confirmation.deny", s.answerConfirmation("deny")))
+}
+
+// authorizeConfirmed issues the Authorization of a call whose confirmation
+// request id was approved: only its requester, only while the approval is
+// usable, once (the request is marked used when an Authorization is
+// issued; a refused attempt leaves it usable for the exact call).
+func (s *Server) authorizeConfirmed(q *call, d *serving.Domain, r host.AuthorizeRequest, id string) (*host.Result, string, int, *client.Error) {
+	now := uint64(q.now.Unix())
+	s.confirmations.mu.Lock()
+	defer s.confirmations.mu.Unlock()
+	e, ref := s.lookup(q, id)
+	if ref != nil || e.domain != d {
+		return nil, "", http.StatusNotFound, &client.Error{Code: "confirmationNotFound", Path: "confirmation",
+			Message: "no confirmation request with this identity is visible to the caller in this domain"}
+	}
+	switch e.state(now) {
+	case "used":
+		return nil, "", http.StatusConflict, &client.Error{Code: "confirmationUsed", Path: "confirmation",
+			Message: "this confirmation has already led to an Authorization"}
+	case "pending":
+		return nil, "", http.StatusConflict, &client.Error{Code: "confirmationPending", Path: "confirmation",
+			Message: "this confirmation request has not been answered yet"}
+	}
+	if e.answer == nil {
+		return nil, "", http.StatusConflict, &client.Error{Code: "confirmationExpired", Path: "confirmation",
+			Message: "this confirmation request closed unanswered"}
+	}
+	res, envelope, err := d.AuthorizeConfirmed(r, e.binding, e.answer)
+	if err != nil {
+		status, ae := confirmationRefusal(err)
+		return nil, "", status, &ae
+	}
+	if res.Authorization != nil {
+		e.used = true
+		q.entry.Result = "confirmed"
+	}
+	return res, envelope, 0, nil
 }

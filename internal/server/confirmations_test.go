@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/toolgate/toolgate/client"
+	"github.com/toolgate/toolgate/internal/testutil/apifixture"
 )
 
 const (
@@ -147,4 +148,59 @@ func TestConfirmationStepsAreLogged(t *testing.T) {
 			t.Errorf("the decision log holds a raw value")
 		}
 	}
+}
+
+// The payments sample's vendor email: decided requireConfirmation,
+// confirmed by a second person, authorized from a fresh evaluation,
+// consumed exactly once; the confirmation cannot be used again nor for a
+// changed argument.
+func TestVendorEmailConfirmedBySecondPersonExecutesOnce(t *testing.T) {
+	svc := newService(t, t.TempDir())
+	c := svc.requestConfirmation(t)
+	if r := svc.post(t, "/v1/confirmations/"+c.ID+"/approve", approverToken, []byte{}); r.status != http.StatusOK {
+		t.Fatalf("approve: %d %s", r.status, r.body)
+	}
+	svc.now.Add(30) // the agent retries later: a fresh evaluation
+	req := example(t, "email-confirm.yaml")
+	req.Confirmation = c.ID
+
+	changed := req
+	changed.Proposal.Arguments = []byte(strings.Replace(string(req.Proposal.Arguments), "2026-114", "2026-115", 1))
+	if r := svc.post(t, "/v1/authorize", agentToken, changed); r.status != http.StatusConflict || !strings.Contains(string(r.body), `"confirmationMismatch"`) {
+		t.Fatalf("a changed argument: %d %s", r.status, r.body)
+	}
+	if r := svc.post(t, "/v1/authorize", approverToken, req); r.status != http.StatusNotFound && r.status != http.StatusForbidden {
+		t.Fatalf("the confirmer does not proceed on the requester's behalf: %d %s", r.status, r.body)
+	}
+
+	r := svc.post(t, "/v1/authorize", agentToken, req)
+	res := decode[client.AuthorizeResponse](t, r)
+	if r.status != http.StatusOK || res.Authorization == nil || res.Decision.Outcome != "requireConfirmation" {
+		t.Fatalf("confirmed authorize: %d %s", r.status, r.body)
+	}
+	exp := expectationsFor(t, "email-confirm.yaml", res.Authorization.Artifact)
+	if r := svc.post(t, "/v1/consume", executorToken, exp); r.status != http.StatusOK {
+		t.Fatalf("consume: %d %s", r.status, r.body)
+	}
+	if r := svc.post(t, "/v1/consume", executorToken, exp); r.status != http.StatusConflict || !strings.Contains(string(r.body), `"consumed"`) {
+		t.Fatalf("a second consume: %d %s", r.status, r.body)
+	}
+	if r := svc.post(t, "/v1/authorize", agentToken, req); r.status != http.StatusConflict || !strings.Contains(string(r.body), `"confirmationUsed"`) {
+		t.Fatalf("a second use of the confirmation: %d %s", r.status, r.body)
+	}
+	if shown := decode[client.Confirmation](t, svc.get(t, "/v1/confirmations/"+c.ID, approverToken)); shown.State != "used" {
+		t.Errorf("state after use: %s", shown.State)
+	}
+	if !strings.Contains(svc.logText(), `"confirmation":"`+c.Binding+`"`) {
+		t.Error("the use is not logged with its binding")
+	}
+}
+
+// expectationsFor is the executor's own view of the example call name.
+func expectationsFor(t testing.TB, name, artifact string) client.ValidateRequest {
+	t.Helper()
+	req := example(t, name)
+	v := apifixture.Expectations(req, artifact)
+	v.Expectations.Capabilities, v.Expectations.Resources = req.RequestedCapabilities, req.RequestedResources
+	return v
 }

@@ -214,13 +214,24 @@ func (s *Server) authorize(ctx context.Context, q *call, r *http.Request) (int, 
 		return stateRefusal(err)
 	}
 	hr := HostRequest(req, q.caller, uint64(q.now.Unix()))
-	res, envelope, err := d.Authorize(hr)
-	if err != nil {
-		return statusOf(err), apiError(err)
-	}
-	pending, err := s.openConfirmation(q, d, hr, res)
-	if err != nil {
-		return statusOf(err), apiError(err)
+	var res *host.Result
+	var envelope string
+	var pending *client.Confirmation
+	if req.Confirmation != "" {
+		// A confirmed call (confirmations.go).
+		var status int
+		var e *client.Error
+		if res, envelope, status, e = s.authorizeConfirmed(q, d, hr, req.Confirmation); e != nil {
+			return status, *e
+		}
+	} else {
+		var err error
+		if res, envelope, err = d.Authorize(hr); err != nil {
+			return statusOf(err), apiError(err)
+		}
+		if pending, err = s.openConfirmation(q, d, hr, res); err != nil {
+			return statusOf(err), apiError(err)
+		}
 	}
 	retry := false
 	if res.Authorization != nil {

@@ -21,3 +21,21 @@ func (d *Domain) RequestConfirmation(r host.AuthorizeRequest, res *host.Result, 
 func (d *Domain) Confirm(c host.Caller, b *host.ConfirmationBinding, id, answer string, at uint64) (*host.Confirmation, error) {
 	return d.host.Confirm(c, b, id, answer, at)
 }
+
+// AuthorizeConfirmed issues the Authorization a confirmation approved (see
+// host.Host.AuthorizeConfirmed) and seals its portable record with the
+// domain's active key, as Authorize does.
+func (d *Domain) AuthorizeConfirmed(r host.AuthorizeRequest, b *host.ConfirmationBinding, c *host.Confirmation) (res *host.Result, envelope string, err error) {
+	signer := d.keys.active
+	if signer == nil {
+		return nil, "", ErrNoSigningKey
+	}
+	res, err = d.host.AuthorizeConfirmed(r, b, c)
+	if err != nil {
+		return nil, "", err
+	}
+	if res.Authorization != nil {
+		envelope = signer.Seal(res.Portable)
+	}
+	return res, envelope, nil
+}
