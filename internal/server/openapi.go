@@ -51,9 +51,9 @@ func (s wireSchemas) paths() map[string]any {
 			reflect.TypeFor[client.Confirmation](), s.idParameter(), "404")},
 		"/v1/confirmations/{id}/approve": s.answer("Approve one confirmation request, as one of its domain's confirmers; an answer is final"),
 		"/v1/confirmations/{id}/deny":    s.answer("Refuse one confirmation request, as one of its domain's confirmers; a no is final"),
-		"/healthz": s.probe("liveness"),
-		"/readyz":  s.probe("readiness: domains loaded and the Consumption store answers"),
-		"/metrics": map[string]any{"get": map[string]any{"summary": "Prometheus metrics", "responses": map[string]any{"200": s.reply("text exposition format", nil)}}},
+		"/healthz":                       s.probe("liveness"),
+		"/readyz":                        s.probe("readiness: domains loaded and the Consumption store answers"),
+		"/metrics":                       map[string]any{"get": map[string]any{"summary": "Prometheus metrics", "responses": map[string]any{"200": s.reply("text exposition format", nil)}}},
 	}
 }
 
