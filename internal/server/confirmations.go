@@ -1,6 +1,7 @@
 package server
 
 import (
+	"cmp"
 	"errors"
 	"net/http"
 	"slices"
@@ -196,10 +197,7 @@ func (s *Server) listConfirmations(q *call, _ *http.Request) (int, any) {
 	s.confirmations.mu.Unlock()
 	// No output depends on map order.
 	slices.SortFunc(out.Confirmations, func(a, b client.Confirmation) int {
-		if a.RequestedAt != b.RequestedAt {
-			return int(a.RequestedAt) - int(b.RequestedAt)
-		}
-		return strings.Compare(a.ID, b.ID)
+		return cmp.Or(cmp.Compare(a.RequestedAt, b.RequestedAt), strings.Compare(a.ID, b.ID))
 	})
 	q.entry.Result = "listed"
 	return http.StatusOK, out
@@ -255,9 +253,9 @@ func (s *Server) answerConfirmation(answer string) func(q *call, r *http.Request
 			return status, ae
 		}
 		e.answer = c
-		q.entry.Result = answer + "d"
-		if answer == "approve" {
-			q.entry.Result = "approved"
+		q.entry.Result = "approved"
+		if answer == "deny" {
+			q.entry.Result = "denied"
 		}
 		return http.StatusOK, e.wire(now)
 	}
@@ -311,7 +309,7 @@ func (s *Server) authorizeConfirmed(q *call, d *serving.Domain, r host.Authorize
 	s.confirmations.mu.Lock()
 	defer s.confirmations.mu.Unlock()
 	e, ref := s.lookup(q, id)
-	if ref != nil || e.domain != d {
+	if ref != nil || !e.domain.Same(d) {
 		return nil, "", http.StatusNotFound, &client.Error{Code: "confirmationNotFound", Path: "confirmation",
 			Message: "no confirmation request with this identity is visible to the caller in this domain"}
 	}

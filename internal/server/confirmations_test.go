@@ -103,6 +103,9 @@ func TestConfirmationAnswersAreOneConfirmersOnce(t *testing.T) {
 	if shown.State != "denied" || shown.Confirmer != "carol" {
 		t.Errorf("after a no: %+v", shown)
 	}
+	if !strings.Contains(svc.logText(), `"verb":"confirmation.deny","caller":"carol"`) || !strings.Contains(svc.logText(), `"result":"denied"`) {
+		t.Errorf("the no is not logged:\n%s", svc.logText())
+	}
 	if list := decode[client.ConfirmationList](t, svc.get(t, "/v1/confirmations", approverToken)); len(list.Confirmations) != 0 {
 		t.Error("an answered request is no longer pending")
 	}
