@@ -158,7 +158,8 @@ func TestConfirmationStepsAreLogged(t *testing.T) {
 // consumed exactly once; the confirmation cannot be used again nor for a
 // changed argument.
 func TestVendorEmailConfirmedBySecondPersonExecutesOnce(t *testing.T) {
-	svc := newService(t, t.TempDir())
+	keys := t.TempDir()
+	svc := newService(t, keys)
 	c := svc.requestConfirmation(t)
 	if r := svc.post(t, "/v1/confirmations/"+c.ID+"/approve", approverToken, []byte{}); r.status != http.StatusOK {
 		t.Fatalf("approve: %d %s", r.status, r.body)
@@ -182,6 +183,13 @@ func TestVendorEmailConfirmedBySecondPersonExecutesOnce(t *testing.T) {
 		t.Fatalf("confirmed authorize: %d %s", r.status, r.body)
 	}
 	exp := expectationsFor(t, "email-confirm.yaml", res.Authorization.Artifact)
+	// Another replica of the domain (same keys, no cache of this artifact)
+	// verifies and rebuilds it, checking the confirmation again.
+	other := newService(t, keys)
+	other.now.Store(svc.now.Load())
+	if r := other.post(t, "/v1/validate", executorToken, exp); r.status != http.StatusOK {
+		t.Fatalf("validate on another replica: %d %s", r.status, r.body)
+	}
 	if r := svc.post(t, "/v1/consume", executorToken, exp); r.status != http.StatusOK {
 		t.Fatalf("consume: %d %s", r.status, r.body)
 	}
