@@ -3,10 +3,16 @@ package server_test
 import (
 	"io"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/toolgate/toolgate/client"
+	"github.com/toolgate/toolgate/internal/server"
+	"github.com/toolgate/toolgate/internal/serving"
+	"github.com/toolgate/toolgate/internal/standalone"
+	"github.com/toolgate/toolgate/internal/testutil"
 	"github.com/toolgate/toolgate/internal/testutil/apifixture"
 )
 
@@ -214,4 +220,55 @@ func expectationsFor(t testing.TB, name, artifact string) client.ValidateRequest
 	v := apifixture.Expectations(req, artifact)
 	v.Expectations.Capabilities, v.Expectations.Resources = req.RequestedCapabilities, req.RequestedResources
 	return v
+}
+
+// With the extension off (the sample domain without spec.confirmations),
+// the vendor email's authorize answer is exactly Phase 1–6's: a Decision,
+// no Authorization, no confirmation; nothing can be listed or confirmed.
+func TestConfirmationsOffTheAPIIsPhase1to6(t *testing.T) {
+	samples := filepath.Join(testutil.RepoRoot(t), "config", "samples")
+	dir := t.TempDir()
+	entries, err := os.ReadDir(samples)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		if e.IsDir() || !strings.HasSuffix(e.Name(), ".yaml") || e.Name() == "kustomization.yaml" {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join(samples, e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if i := strings.Index(string(b), "  confirmations:\n"); i >= 0 && e.Name() == "stk_v1alpha1_hostauthority.yaml" {
+			b = b[:i]
+		}
+		if err := os.WriteFile(filepath.Join(dir, e.Name()), b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	domains, err := standalone.Load(t.TempDir(), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var set serving.StaticDomains
+	if err := set.Replace(domains...); err != nil {
+		t.Fatal(err)
+	}
+	if d, _ := set.ByName("payments", "payments-host"); d == nil || d.ConfirmationsEnabled() {
+		t.Fatal("the stripped sample must not take confirmations")
+	}
+	svc := newServiceWith(t, t.TempDir(), func(c *server.Config) { c.Domains = &set })
+	r := svc.post(t, "/v1/authorize", agentToken, example(t, "email-confirm.yaml"))
+	if r.status != http.StatusOK || strings.Contains(string(r.body), "confirmation\":") || strings.Contains(string(r.body), "authorization") {
+		t.Fatalf("off: %d %s", r.status, r.body)
+	}
+	if list := decode[client.ConfirmationList](t, svc.get(t, "/v1/confirmations", approverToken)); len(list.Confirmations) != 0 {
+		t.Fatal("nothing to list with the extension off")
+	}
+	req := example(t, "email-confirm.yaml")
+	req.Confirmation = strings.Repeat("0", 64)
+	if r := svc.post(t, "/v1/authorize", agentToken, req); r.status != http.StatusNotFound || !strings.Contains(string(r.body), "confirmationNotFound") {
+		t.Fatalf("a confirmed authorize with the extension off: %d %s", r.status, r.body)
+	}
 }
