@@ -161,6 +161,11 @@ type AuthorizeRequest struct {
 	// evaluated afresh and, when nothing differs from what was confirmed,
 	// the Authorization is issued, once.
 	Confirmation string `json:"confirmation,omitempty"`
+	// Confirmers, when not empty, names who may confirm this call if its
+	// Decision is requireConfirmation: authenticated names, each also a
+	// confirmer of the domain (toolgate.confirmations/1). It only narrows
+	// who may confirm.
+	Confirmers []string `json:"confirmers,omitempty"`
 }
 
 // Obligation is one obligation of a Decision.

@@ -135,11 +135,11 @@ func (e *confirmationEntry) wire(now uint64) client.Confirmation {
 
 // openConfirmation opens the confirmation request of a requireConfirmation
 // Decision in a domain that takes confirmations; nil otherwise.
-func (s *Server) openConfirmation(q *call, d *serving.Domain, r host.AuthorizeRequest, res *host.Result) (*client.Confirmation, error) {
+func (s *Server) openConfirmation(q *call, d *serving.Domain, r host.AuthorizeRequest, res *host.Result, named []string) (*client.Confirmation, error) {
 	if !d.ConfirmationsEnabled() || !host.IsRequireConfirmation(res.Decision) {
 		return nil, nil
 	}
-	b, err := d.RequestConfirmation(r, res, nil)
+	b, err := d.RequestConfirmation(r, res, named)
 	if err != nil {
 		return nil, err
 	}

@@ -272,3 +272,17 @@ func TestConfirmationsOffTheAPIIsPhase1to6(t *testing.T) {
 		t.Fatalf("a confirmed authorize with the extension off: %d %s", r.status, r.body)
 	}
 }
+
+func TestNamedConfirmersNarrowWhoMayConfirm(t *testing.T) {
+	svc := newService(t, t.TempDir())
+	req := example(t, "email-confirm.yaml")
+	req.Confirmers = []string{"dave"}
+	res := decode[client.AuthorizeResponse](t, svc.post(t, "/v1/authorize", agentToken, req))
+	if res.Confirmation == nil || len(res.Confirmation.NamedConfirmers) != 1 || res.Confirmation.NamedConfirmers[0] != "dave" {
+		t.Fatalf("named confirmers: %+v", res.Confirmation)
+	}
+	r := svc.post(t, "/v1/confirmations/"+res.Confirmation.ID+"/approve", approverToken, []byte{})
+	if r.status != http.StatusForbidden || !strings.Contains(string(r.body), `"confirmerNotAuthorized"`) {
+		t.Fatalf("a confirmer not named: %d %s", r.status, r.body)
+	}
+}

@@ -229,7 +229,7 @@ func (s *Server) authorize(ctx context.Context, q *call, r *http.Request) (int, 
 		if res, envelope, err = d.Authorize(hr); err != nil {
 			return statusOf(err), apiError(err)
 		}
-		if pending, err = s.openConfirmation(q, d, hr, res); err != nil {
+		if pending, err = s.openConfirmation(q, d, hr, res, req.Confirmers); err != nil {
 			return statusOf(err), apiError(err)
 		}
 	}
