@@ -60,6 +60,8 @@ type Server struct {
 	buffers sync.Pool // of *response
 	bodies  sync.Pool // of *[]byte, for reading request bodies
 	metrics *metrics
+	// confirmations are the open confirmation requests (confirmations.go).
+	confirmations *confirmationStore
 }
 
 // New returns a Server for cfg.
@@ -72,6 +74,7 @@ func New(cfg Config) (*Server, error) {
 		bodies:  sync.Pool{New: func() any { return new([]byte) }},
 		domains: cfg.Domains, auth: cfg.Auth, store: cfg.Store, clock: cfg.Clock, log: cfg.Log,
 		limit: cfg.MaxBodyBytes, cache: newRebuildCache(cfg.RebuildCacheEntries),
+		confirmations: newConfirmationStore(),
 	}
 	if s.clock == nil {
 		s.clock = time.Now
@@ -90,6 +93,7 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("/v1/validate", s.post("validate", s.validate))
 	mux.HandleFunc("/v1/consume", s.post("consume", s.consume))
 	mux.HandleFunc("/v1/current", s.post("current", s.current))
+	s.confirmationRoutes(mux)
 	mux.Handle("/healthz", s.get(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusOK) })))
 	mux.Handle("/readyz", s.get(http.HandlerFunc(s.ready)))
 	mux.Handle("/metrics", s.get(promhttp.HandlerFor(s.metrics.registry, promhttp.HandlerOpts{})))
@@ -229,9 +233,25 @@ func (s *Server) authorize(ctx context.Context, q *call, r *http.Request) (int, 
 	// snapshots Select found served, and the policy version once the Host
 	// found it in the snapshot (a missing one is caller input).
 	q.entry.Selection = sel.RegistryID + "@" + sel.RegistryGeneration + " " + sel.PolicyID + "@" + sel.PolicyGeneration
-	res, envelope, err := d.Authorize(HostRequest(req, q.caller, uint64(q.now.Unix())))
-	if err != nil {
-		return statusOf(err), apiError(err)
+	hr := HostRequest(req, q.caller, uint64(q.now.Unix()))
+	var res *host.Result
+	var envelope string
+	var pending *client.Confirmation
+	if req.Confirmation != "" {
+		// A confirmed call (confirmations.go).
+		var status int
+		var e *client.Error
+		if res, envelope, status, e = s.authorizeConfirmed(q, d, hr, req.Confirmation); e != nil {
+			return status, *e
+		}
+	} else {
+		var err error
+		if res, envelope, err = d.Authorize(hr); err != nil {
+			return statusOf(err), apiError(err)
+		}
+		if pending, err = s.openConfirmation(q, d, hr, res, req.Confirmers); err != nil {
+			return statusOf(err), apiError(err)
+		}
 	}
 	if p := res.Decision.Policy(); p != nil {
 		q.entry.Selection += " " + p.ID().String() + "@" + p.Generation().String()
@@ -269,7 +289,7 @@ func (s *Server) authorize(ctx context.Context, q *call, r *http.Request) (int, 
 	for _, reason := range wire.Reasons {
 		s.metrics.reasons.get(reason).Inc()
 	}
-	out := client.AuthorizeResponse{Decision: wire, Selection: client.Selection{Registry: req.Registry, Policy: req.Policy}}
+	out := client.AuthorizeResponse{Decision: wire, Selection: client.Selection{Registry: req.Registry, Policy: req.Policy}, Confirmation: pending}
 	q.entry.Result = "decided"
 	if res.Ineligible != nil {
 		e := apiError(res.Ineligible)
@@ -551,6 +571,8 @@ func (s *Server) writeJSON(w http.ResponseWriter, status int, body any) {
 		out.buf = append(append(out.buf, enc...), '\n')
 	case client.ErrorResponse:
 		out.buf = appendErrorResponse(out.buf, &v)
+	case client.Confirmation, client.ConfirmationList:
+		out.buf = append(appendMarshaled(out.buf, v), '\n')
 	default:
 		status = http.StatusInternalServerError
 		out.buf = append(out.buf, `{"error":{"code":"internal","message":"the response could not be encoded"}}`+"\n"...)

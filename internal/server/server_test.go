@@ -145,6 +145,8 @@ func newServiceWith(t testing.TB, keyDir string, change func(*server.Config)) *s
 		{Token: agentToken, Name: "system:serviceaccount:payments:payments-agent-runtime"},
 		{Token: executorToken, Name: "system:serviceaccount:payments:payments-executor"},
 		{Token: strangerToken, Name: "system:serviceaccount:payments:someone-else"},
+		{Token: approverToken, Name: "carol", Groups: []string{"payments-approvers"}},
+		{Token: aliceApproverToken, Name: "alice", Groups: []string{"payments-approvers"}},
 	})
 	if err != nil {
 		t.Fatal(err)
