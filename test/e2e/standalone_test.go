@@ -30,7 +30,7 @@ import (
 )
 
 // Standalone replicas on etcd (docs/decisions.md): two standalone `toolgate
-// serve` replicas, no Kubernetes, share single use and identity claims
+// serve` replicas, no Kubernetes, share single use and held identities
 // through one etcd reached over mutual TLS under a deployment's own key
 // prefix; the second replica's state directory holds a copy of the first
 // one's key sets, so each verifies the other's artifacts.
