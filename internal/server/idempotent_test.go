@@ -42,8 +42,9 @@ func (s *service) authorizeRaw(t testing.TB, req client.AuthorizeRequest) (respo
 func TestIdenticalAuthorizeRepeated64TimesConcurrentlyYieldsOneArtifact(t *testing.T) {
 	t.Parallel()
 	// Every eighth read of the service clock is a second later, so without
-	// the claim the requests would issue several Authorizations; the
-	// clock stops once they are answered, within the artifact's lifetime.
+	// the replica's record of what it issued the requests would get
+	// several Authorizations; the clock stops once they are answered,
+	// within the artifact's lifetime.
 	var tick atomic.Int64
 	var stopped atomic.Bool
 	clock := func() time.Time {
