@@ -32,7 +32,7 @@
 // in the same decision and the same journal write as its record: all four
 // are written, or none. Held reads those entries without the commit queue.
 //
-// Records and claims expire: a background goroutine, started by Open and
+// Records and held identities expire: a background goroutine, started by Open and
 // stopped by Close, deletes every record whose expiresAt lies more than
 // Options.Retention in the past, every Options.SweepInterval. An expiry
 // index (bucket "expiry", keys big-endian expiry seconds + record key)
@@ -79,7 +79,7 @@ const (
 var (
 	bucketRecords     = []byte("consumptions") // key domain/binding → 8-byte expiry seconds
 	bucketExpiry      = []byte("expiry")       // key 8-byte expiry seconds + domain/binding → empty
-	bucketClaims      = []byte("claims")       // key domain/field/identity → encoded claim
+	bucketClaims      = []byte("claims")       // key domain/field/identity → the binding digest holding it
 	bucketClaimExpiry = []byte("claim-expiry") // key 8-byte expiry seconds + claim key → empty
 )
 
