@@ -46,6 +46,10 @@ type Config struct {
 	// validate and the consume of the same envelope;
 	// DefaultRebuildCacheEntries when 0, none when negative.
 	RebuildCacheEntries int
+	// IssuedCacheEntries bounds the Authorizations this replica remembers
+	// issuing, so that an identical authorize gets the same one;
+	// DefaultIssuedCacheEntries when 0, none when negative.
+	IssuedCacheEntries int
 }
 
 // Server serves the API.
@@ -57,6 +61,7 @@ type Server struct {
 	log     *DecisionLog
 	limit   int64
 	cache   *rebuildCache
+	issued  *issuedCache
 	buffers sync.Pool // of *response
 	bodies  sync.Pool // of *[]byte, for reading request bodies
 	metrics *metrics
@@ -75,6 +80,7 @@ func New(cfg Config) (*Server, error) {
 		domains: cfg.Domains, auth: cfg.Auth, store: cfg.Store, clock: cfg.Clock, log: cfg.Log,
 		limit: cfg.MaxBodyBytes, cache: newRebuildCache(cfg.RebuildCacheEntries),
 		confirmations: newConfirmationStore(),
+		issued:        newIssuedCache(cfg.IssuedCacheEntries),
 	}
 	if s.clock == nil {
 		s.clock = time.Now
@@ -259,12 +265,13 @@ func (s *Server) authorize(ctx context.Context, q *call, r *http.Request) (int, 
 	retry := false
 	if res.Authorization != nil {
 		// A revoked tool version or Authorization identity issues nothing:
-		// the artifact is dropped unsent, before any identity is claimed.
+		// the artifact is dropped unsent, before the store is asked.
 		if err := d.Standing(res.Authorization, d.KeyID()); err != nil {
 			return stateRefusal(err)
 		}
-		// Claim its identities before handing it out (idempotent.go).
-		got, status, e := s.claim(ctx, q, d, &req, issued{res: res, envelope: envelope})
+		// The same Authorization for an identical request, and none for
+		// an identity a Consumption holds (idempotent.go).
+		got, status, e := s.answer(ctx, q, d, &req, issued{res: res, envelope: envelope})
 		if e != nil {
 			q.entry.DecisionID, q.entry.Outcome = res.Decision.ID().String(), res.Decision.Outcome().String()
 			return status, *e
@@ -453,10 +460,11 @@ func (s *Server) consume(ctx context.Context, q *call, r *http.Request) (int, an
 	}
 	digest := b.Digest().String()
 	err := s.store.Consume(ctx, consume.Record{
-		Key:             consume.Key{Domain: d.Instance(), Binding: digest[len("sha256:"):]},
-		AuthorizationID: a.ID().String(),
-		ExpiresAt:       time.Unix(int64(b.ExpiresAt().Seconds()), 0),
+		Key:        consume.Key{Domain: d.Instance(), Binding: digest[len("sha256:"):]},
+		Identities: [3]string{a.ID().String(), a.ReplayID().String(), a.ConsumptionID().String()},
+		ExpiresAt:  time.Unix(int64(b.ExpiresAt().Seconds()), 0),
 	})
+	var reused *consume.IdentityReusedError
 	switch {
 	case err == nil:
 		s.metrics.consumption.get("consumed").Inc()
@@ -471,6 +479,13 @@ func (s *Server) consume(ctx context.Context, q *call, r *http.Request) (int, an
 		s.metrics.consumption.get("conflict").Inc()
 		q.entry.Result = "conflict"
 		return http.StatusConflict, client.Error{Code: "consumed", Message: "this authorization was already consumed"}
+	case errors.As(err, &reused):
+		// Another Authorization naming this identity was consumed: the
+		// one side effect the identity permits is spent (docs/api.md).
+		s.metrics.consumption.get("conflict").Inc()
+		q.entry.Result = "conflict"
+		return http.StatusConflict, client.Error{Code: codeIdentityReused, Path: reused.Field,
+			Message: "another authorization naming this identity was consumed; this one permits nothing"}
 	default:
 		s.metrics.consumption.get("unavailable").Inc()
 		q.entry.Result = "unavailable"
