@@ -109,6 +109,20 @@ type ToolDefinition struct {
 	DocRef string `json:"docRef,omitempty"`
 	// Schema is the complete closed argument Schema.
 	Schema ToolSchema `json:"schema"`
+	// Arguments is the optional argument profile toolgate.mcp-arguments/1
+	// (docs/arguments.md): the reviewed mapping of the MCP tool's JSON
+	// arguments to protocol arguments, {profile, tool, limits?,
+	// arguments: {choice: object, members: [...]}}. When present, docRef is
+	// the profile's reference (argprofile. and 52 hex digits of its digest)
+	// and schema.root is exactly the Schema the profile derives to, so the
+	// two cannot drift apart; a docRef with the argprofile. prefix requires
+	// it. The tree is stored as JSON and validated completely by the
+	// service, as schema.root is.
+	// +optional
+	// +kubebuilder:pruning:PreserveUnknownFields
+	// +kubebuilder:validation:Schemaless
+	// +kubebuilder:validation:Type=object
+	Arguments *apiextensionsv1.JSON `json:"arguments,omitempty"`
 }
 
 // ToolSchema names a Schema and holds its tree.
