@@ -93,8 +93,7 @@ func CheckConfirmed(o *v1alpha1.ToolRegistry) error {
 				path += parts[2]
 			}
 			errs = append(errs, fault.At(path, fault.Malformed,
-				"an unconfirmed import draft: a suggested choice; confirm or change the line marked '"+ImportConfirmMarker+
-					"', then remove its line from the annotation "+UnconfirmedImportAnnotation))
+				"an unconfirmed import draft: a suggestion; confirm or change it, then remove its line from the annotation "+UnconfirmedImportAnnotation))
 		}
 	}
 	if listed == 0 {

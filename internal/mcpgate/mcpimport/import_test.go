@@ -143,9 +143,8 @@ func TestTheDraftMatchesTheReviewedGoldenFiles(t *testing.T) {
 		t.Fatal(err)
 	}
 	for name, render := range map[string]func() ([]byte, error){
-		"toolregistry.golden.yaml":  r.RegistryYAML,
-		"mcp-gateway.golden.yaml":   r.GatewayYAML,
-		
+		"toolregistry.golden.yaml": r.RegistryYAML,
+		"mcp-gateway.golden.yaml":  r.GatewayYAML,
 	} {
 		got, err := render()
 		if err != nil {
@@ -239,7 +238,7 @@ func TestReimportOfAChangedToolIsANewVersionReportedAsAChangeOfThePublishedOne(t
 	o.Previous = &Previous{Registry: reviewed, Gateway: &gw}
 
 	tools := fixture(t)
-	tools[1].Description = "Moves money between any two accounts."                                                     // transfer changed
+	tools[1].Description = "Moves money between any two accounts."                                                          // transfer changed
 	tools[2].InputSchema = json.RawMessage(`{"type":"object","properties":{"path":{"type":"string","not":{"const":"/"}}}}`) // list_dir now refused
 	tools = append(tools, Tool{Name: "stat", Description: "Stats a file.", InputSchema: json.RawMessage(`{"type":"object","additionalProperties":false,"properties":{}}`)})
 	r, err := Import(tools, o)

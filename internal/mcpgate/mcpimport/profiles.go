@@ -209,3 +209,7 @@ func BindingOf(arguments []byte) (docRef string, root []byte, err error) {
 	root, err = json.Marshal(nodeOf(p.Schema()))
 	return p.DocRef(), root, err
 }
+
+// Reviewed reports whether the profile (or its absence) was carried over
+// from the previous import's reviewed definition.
+func (pp ProfileProposal) Reviewed() bool { return pp.reviewed }
