@@ -202,7 +202,7 @@ func engineRequest(t *testing.T, proposalFile string) *request.CanonicalRequest 
 	if err != nil {
 		t.Fatal(err)
 	}
-	snap, err := registry.Publish(draft)
+	snap, err := registry.Publish(draft.Draft)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -23,7 +23,7 @@ import (
 var admissionParts = map[string][]string{
 	modulePath + "/internal/manifest": {"CheckConfirmed", "CheckHostAuthorityName", "CheckPolicyName", "CheckRegistryName",
 		"GraceOf", "HostAuthorityDraft", "HostConfig", "PolicyDraft", "RegistryDraft"},
-	modulePath + "/internal/host": {"PublishRegistryDraft"},
+	modulePath + "/internal/host": {"CheckProfileBinding", "PublishRegistryDraft"},
 }
 
 // admissionAssemblers may call the parts: the package that defines them and

@@ -274,7 +274,11 @@ func (h *Host) input(r AuthorizeRequest, reg *registry.Snapshot, at epoch.Time) 
 	if err != nil {
 		return nil, fault.Within("facts.assessment", err)
 	}
-	req, err := request.NewLimited(reg, r.Proposal, asmt, request.Limits{MaxArgumentBytes: h.limits.MaxArgumentBytes})
+	prop, err := h.derived(reg, r.Proposal, "proposal.arguments")
+	if err != nil {
+		return nil, err
+	}
+	req, err := request.NewLimited(reg, prop, asmt, request.Limits{MaxArgumentBytes: h.limits.MaxArgumentBytes})
 	if err != nil {
 		return nil, err
 	}

@@ -30,5 +30,8 @@ func (h *Host) Canonicalize(caller Caller, sel RegistrySelection, p Proposal, as
 	if err != nil {
 		return nil, err // located at the draft's fields, as request.New locates the proposal's
 	}
+	if p, err = h.derived(reg, p, "proposal.arguments"); err != nil {
+		return nil, err
+	}
 	return request.NewLimited(reg, p, a, request.Limits{MaxArgumentBytes: h.limits.MaxArgumentBytes})
 }

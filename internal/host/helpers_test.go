@@ -92,7 +92,7 @@ func newPaymentsHost() *host.Host {
 	if err != nil {
 		panic(err)
 	}
-	if _, err := h.PublishRegistry(testutil.RegistryDraft(testutil.PaymentsDefinition())); err != nil {
+	if _, err := h.PublishRegistry(host.RegistryDraft{Draft: testutil.RegistryDraft(testutil.PaymentsDefinition())}); err != nil {
 		panic(err)
 	}
 	if _, err := h.PublishPolicy(admin, paymentsPolicy()); err != nil {
@@ -161,7 +161,7 @@ func publishInto(t *testing.T, c host.Config) *host.Host {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := h.PublishRegistry(testutil.RegistryDraft(testutil.PaymentsDefinition())); err != nil {
+	if _, err := h.PublishRegistry(host.RegistryDraft{Draft: testutil.RegistryDraft(testutil.PaymentsDefinition())}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := h.PublishPolicy(admin, paymentsPolicy()); err != nil {

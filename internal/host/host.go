@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/toolgate/toolgate/internal/argprofile"
 	"github.com/toolgate/toolgate/internal/engine/authority"
 	"github.com/toolgate/toolgate/internal/engine/authz"
 	"github.com/toolgate/toolgate/internal/engine/boundary"
@@ -94,6 +95,9 @@ type Host struct {
 	mu         sync.RWMutex
 	registries map[snapshotKey]*registry.Snapshot
 	policies   map[snapshotKey]*policy.Snapshot
+	// profiles are the argument profiles of the held registries'
+	// definitions, by docRef (docs/arguments.md, "Binding").
+	profiles map[string]*argprofile.Profile
 }
 
 type snapshotKey struct{ id, generation string }
@@ -118,6 +122,7 @@ func New(cfg Config) (*Host, error) {
 		limits:     limits,
 		registries: map[snapshotKey]*registry.Snapshot{},
 		policies:   map[snapshotKey]*policy.Snapshot{},
+		profiles:   map[string]*argprofile.Profile{},
 	}
 	declared := make([]string, 0, len(cfg.Roles))
 	for i, rb := range cfg.Roles {
@@ -274,16 +279,29 @@ func checkSubjects(subjects []Subject) error {
 // PublishRegistry publishes one Registry Snapshot generation into the
 // domain. Publishing the same content again returns the snapshot already
 // held; different content under a held identity and generation rejects
-// (fault.Mismatch): a generation is immutable.
-func (h *Host) PublishRegistry(d registry.Draft) (*registry.Snapshot, error) {
-	s, err := registry.Publish(d)
+// (fault.Mismatch): a generation is immutable. The argument profiles of
+// its definitions are checked against them (CheckProfileBinding) and held
+// with it.
+func (h *Host) PublishRegistry(d RegistryDraft) (*registry.Snapshot, error) {
+	s, profiles, err := publishDraft(d)
 	if err != nil {
 		return nil, err
 	}
 	k := snapshotKey{s.ID().String(), s.Generation().String()}
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	return hold(h.registries, k, s, "this registry snapshot generation is already published with other content")
+	s, err = hold(h.registries, k, s, "this registry snapshot generation is already published with other content")
+	if err != nil {
+		return nil, err
+	}
+	// A docRef is the profile's digest reference, so equal snapshot
+	// content means equal profiles: keeping the first is exact.
+	for ref, p := range profiles {
+		if _, ok := h.profiles[ref]; !ok {
+			h.profiles[ref] = p
+		}
+	}
+	return s, nil
 }
 
 // PublishPolicy publishes one Policy Snapshot generation on behalf of

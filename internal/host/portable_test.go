@@ -125,7 +125,7 @@ func TestRebuild_FailsClosedInAnotherDomainOrState(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := noPolicy.PublishRegistry(testutil.RegistryDraft(testutil.PaymentsDefinition())); err != nil {
+	if _, err := noPolicy.PublishRegistry(host.RegistryDraft{Draft: testutil.RegistryDraft(testutil.PaymentsDefinition())}); err != nil {
 		t.Fatal(err)
 	}
 	otherRegistry := func() *host.Host {
@@ -135,7 +135,7 @@ func TestRebuild_FailsClosedInAnotherDomainOrState(t *testing.T) {
 		}
 		d := testutil.PaymentsDefinition()
 		d.Summary = "Submits one payment (reworded)."
-		if _, err := h.PublishRegistry(testutil.RegistryDraft(d)); err != nil {
+		if _, err := h.PublishRegistry(host.RegistryDraft{Draft: testutil.RegistryDraft(d)}); err != nil {
 			t.Fatal(err)
 		}
 		if _, err := h.PublishPolicy(admin, paymentsPolicy()); err != nil {

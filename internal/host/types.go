@@ -42,9 +42,8 @@ type (
 	InfluenceCollectionDraft = lineage.CollectionDraft
 	InfluenceNodeDraft       = lineage.NodeDraft
 
-	// RegistryDraft is a Registry Snapshot as plain data, RegistrySnapshot
-	// a published one (Section 9).
-	RegistryDraft    = registry.Draft
+	// RegistrySnapshot is a published Registry Snapshot (Section 9); its
+	// draft is RegistryDraft, which carries the argument profiles too.
 	RegistrySnapshot = registry.Snapshot
 	// PolicySnapshot is a published Policy Snapshot, PolicyDefinition one
 	// of its Policy Definitions and PolicyRule one of their rules
@@ -71,5 +70,9 @@ type (
 // PublishRegistryDraft publishes d as a Registry Snapshot outside any
 // domain, with every publication rule of Section 9 (the offline verbs
 // check a manifest's registries with it); a domain's own registries are
-// published with Host.PublishRegistry.
-func PublishRegistryDraft(d RegistryDraft) (*RegistrySnapshot, error) { return registry.Publish(d) }
+// published with Host.PublishRegistry. Each definition's argument profile
+// is checked against it (CheckProfileBinding).
+func PublishRegistryDraft(d RegistryDraft) (*RegistrySnapshot, error) {
+	s, _, err := publishDraft(d)
+	return s, err
+}

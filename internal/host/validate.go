@@ -150,9 +150,13 @@ func (h *Host) validate(caller Caller, a *authz.Authorization, exp Expectations,
 	if err != nil {
 		return nil, fault.Within("policy", err)
 	}
-	req, err := request.NewLimited(reg, request.Proposal{
+	prop, err := h.derived(reg, request.Proposal{
 		ProposalID: exp.ProposalID, ToolID: exp.ToolID, Version: exp.Version, Arguments: exp.Arguments,
-	}, a.Input().Assessment(), request.Limits{MaxArgumentBytes: h.limits.MaxArgumentBytes})
+	}, "arguments")
+	if err != nil {
+		return nil, err
+	}
+	req, err := request.NewLimited(reg, prop, a.Input().Assessment(), request.Limits{MaxArgumentBytes: h.limits.MaxArgumentBytes})
 	if err != nil {
 		return nil, err
 	}

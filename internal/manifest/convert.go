@@ -1,27 +1,45 @@
 package manifest
 
 import (
+	"errors"
+
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+
 	"github.com/toolgate/toolgate/api/v1alpha1"
+	"github.com/toolgate/toolgate/internal/argprofile"
 	"github.com/toolgate/toolgate/internal/engine/fault"
 	"github.com/toolgate/toolgate/internal/engine/registry"
 	"github.com/toolgate/toolgate/internal/engine/schema"
+	"github.com/toolgate/toolgate/internal/host"
 	"github.com/toolgate/toolgate/internal/jsonexact"
 )
 
-// RegistryDraft converts a ToolRegistry spec into the engine's draft. Only
-// the recursive Schema trees need decoding here; every value is validated by
-// registry.Publish.
-func RegistryDraft(spec v1alpha1.ToolRegistrySpec) (registry.Draft, error) {
-	d := registry.Draft{
+// RegistryDraft converts a ToolRegistry spec into the Host's draft. Only
+// the recursive Schema trees and the argument profiles need decoding here;
+// every value is validated by registry.Publish. Each definition's argument
+// profile is parsed (argprofile.Parse) and bound to it
+// (host.CheckProfileBinding): its docRef is the profile's reference and its
+// Schema root the profile's Schema (docs/arguments.md, "Binding").
+func RegistryDraft(spec v1alpha1.ToolRegistrySpec) (host.RegistryDraft, error) {
+	d := host.RegistryDraft{Draft: registry.Draft{
 		ID:          string(spec.SnapshotID),
 		Generation:  string(spec.SnapshotGeneration),
 		Definitions: make([]registry.DefinitionDraft, len(spec.Definitions)),
-	}
-	var errs fault.Errors // every Schema tree is decoded: all violations are reported
+	}}
+	var errs fault.Errors // every Schema tree and profile is decoded: all violations are reported
 	for i, td := range spec.Definitions {
+		at := "spec.definitions" + fault.Index(i)
+		prof, perr := profileOf(td.Arguments)
+		errs.Add(at+".arguments", perr)
+		if prof != nil {
+			if d.Profiles == nil {
+				d.Profiles = make([]*argprofile.Profile, len(spec.Definitions))
+			}
+			d.Profiles[i] = prof
+		}
 		root, err := SchemaDraft(td.Schema.Root.Raw)
 		if err != nil {
-			errs.Add("spec.definitions"+fault.Index(i)+".schema.root", err)
+			errs.Add(at+".schema.root", err)
 			continue
 		}
 		d.Definitions[i] = registry.DefinitionDraft{
@@ -38,11 +56,41 @@ func RegistryDraft(spec v1alpha1.ToolRegistrySpec) (registry.Draft, error) {
 			DocRef:        td.DocRef,
 			Schema:        registry.SchemaDraft{ID: string(td.Schema.ID), Version: string(td.Schema.Version), Root: root},
 		}
+		if perr == nil {
+			errs.Add(at, host.CheckProfileBinding(d.Definitions[i], prof))
+		}
 	}
 	if err := errs.Err(); err != nil {
-		return registry.Draft{}, err
+		return host.RegistryDraft{}, err
 	}
 	return d, nil
+}
+
+// profileOf parses a definition's argument profile, or returns nil when it
+// has none. Every refusal is located in the profile document (its draft
+// path after "arguments"); argprofile's messages name fields and types,
+// never values.
+func profileOf(raw *apiextensionsv1.JSON) (*argprofile.Profile, error) {
+	if raw == nil {
+		return nil, nil
+	}
+	p, err := argprofile.Parse(raw.Raw)
+	if err == nil {
+		return p, nil
+	}
+	var list argprofile.Errors
+	if !errors.As(err, &list) || len(list) == 0 {
+		return nil, fault.New(fault.Malformed, "not a valid argument profile")
+	}
+	var errs fault.Errors
+	for _, e := range list {
+		path := e.Path
+		if path == "(document)" {
+			path = ""
+		}
+		errs.Add("", fault.At(path, fault.Malformed, "argument profile: "+e.Rule))
+	}
+	return nil, errs.Err()
 }
 
 // strs converts a list of typed API strings to the engine's plain strings;

@@ -41,7 +41,7 @@ func TestShippedSampleLoadsAndPublishes(t *testing.T) {
 	if err != nil {
 		t.Fatalf("RegistryDraft: %v", err)
 	}
-	snap, err := registry.Publish(draft)
+	snap, err := registry.Publish(draft.Draft)
 	if err != nil {
 		t.Fatalf("Publish: %v", err)
 	}

@@ -118,7 +118,7 @@ type domain struct {
 // registryObject is one accepted ToolRegistry of a namespace: its draft is
 // published into every domain of the namespace, including later ones.
 type registryObject struct {
-	draft   registry.Draft
+	draft   host.RegistryDraft
 	key     snapKey
 	created time.Time
 }
@@ -350,8 +350,8 @@ func (s *Store) RemoveDomain(namespace, name string) {
 // registry is then not served in that domain and the rejection is returned.
 // created is the object's creation time: when it superseded its
 // predecessor generation (HostAuthority spec.supersededGrace).
-func (s *Store) PutRegistry(namespace, object string, d registry.Draft, created time.Time) (string, error) {
-	snap, err := registry.Publish(d)
+func (s *Store) PutRegistry(namespace, object string, d host.RegistryDraft, created time.Time) (string, error) {
+	snap, err := registry.Publish(d.Draft)
 	if err != nil {
 		return "", err
 	}
