@@ -134,6 +134,9 @@ func TestAnImportedDraftIsRefusedUntilConfirmedThenPublishesAndTheMappingLoads(t
 	if err := os.WriteFile(reg, []byte(edit), 0o600); err != nil {
 		t.Fatal(err)
 	}
+	if r := runCLI("", "validate", "-f", reg); r.code != 1 || !strings.Contains(r.stdout, "spec.definitions[1].") {
+		t.Errorf("validate -f of an edited profile before bind: exit %d, stdout %q", r.code, r.stdout)
+	}
 	if r := runCLI("", "registry", "bind", reg); r.code != 0 || !strings.Contains(r.stdout, "rebound files-transfer-1: argprofile.") || !strings.HasSuffix(r.stdout, "bound 1 file\n") {
 		t.Errorf("registry bind: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
 	}

@@ -533,10 +533,15 @@ func (r *Result) add(t Tool, pp ProfileProposal, o Options, prevByName map[strin
 		}
 		r.Registry.Spec.Definitions = append(r.Registry.Spec.Definitions, d)
 	}
-	r.Gateway.Tools = append(r.Gateway.Tools, mcpgate.ToolMapping{
+	m := mcpgate.ToolMapping{
 		Name: t.Name, ToolID: toolID, Version: vs,
 		Definition: def, DefinitionDigest: digest,
-	})
+	}
+	// The gateway checks Mcp-Param headers against the same profile.
+	if d := r.Registry.Spec.Definitions[len(r.Registry.Spec.Definitions)-1]; d.Arguments != nil {
+		m.Arguments = slices.Clone(d.Arguments.Raw)
+	}
+	r.Gateway.Tools = append(r.Gateway.Tools, m)
 	return pp
 }
 
