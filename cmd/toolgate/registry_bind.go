@@ -10,7 +10,6 @@ import (
 	goccy "github.com/goccy/go-yaml"
 	"github.com/goccy/go-yaml/ast"
 	"github.com/goccy/go-yaml/parser"
-	"sigs.k8s.io/yaml"
 
 	"github.com/toolgate/toolgate/internal/mcpgate/mcpimport"
 )
@@ -76,10 +75,6 @@ func registryBind(args []string, _ io.Reader, out io.Writer) error {
 					errs = append(errs, at+".arguments: "+err.Error())
 					continue
 				}
-				rootYAML, err := yaml.JSONToYAML(root)
-				if err != nil {
-					return err
-				}
 				replace := map[string]string{}
 				if d.DocRef != docRef {
 					replace["docRef"] = docRef
@@ -88,7 +83,9 @@ func registryBind(args []string, _ io.Reader, out io.Writer) error {
 				_ = json.Unmarshal(root, &want)
 				had, _ := json.Marshal(d.Schema.Root)
 				if norm, _ := json.Marshal(want); string(had) != string(norm) {
-					replace["schema.root"] = string(rootYAML)
+					// JSON is YAML's flow style: it replaces the node
+					// whatever the indentation around it.
+					replace["schema.root"] = string(root)
 				}
 				for field, value := range replace {
 					p, err := goccy.PathString(fmt.Sprintf("$.spec.definitions[%d].%s", i, field))
