@@ -94,8 +94,8 @@ func TestThePolicyLibraryValidatesAndEveryRuleHasAnAllowedAndARefusedCase(t *tes
 				Spec struct {
 					Definitions []struct {
 						ToolID, Version, DocRef string
-						Arguments              json.RawMessage `json:"arguments"`
-						Schema                 struct {
+						Arguments               json.RawMessage `json:"arguments"`
+						Schema                  struct {
 							Root json.RawMessage `json:"root"`
 						} `json:"schema"`
 					} `json:"definitions"`
