@@ -135,7 +135,7 @@ func kindCases() []kindCase {
 			plural:    "toolregistries",
 			shortName: "treg",
 			columns:   []string{"Snapshot", "Generation", "Ready", "Age"},
-			preserve:  []string{"spec.definitions[].schema.root"},
+			preserve:  []string{"spec.definitions[].arguments", "spec.definitions[].schema.root"},
 			enums: map[string][]string{
 				"spec.definitions[].capabilities[]": tokens(vocab.AllCapability()),
 				"spec.definitions[].lifecycle":      tokens(vocab.AllLifecycle()),

@@ -38,6 +38,7 @@ var docPages = []docPage{
 	{path: "docs/quickstart.md"},
 	{path: "docs/gitops.md", clone: true},
 	{path: "docs/policy-arguments.md"},
+	{path: "docs/arguments.md"},
 	{path: "CONTRIBUTING.md", noneRun: true},
 	{path: "docs/profiles/README.md", noneRun: true},
 }

@@ -188,6 +188,7 @@ func deriveFault(at string, err error) error {
 // protocol does not have (a fraction, an exponent) are KindMismatch, a
 // reviewed bound is OutOfRange, an octet or depth bound LimitExceeded.
 func ProfileFaultCode(c argprofile.Code) fault.Code {
+	//exhaustive:enforce
 	switch c {
 	case argprofile.CodeDuplicate:
 		return fault.Duplicate
@@ -206,7 +207,9 @@ func ProfileFaultCode(c argprofile.Code) fault.Code {
 		return fault.OutOfRange
 	case argprofile.CodeHeaderMismatch:
 		return fault.Mismatch
-	default: // syntax, notAscii, pattern, format, invalidDraft
+	case argprofile.CodeSyntax, argprofile.CodeNotASCII, argprofile.CodePattern, argprofile.CodeFormat, argprofile.CodeInvalidDraft:
+		return fault.Malformed
+	default: // outside the closed set
 		return fault.Malformed
 	}
 }

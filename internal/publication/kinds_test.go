@@ -1,14 +1,18 @@
 package publication_test
 
 import (
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 
 	"github.com/toolgate/toolgate/api/v1alpha1"
 	"github.com/toolgate/toolgate/internal/engine/fault"
 	"github.com/toolgate/toolgate/internal/manifest"
 	"github.com/toolgate/toolgate/internal/publication"
+	"github.com/toolgate/toolgate/internal/testutil"
 )
 
 // violations lists err's rejections as "path code", in order.
@@ -100,3 +104,78 @@ func TestToolRegistryReportsEveryRuleAtOnce(t *testing.T) {
 }
 
 func itoa(n int) string { return fault.Index(n)[1 : len(fault.Index(n))-1] }
+
+// filesystemRegistry is the sample ToolRegistry whose write_file definition
+// carries an argument profile (examples/mcp-filesystem).
+func filesystemRegistry(t *testing.T) *v1alpha1.ToolRegistry {
+	t.Helper()
+	set, err := manifest.LoadPaths(filepath.Join(testutil.RepoRoot(t), "examples", "mcp-filesystem", "manifests", "toolregistry.yaml"))
+	if err != nil || len(set.ToolRegistries) != 1 {
+		t.Fatalf("the sample registry: %v", err)
+	}
+	return &set.ToolRegistries[0]
+}
+
+// TestToolRegistryBindsEveryArgumentProfile: admission parses each
+// definition's argument profile and binds it to the definition's docRef and
+// Schema root (docs/arguments.md, "Binding"); a docRef with the argprofile.
+// prefix needs a profile. Every violation of every definition at once, at
+// its path.
+func TestToolRegistryBindsEveryArgumentProfile(t *testing.T) {
+	t.Parallel()
+	sample := filesystemRegistry(t)
+	second := func(o *v1alpha1.ToolRegistry) *v1alpha1.ToolDefinition {
+		d := o.Spec.Definitions[0].DeepCopy()
+		d.ID, d.ToolID = "fs-write-file-2", "fs.write-file-two"
+		o.Spec.Definitions = append(o.Spec.Definitions, *d)
+		return &o.Spec.Definitions[1]
+	}
+	setArguments := func(d *v1alpha1.ToolDefinition, from, to string) {
+		d.Arguments = &apiextensionsv1.JSON{Raw: []byte(strings.Replace(string(d.Arguments.Raw), from, to, 1))}
+	}
+	tests := []struct {
+		name string
+		mod  func(*v1alpha1.ToolRegistry)
+		want []string
+	}{
+		{"the sample is admitted", func(*v1alpha1.ToolRegistry) {}, nil},
+		{"a profile whose docRef is not its reference", func(o *v1alpha1.ToolRegistry) {
+			o.Spec.Definitions[0].DocRef = "argprofile.0000000000000000000000000000000000000000000000000000"
+		}, []string{"spec.definitions[0].docRef mismatch"}},
+		{"a profile that derives to another Schema", func(o *v1alpha1.ToolRegistry) {
+			// The content as an escaped string: the derived Schema changes, and so does the digest.
+			setArguments(&o.Spec.Definitions[0], `"bind":"digest"`, `"bind":"escaped"`)
+		}, []string{"spec.definitions[0].docRef mismatch", "spec.definitions[0].schema.root mismatch"}},
+		{"an argprofile. docRef without a profile", func(o *v1alpha1.ToolRegistry) { o.Spec.Definitions[0].Arguments = nil },
+			[]string{"spec.definitions[0].docRef missing"}},
+		{"a malformed profile", func(o *v1alpha1.ToolRegistry) {
+			setArguments(&o.Spec.Definitions[0], `"choice":"text"`, `"choice":"prose"`)
+		}, []string{"spec.definitions[0].arguments.arguments.members[1].value.choice malformed"}},
+		{"a profile that is no profile document", func(o *v1alpha1.ToolRegistry) {
+			o.Spec.Definitions[0].Arguments = &apiextensionsv1.JSON{Raw: []byte(`{"profile":"toolgate.mcp-arguments/1","tools":[]}`)}
+		}, []string{"spec.definitions[0].arguments malformed"}},
+		{"every definition's violations at once", func(o *v1alpha1.ToolRegistry) {
+			d := second(o)
+			setArguments(d, `"choice":"text"`, `"choice":"prose"`)
+			o.Spec.Definitions[0].DocRef = "argprofile.0000000000000000000000000000000000000000000000000000"
+			o.Spec.Definitions[0].Schema.Root = apiextensionsv1.JSON{Raw: []byte(`{"kind":"object"}`)}
+		}, []string{
+			"spec.definitions[0].docRef mismatch", "spec.definitions[0].schema.root mismatch",
+			"spec.definitions[1].arguments.arguments.members[1].value.choice malformed",
+		}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			o := sample.DeepCopy()
+			tc.mod(o)
+			d, s, err := publication.ToolRegistry(o)
+			if diff := cmp.Diff(tc.want, violations(err)); diff != "" {
+				t.Errorf("violations (-want +got):\n%s", diff)
+			}
+			if err == nil && (s == nil || d.Profile(0) == nil || d.Profile(0).DocRef() != s.Definition(0).DocRef().String()) {
+				t.Errorf("admitted without the profile bound to its definition")
+			}
+		})
+	}
+}

@@ -349,7 +349,9 @@ func (s *Store) RemoveDomain(namespace, name string) {
 // under the same identity and generation rejects it (fault.Mismatch); the
 // registry is then not served in that domain and the rejection is returned.
 // created is the object's creation time: when it superseded its
-// predecessor generation (HostAuthority spec.supersededGrace).
+// predecessor generation (HostAuthority spec.supersededGrace). Each
+// domain's Host checks d's argument profiles against their definitions
+// when it publishes d (host.CheckProfileBinding).
 func (s *Store) PutRegistry(namespace, object string, d host.RegistryDraft, created time.Time) (string, error) {
 	snap, err := registry.Publish(d.Draft)
 	if err != nil {

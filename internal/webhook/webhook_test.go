@@ -211,3 +211,25 @@ func TestPublisherDefaulter(t *testing.T) {
 		t.Error("Default did not wait for the domain")
 	}
 }
+
+// TestTheArgumentProfileIsBoundAtAdmission: the webhook admits the sample
+// profiled registry and refuses one whose profile no longer gives its
+// docRef and Schema root, naming both fields (the rule is the one
+// admission function's, internal/publication).
+func TestTheArgumentProfileIsBoundAtAdmission(t *testing.T) {
+	t.Parallel()
+	set, err := manifest.LoadPaths(filepath.Join("..", "..", "examples", "mcp-filesystem", "manifests", "toolregistry.yaml"))
+	if err != nil || len(set.ToolRegistries) != 1 {
+		t.Fatalf("the sample registry: %v", err)
+	}
+	o := set.ToolRegistries[0].DeepCopy()
+	v := webhook.ToolRegistryValidator{}
+	if _, err := v.ValidateCreate(context.Background(), o); err != nil {
+		t.Fatalf("the bound sample was rejected: %v", err)
+	}
+	o.Spec.Definitions[0].Arguments.Raw = []byte(strings.Replace(string(o.Spec.Definitions[0].Arguments.Raw), `"digest"`, `"escaped"`, 1))
+	_, err = v.ValidateCreate(context.Background(), o)
+	if !apierrors.IsInvalid(err) || !strings.Contains(err.Error(), "spec.definitions[0].docRef") || !strings.Contains(err.Error(), "spec.definitions[0].schema.root") {
+		t.Errorf("a profile that no longer gives its docRef and Schema root: %v, want Invalid at both", err)
+	}
+}
