@@ -175,3 +175,42 @@ func TestAnImportedDraftIsRefusedUntilConfirmedThenPublishesAndTheMappingLoads(t
 		t.Errorf("the re-import is not generation 2 with transfer version 2:\n%s", b)
 	}
 }
+
+// registry bind rebinds a one-line placeholder root too, and a profile
+// that does not build writes nothing, naming its definition.
+func TestRegistryBindRebindsAnyLayoutAndWritesNothingOnABadProfile(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	doc := func(choice string) string {
+		return "apiVersion: stk.toolgate.dev/v1alpha1\nkind: ToolRegistry\nmetadata:\n  name: t-1\n  namespace: ns\nspec:\n  snapshotID: t\n  snapshotGeneration: \"1\"\n  definitions:\n" +
+			"  # a comment bind keeps\n  - arguments: {profile: toolgate.mcp-arguments/1, tool: echo, arguments: {choice: object, members: [{json: message, field: message, required: true, value: {choice: " + choice + "}}]}}\n" +
+			"    capabilities: [data.read]\n    docRef: argprofile.unbound\n    id: t-echo-1\n    lifecycle: active\n    reversibility: notApplicable\n    risk: low\n" +
+			"    schema: {id: t-echo-1-args, root: {kind: object}, version: v1}\n    sideEffect: readOnly\n    summary: Echoes.\n    title: echo\n    toolID: t.echo\n    version: \"1\"\n"
+	}
+	good := filepath.Join(dir, "good.yaml")
+	if err := os.WriteFile(good, []byte(doc("string")), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if r := runCLI("", "validate", "-f", good); r.code != 1 {
+		t.Errorf("validate -f of an unbound definition: exit %d", r.code)
+	}
+	if r := runCLI("", "registry", "bind", good); r.code != 0 || !strings.Contains(r.stdout, "rebound t-echo-1: argprofile.unbound -> argprofile.") {
+		t.Errorf("registry bind: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
+	}
+	if b, _ := os.ReadFile(good); !strings.Contains(string(b), "# a comment bind keeps") {
+		t.Errorf("bind dropped the comment:\n%s", b)
+	}
+	if r := runCLI("", "validate", "-f", good); r.code != 0 {
+		t.Errorf("validate -f of the bound definition: exit %d, stdout %q", r.code, r.stdout)
+	}
+	bad := filepath.Join(dir, "bad.yaml")
+	if err := os.WriteFile(bad, []byte(doc("strng")), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if r := runCLI("", "registry", "bind", good, bad); r.code == 0 || !strings.Contains(r.stderr, "nothing written") || !strings.Contains(r.stderr, "spec.definitions[0].arguments") {
+		t.Errorf("registry bind of a bad profile: exit %d, stderr %q", r.code, r.stderr)
+	}
+	if b, _ := os.ReadFile(bad); string(b) != doc("strng") {
+		t.Error("a bad profile's file was rewritten")
+	}
+}
