@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -19,6 +20,10 @@ import (
 	"github.com/toolgate/toolgate/client"
 	"github.com/toolgate/toolgate/internal/mcpgate/clientauth"
 )
+
+// mcpMetaPrefix is the _meta key prefix MCP reserves for the protocol's
+// own per-request members (mcp.MetaKeyProtocolVersion and its siblings).
+const mcpMetaPrefix = "io.modelcontextprotocol/"
 
 // Refusal is why the gateway did not forward a call (or withheld its
 // result): a closed code and the path at fault.
@@ -143,7 +148,12 @@ func (g *Gateway) call(ctx context.Context, mt *mappedTool, p *mcp.CallToolParam
 func (g *Gateway) forward(ctx context.Context, mt *mappedTool, p *mcp.CallToolParamsRaw, args []byte) (*mcp.CallToolResult, string, string) {
 	var meta mcp.Meta
 	for k, v := range p.Meta {
-		if k == MetaKey {
+		// Neither toolgate's key nor the MCP protocol's own members
+		// (2026-07-28 carries the client's version, info and
+		// capabilities in every request's _meta): those describe the
+		// client's hop to the gateway; the gateway's client states its
+		// own to the upstream.
+		if k == MetaKey || strings.HasPrefix(k, mcpMetaPrefix) {
 			continue
 		}
 		if meta == nil {

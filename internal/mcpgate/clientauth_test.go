@@ -76,8 +76,13 @@ func newAuthFixture(t *testing.T) *authFixture {
 	return &authFixture{fixture: f, srv: srv, resource: resource, key: key}
 }
 
-// token mints an access token for audience.
+// token mints an access token of agent-7 for audience.
 func (a *authFixture) token(t *testing.T, audience string) string {
+	t.Helper()
+	return a.tokenOf(t, "agent-7", audience)
+}
+
+func (a *authFixture) tokenOf(t *testing.T, subject, audience string) string {
 	t.Helper()
 	s, err := jose.NewSigner(jose.SigningKey{Algorithm: jose.ES256, Key: a.key},
 		(&jose.SignerOptions{}).WithType("at+jwt").WithHeader("kid", "k1"))
@@ -85,7 +90,7 @@ func (a *authFixture) token(t *testing.T, audience string) string {
 		t.Fatal(err)
 	}
 	now := time.Now()
-	tok, err := jwt.Signed(s).Claims(jwt.Claims{Issuer: testIssuer, Subject: "agent-7", Audience: jwt.Audience{audience},
+	tok, err := jwt.Signed(s).Claims(jwt.Claims{Issuer: testIssuer, Subject: subject, Audience: jwt.Audience{audience},
 		Expiry: jwt.NewNumericDate(now.Add(time.Hour)), IssuedAt: jwt.NewNumericDate(now.Add(-time.Minute))}).Serialize()
 	if err != nil {
 		t.Fatal(err)
@@ -146,6 +151,24 @@ func TestAClientIsAdmittedOnlyWithAVerifiedTokenForTheGateway(t *testing.T) {
 			}
 			if !strings.Contains(a.logs.String(), "clientSubject=agent-7") || !strings.Contains(a.logs.String(), "clientIssuer="+testIssuer) {
 				t.Fatalf("the call path did not see the verified client:\n%s", a.logs.String())
+			}
+			if version == ProtocolSessions {
+				// The session is bound to agent-7: another client's
+				// valid token cannot use it.
+				req, _ := http.NewRequest(http.MethodPost, a.resource, strings.NewReader(`{"jsonrpc":"2.0","id":9,"method":"tools/list"}`))
+				req.Header.Set("Authorization", "Bearer "+a.tokenOf(t, "agent-8", a.resource))
+				req.Header.Set("Mcp-Session-Id", cs.ID())
+				req.Header.Set("Mcp-Protocol-Version", version)
+				req.Header.Set("Content-Type", "application/json")
+				req.Header.Set("Accept", "application/json, text/event-stream")
+				resp, err := http.DefaultClient.Do(req)
+				if err != nil {
+					t.Fatal(err)
+				}
+				_ = resp.Body.Close()
+				if resp.StatusCode != http.StatusForbidden {
+					t.Fatalf("agent-8's token on agent-7's session: %d, want 403", resp.StatusCode)
+				}
 			}
 		})
 	}

@@ -234,6 +234,11 @@ func (c *Config) check() []error {
 				// A profile reviewed for another tool would check the
 				// wrong members' headers.
 				bad(p+".arguments.tool", "must be the mapping's name: the profile was reviewed for another tool")
+			} else if !sameHeaders(prof.Mirrored(), schemaHeaders(t.Definition.InputSchema)) {
+				// Clients mirror what the served inputSchema marks; a
+				// profile expecting other headers would refuse every
+				// 2026-07-28 call, or check none of them.
+				bad(p+".arguments", "its header members differ from the x-mcp-header members of definition.inputSchema")
 			}
 		}
 	}
@@ -261,6 +266,46 @@ func (c *Config) check() []error {
 		}
 	}
 	return errs
+}
+
+// schemaHeaders are the x-mcp-header annotations of an inputSchema's
+// properties, at any depth, by the member's JSON pointer.
+func schemaHeaders(raw json.RawMessage) map[string]string {
+	type prop struct {
+		Header     *string         `json:"x-mcp-header"`
+		Properties map[string]prop `json:"properties"`
+	}
+	var root prop
+	out := map[string]string{}
+	if json.Unmarshal(raw, &root) != nil {
+		return out
+	}
+	var walk func(props map[string]prop, path string)
+	walk = func(props map[string]prop, path string) {
+		for name, p := range props {
+			ptr := path + "/" + strings.NewReplacer("~", "~0", "/", "~1").Replace(name)
+			if p.Header != nil {
+				out[ptr] = *p.Header
+			}
+			walk(p.Properties, ptr)
+		}
+	}
+	walk(root.Properties, "")
+	return out
+}
+
+// sameHeaders: the profile mirrors exactly the schema's annotated members,
+// each under the same header name (header names compare as HTTP does).
+func sameHeaders(m []argprofile.Mirrored, schema map[string]string) bool {
+	if len(m) != len(schema) {
+		return false
+	}
+	for _, h := range m {
+		if s, ok := schema[h.Pointer]; !ok || !strings.EqualFold(s, h.Header) {
+			return false
+		}
+	}
+	return true
 }
 
 // flatten unfolds errors.Join trees into their leaves, so each is

@@ -3,12 +3,15 @@ package mcpgate
 import (
 	"context"
 	"encoding/json"
+
 	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // paymentProfile is a reviewed argument profile of the sample's
@@ -29,16 +32,40 @@ const paymentProfile = `
       - {json: memo, field: memo, value: {choice: text, bind: digest}}
 `
 
-// withProfile puts profile under the sample's one tool.
+// withProfile puts profile under the sample's one tool, whose reviewed
+// inputSchema then marks amount and debtor-account x-mcp-header (and has
+// no digest line: the edit changes the definition).
 func withProfile(t testing.TB, profile string) string {
 	t.Helper()
-	s := sample(t)
+	s := annotated(t, sample(t))
 	edited := strings.Replace(s, "  outputSchema:\n", "  arguments:"+profile+"  outputSchema:\n", 1)
 	if edited == s {
 		t.Fatal("the edit did not apply")
 	}
 	return edited
 }
+
+func annotated(t testing.TB, s string) string {
+	t.Helper()
+	for _, r := range [][2]string{
+		{"amount: {type: integer, minimum: 0}", "amount: {type: integer, minimum: 0, x-mcp-header: Amount}"},
+		{"debtor-account: {type: string}", "debtor-account: {type: string, x-mcp-header: Debtor}"},
+		{"  definitionDigest: sha256:8a8f672596aa55170edf519fbb9f70cc0b428e67a1348944a81088ac3fc9a3b1\n", ""},
+	} {
+		edited := strings.Replace(s, r[0], r[1], 1)
+		if edited == s {
+			t.Fatalf("the edit %q did not apply", r[0])
+		}
+		s = edited
+	}
+	return s
+}
+
+// annotatedSchema is sampleSchema with the same x-mcp-header members.
+var annotatedSchema = strings.NewReplacer(
+	`"amount":{"type":"integer","minimum":0}`, `"amount":{"type":"integer","minimum":0,"x-mcp-header":"Amount"}`,
+	`"debtor-account":{"type":"string"}`, `"debtor-account":{"type":"string","x-mcp-header":"Debtor"}`,
+).Replace(sampleSchema)
 
 // TestAnArgumentProfileIsCheckedAtLoad: a mapping's profile must parse
 // (every error at its path under tools[i].arguments) and be the profile of
@@ -54,6 +81,8 @@ func TestAnArgumentProfileIsCheckedAtLoad(t *testing.T) {
 		"a profile of another tool": {strings.Replace(paymentProfile, "tool: submit_payment", "tool: refund_payment", 1),
 			[]string{"tools[0].arguments.tool"}},
 		"a profile that does not parse": {strings.Replace(paymentProfile, "profile: toolgate.mcp-arguments/1", "profile: toolgate.mcp-arguments/9", 1),
+			[]string{"tools[0].arguments"}},
+		"a profile whose headers are not the schema's x-mcp-header members": {strings.Replace(paymentProfile, "header: Debtor, ", "", 1),
 			[]string{"tools[0].arguments"}},
 		"an unknown field in the profile": {strings.Replace(paymentProfile, "choice: object", "choice: object\n      open: true", 1),
 			[]string{"tools[0].arguments"}},
@@ -111,6 +140,11 @@ func TestMCPHeadersThatDisagreeWithTheBodyAreRefusedBeforeAnything(t *testing.T)
 		t.Fatal(err)
 	}
 	f := newFixture(t, func(c *Config) { c.Tools = cfg.Tools })
+	f.upstream.AddTool(&mcp.Tool{Name: "submit_payment", Description: cfg.Tools[0].Definition.Description, InputSchema: json.RawMessage(annotatedSchema)},
+		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			f.calls.Add(1)
+			return &mcp.CallToolResult{StructuredContent: map[string]any{"paymentID": "p", "status": "submitted"}}, nil
+		})
 	f.g.Refresh(context.Background())
 	srv := httptest.NewServer(f.g.Handler())
 	t.Cleanup(srv.Close)
@@ -199,6 +233,17 @@ func TestMCPHeadersThatDisagreeWithTheBodyAreRefusedBeforeAnything(t *testing.T)
 			}
 		})
 	}
+	t.Run("the SDK client's own mirrored headers pass", func(t *testing.T) {
+		cs := sdkClient(t, srv.URL, ProtocolStateless, func(*mcp.ProgressNotificationParams) {})
+		if _, err := cs.ListTools(context.Background(), nil); err != nil { // the SDK mirrors listed tools only
+			t.Fatal(err)
+		}
+		calls := f.calls.Load()
+		res, err := cs.CallTool(context.Background(), paymentCall(mcp.Meta{}))
+		if err != nil || res.IsError || f.calls.Load() != calls+1 {
+			t.Fatalf("%v %+v after %d upstream calls", err, res, f.calls.Load()-calls)
+		}
+	})
 	t.Run("no standard headers under 2025-11-25 are not required", func(t *testing.T) {
 		_, sid := initialize(t, srv.URL)
 		req, _ := http.NewRequest(http.MethodPost, srv.URL+"/mcp", strings.NewReader(`{"jsonrpc":"2.0","id":3,"method":"tools/list"}`))

@@ -96,6 +96,30 @@ func TestTheUpstreamsProgressReachesTheClientUnderItsOwnToken(t *testing.T) {
 	}
 }
 
+// TestTheClientsProtocolMetaIsNotForwarded: under 2026-07-28 every
+// request's _meta carries the client's protocol version, info and
+// capabilities; they describe the client's hop, and a session-based
+// upstream would refuse a call carrying them. The upstream reads the
+// gateway's own, never the client's.
+func TestTheClientsProtocolMetaIsNotForwarded(t *testing.T) {
+	f := newFixture(t)
+	f.g.Refresh(context.Background())
+	srv := httptest.NewServer(f.g.Handler())
+	t.Cleanup(srv.Close)
+	cs := sdkClient(t, srv.URL, ProtocolStateless, func(*mcp.ProgressNotificationParams) {})
+	res, err := cs.CallTool(context.Background(), paymentCall(mcp.Meta{"dev.example/trace": "t-1"}))
+	if err != nil || res.IsError || f.calls.Load() != 1 {
+		t.Fatalf("%v %+v", err, res)
+	}
+	wire := f.wire.String()
+	if strings.Contains(wire, `"name":"agent"`) {
+		t.Fatalf("the upstream read the client's protocol _meta:\n%s", wire)
+	}
+	if !strings.Contains(wire, `"dev.example/trace":"t-1"`) {
+		t.Fatalf("another _meta key was not passed on:\n%s", wire)
+	}
+}
+
 // TestAClientsCancellationIsRelayedAndTheCallIsUncertain: a client that
 // cancels an in-flight call makes the gateway cancel it upstream
 // (notifications/cancelled, or the ended request under 2026-07-28), and the
@@ -210,3 +234,23 @@ func TestServerDiscoverAdvertisesBothVersions(t *testing.T) {
 }
 
 func rawJSON(s string) encjson.RawMessage { return encjson.RawMessage(s) }
+
+// TestACallCancelledWhileConsumedIsNotForwarded: a client's cancellation
+// does not interrupt the Consumption (its answer says whether the
+// Authorization is spent), and a call cancelled by then is not forwarded:
+// failed, reason cancelled.
+func TestACallCancelledWhileConsumedIsNotForwarded(t *testing.T) {
+	f := newFixture(t)
+	f.g.Refresh(context.Background())
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	mt := f.g.tools["submit_payment"]
+	f.g.call(ctx, mt, &mcp.CallToolParamsRaw{Name: "submit_payment", Arguments: encjson.RawMessage(`{"amount":1}`),
+		Meta: mcp.Meta{MetaKey: map[string]any{"artifact": "a"}}})
+	if f.consumes.Load() != 1 || f.calls.Load() != 0 {
+		t.Fatalf("%d consumes, %d upstream calls; want the Consumption and no call", f.consumes.Load(), f.calls.Load())
+	}
+	if r := waitOutcomes(t, f.g.cfg.OutcomeLog, 1)[0]; r.Outcome != OutcomeFailed || r.Reason != "cancelled" {
+		t.Fatalf("recorded %+v, want failed with reason cancelled", r)
+	}
+}
