@@ -137,13 +137,18 @@ func TestAnImportedDraftIsRefusedUntilConfirmedThenPublishesAndTheMappingLoads(t
 	if r := runCLI("", "validate", "-f", reg); r.code != 1 || !strings.Contains(r.stdout, "spec.definitions[1].") {
 		t.Errorf("validate -f of an edited profile before bind: exit %d, stdout %q", r.code, r.stdout)
 	}
-	if r := runCLI("", "registry", "bind", reg); r.code != 0 || !strings.Contains(r.stdout, "rebound files-transfer-1: argprofile.") || !strings.HasSuffix(r.stdout, "bound 1 file\n") {
+	mapping := filepath.Join(dir, "mcp-gateway.yaml")
+	if r := runCLI("", "registry", "bind", reg, mapping); r.code != 0 || !strings.Contains(r.stdout, "rebound files-transfer-1: argprofile.") ||
+		!strings.Contains(r.stdout, "copied the profile of files.transfer@1 to the mapping of transfer\n") || !strings.HasSuffix(r.stdout, "bound 2 files\n") {
 		t.Errorf("registry bind: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
 	}
 	if r := runCLI("", "validate", "-f", reg); r.code != 0 {
 		t.Errorf("validate -f of the rebound draft: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
 	}
-	if r := runCLI("", "registry", "bind", reg); r.code != 0 || r.stdout != "bound 0 files\n" {
+	if cfg, err := mcpgate.LoadConfig(mapping); err != nil || !strings.Contains(string(cfg.Tools[1].Arguments), `"choice":"string"`) {
+		t.Errorf("the mapping does not load with transfer's edited profile (%v)", err)
+	}
+	if r := runCLI("", "registry", "bind", reg, mapping); r.code != 0 || r.stdout != "bound 0 files\n" {
 		t.Errorf("registry bind of a bound draft changes nothing: exit %d, stdout %q", r.code, r.stdout)
 	}
 
