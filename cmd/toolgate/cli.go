@@ -53,6 +53,9 @@ func verbs() []verb {
 			"draft a ToolRegistry generation and the MCP mapping from an MCP server's tools/list, reporting every narrowing and refusal",
 			flagged(registryImportFlags, registryImport),
 			`  toolgate registry import --from-file tools.json --tool-prefix acme --out mcp/`},
+		{"registry bind", "FILE...", "rebind each ToolRegistry definition's docRef and schema.root to its argument profile, and copy it into a given MCP mapping, in place",
+			noFlags(registryBind),
+			`  toolgate registry bind mcp/toolregistry.yaml mcp/mcp-gateway.yaml`},
 		{"policy validate", "PATH...", "create each HostAuthority's domain and publish its PolicySnapshot generations",
 			flagged(outputOnlyFlags, policyValidate),
 			`  toolgate policy validate config/samples
