@@ -16,6 +16,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/pflag"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 
 	"github.com/toolgate/toolgate/internal/mcpgate"
 )
@@ -108,7 +110,21 @@ func mcpGateway(ctx context.Context, o mcpGatewayOptions, args []string, stderr 
 	// per tools/call, over a small live heap: at the default GOGC a fifth of
 	// the gateway's CPU went to collecting them.
 	logger.Info("garbage collection", "settings", tuneGC(os.Getenv, cgroupMemoryMax).String())
-	g, err := mcpgate.New(cfg, mcpgate.Options{Connect: connect, Recheck: o.recheck, CallTimeout: o.callTimeout, Logger: logger})
+	gopts := mcpgate.Options{Connect: connect, Recheck: o.recheck, CallTimeout: o.callTimeout, Logger: logger}
+	if cfg.ClientAuth != nil && cfg.ClientAuth.TokenReview {
+		// clientAuth.tokenReview: the gateway runs in a cluster and asks
+		// its apiserver, as its own ServiceAccount.
+		rc, err := rest.InClusterConfig()
+		if err != nil {
+			return fmt.Errorf("clientAuth.tokenReview needs the in-cluster Kubernetes API: %w", err)
+		}
+		kc, err := kubernetes.NewForConfig(rc)
+		if err != nil {
+			return fmt.Errorf("clientAuth.tokenReview: %w", err)
+		}
+		gopts.TokenReviews = kc.AuthenticationV1().TokenReviews()
+	}
+	g, err := mcpgate.New(cfg, gopts)
 	if err != nil {
 		return err
 	}

@@ -2,17 +2,25 @@ package mcpgate
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/url"
 	"os"
 	"regexp"
 	"strings"
 
+	"github.com/go-logr/logr"
 	"github.com/google/jsonschema-go/jsonschema"
+	authnv1 "k8s.io/api/authentication/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/yaml"
+
+	"github.com/toolgate/toolgate/internal/argprofile"
+	"github.com/toolgate/toolgate/internal/mcpgate/clientauth"
 )
 
 // ConfigKind and ConfigVersion name the gateway configuration's format.
@@ -44,6 +52,11 @@ type Config struct {
 	// OutcomeLog is the JSON lines file every consumed call's outcome is
 	// appended to.
 	OutcomeLog string `json:"outcomeLog"`
+	// ClientAuth, when present, makes the gateway an OAuth 2.1 resource
+	// server: every request to /mcp needs a bearer token it verifies
+	// (docs/mcp.md, "Client authentication"). Absent, the MCP endpoint is
+	// open to whoever reaches it, as before.
+	ClientAuth *clientauth.Spec `json:"clientAuth,omitempty"`
 }
 
 // Endpoint is the toolgate service and the gateway's bearer token file.
@@ -80,6 +93,11 @@ type ToolMapping struct {
 	// structuredContent must match; a result without structuredContent
 	// or one that does not match is withheld.
 	OutputSchema json.RawMessage `json:"outputSchema,omitempty"`
+	// Arguments, when present, is the tool's reviewed argument profile
+	// (toolgate.mcp-arguments/1, docs/arguments.md, the document
+	// argprofile.Parse reads); its tool must be Name. The gateway checks a
+	// call's Mcp-Param-* headers against it before consuming.
+	Arguments json.RawMessage `json:"arguments,omitempty"`
 }
 
 // Definition is the part of an MCP tool a reviewer approves: what the
@@ -197,8 +215,133 @@ func (c *Config) check() []error {
 				bad(p+".outputSchema", "is not a usable JSON Schema: "+err.Error())
 			}
 		}
+		if len(t.Arguments) > 0 {
+			prof, err := argprofile.Parse(t.Arguments)
+			if err != nil {
+				for _, e := range flatten(err) {
+					var pe *argprofile.Error
+					if errors.As(e, &pe) {
+						reason := pe.Code.String()
+						if pe.Rule != "" {
+							reason += ": " + pe.Rule
+						}
+						bad(p+".arguments"+profilePath(pe.Path), reason)
+					} else {
+						bad(p+".arguments", "is not an argument profile")
+					}
+				}
+			} else if prof.Tool() != t.Name {
+				// A profile reviewed for another tool would check the
+				// wrong members' headers.
+				bad(p+".arguments.tool", "must be the mapping's name: the profile was reviewed for another tool")
+			} else if !sameHeaders(prof.Mirrored(), schemaHeaders(t.Definition.InputSchema)) {
+				// Clients mirror what the served inputSchema marks; a
+				// profile expecting other headers would refuse every
+				// 2026-07-28 call, or check none of them.
+				bad(p+".arguments", "its header members differ from the x-mcp-header members of definition.inputSchema")
+			}
+		}
+	}
+	if c.ClientAuth != nil {
+		if u, err := url.Parse(c.ClientAuth.Resource); err == nil && u.Host != "" && !strings.HasSuffix(u.Path, "/mcp") {
+			// The gateway serves MCP at /mcp; a proxy may add a prefix.
+			bad("clientAuth.resource", "must be the gateway's public URL of its MCP endpoint, ending in /mcp")
+		}
+		// Build is the one validation of the block (it reads the token
+		// file and CA files it names, as New will); the TokenReview API
+		// is not called here.
+		if _, err := clientauth.Build(*c.ClientAuth, checkOnlyReviews{}, logr.Discard()); err != nil {
+			for _, e := range flatten(err) {
+				var ce *clientauth.Error
+				if errors.As(e, &ce) {
+					path := "clientAuth"
+					if ce.Field != "" {
+						path += "." + ce.Field
+					}
+					bad(path, ce.Detail)
+				} else {
+					bad("clientAuth", "is not a usable client authentication block")
+				}
+			}
+		}
 	}
 	return errs
+}
+
+// schemaHeaders are the x-mcp-header annotations of an inputSchema's
+// properties, at any depth, by the member's JSON pointer.
+func schemaHeaders(raw json.RawMessage) map[string]string {
+	type prop struct {
+		Header     *string         `json:"x-mcp-header"`
+		Properties map[string]prop `json:"properties"`
+	}
+	var root prop
+	out := map[string]string{}
+	if json.Unmarshal(raw, &root) != nil {
+		return out
+	}
+	var walk func(props map[string]prop, path string)
+	walk = func(props map[string]prop, path string) {
+		for name, p := range props {
+			ptr := path + "/" + strings.NewReplacer("~", "~0", "/", "~1").Replace(name)
+			if p.Header != nil {
+				out[ptr] = *p.Header
+			}
+			walk(p.Properties, ptr)
+		}
+	}
+	walk(root.Properties, "")
+	return out
+}
+
+// sameHeaders: the profile mirrors exactly the schema's annotated members,
+// each under the same header name (header names compare as HTTP does).
+func sameHeaders(m []argprofile.Mirrored, schema map[string]string) bool {
+	if len(m) != len(schema) {
+		return false
+	}
+	for _, h := range m {
+		if s, ok := schema[h.Pointer]; !ok || !strings.EqualFold(s, h.Header) {
+			return false
+		}
+	}
+	return true
+}
+
+// flatten unfolds errors.Join trees into their leaves, so each is
+// reported at its own path.
+func flatten(err error) []error {
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		var out []error
+		for _, e := range j.Unwrap() {
+			out = append(out, flatten(e)...)
+		}
+		return out
+	}
+	if err == nil {
+		return nil
+	}
+	return []error{err}
+}
+
+// profilePath puts an argprofile path (a path in the draft, "(document)"
+// for the whole) after the arguments field.
+func profilePath(p string) string {
+	switch {
+	case p == "" || p == "(document)":
+		return ""
+	case strings.HasPrefix(p, "["), strings.HasPrefix(p, "."):
+		return p
+	}
+	return "." + p
+}
+
+// checkOnlyReviews stands in for the TokenReview API while a
+// configuration is validated: Build needs one, and nothing calls it.
+type checkOnlyReviews struct{}
+
+func (checkOnlyReviews) Create(context.Context, *authnv1.TokenReview, metav1.CreateOptions) (*authnv1.TokenReview, error) {
+	return nil, errors.New("not a live TokenReview API")
 }
 
 // CheckToolgateURL is the rule toolgate.url meets, and the gateway's

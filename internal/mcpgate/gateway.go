@@ -1,13 +1,10 @@
 package mcpgate
 
 import (
-	"bytes"
 	"context"
 	"crypto/tls"
 	"crypto/x509"
-	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"net/http"
 	"os"
@@ -16,15 +13,17 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/go-logr/logr"
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
-	segjson "github.com/segmentio/encoding/json"
 
 	"github.com/toolgate/toolgate/client"
+	"github.com/toolgate/toolgate/internal/argprofile"
 	"github.com/toolgate/toolgate/internal/logtime"
+	"github.com/toolgate/toolgate/internal/mcpgate/clientauth"
 )
 
 // MetaKey is the params._meta key of a tools/call that carries the
@@ -57,12 +56,16 @@ type Options struct {
 	Logger      *slog.Logger
 	// HTTPClient reaches the toolgate service.
 	HTTPClient *http.Client
+	// TokenReviews is the Kubernetes TokenReview API, needed only when
+	// the configuration's clientAuth verifies tokens with it.
+	TokenReviews clientauth.TokenReviewer
 }
 
 type mappedTool struct {
 	ToolMapping
-	digest string
-	output *jsonschema.Resolved
+	digest  string
+	output  *jsonschema.Resolved
+	profile *argprofile.Profile // nil without a reviewed argument profile
 }
 
 // Gateway is one MCP gateway in front of one upstream server.
@@ -74,6 +77,7 @@ type Gateway struct {
 	log    *slog.Logger
 	out    *OutcomeLog
 	server *mcp.Server
+	gate   *clientauth.Gate // nil without clientAuth
 	tools  map[string]*mappedTool
 	order  []string
 
@@ -95,6 +99,8 @@ type Gateway struct {
 	// The counters every forwarded call increments, looked up once.
 	forwarded prometheus.Counter
 	outcomeOf map[string]prometheus.Counter
+
+	progress progressRelay
 }
 
 // New builds a gateway; Run connects it to the upstream.
@@ -148,8 +154,21 @@ func New(cfg *Config, opts Options) (*Gateway, error) {
 				return nil, err
 			}
 		}
+		if len(t.Arguments) > 0 {
+			if mt.profile, err = argprofile.Parse(t.Arguments); err != nil {
+				return nil, err
+			}
+			if mt.profile.Tool() != t.Name {
+				return nil, &ConfigError{Path: "tools[].arguments.tool", Reason: "must be the mapping's name"}
+			}
+		}
 		g.tools[t.Name] = mt
 		g.order = append(g.order, t.Name)
+	}
+	if cfg.ClientAuth != nil {
+		if g.gate, err = clientauth.Build(*cfg.ClientAuth, opts.TokenReviews, logr.FromSlogHandler(opts.Logger.Handler())); err != nil {
+			return nil, err
+		}
 	}
 	// The outcome log is the last thing New opens, and nothing after it
 	// fails: a refused configuration leaves no file open.
@@ -188,6 +207,9 @@ func New(cfg *Config, opts Options) (*Gateway, error) {
 // subscriptions are refused as method not found (docs/mcp.md).
 var servedMethods = map[string]bool{
 	"initialize": true, "notifications/initialized": true, "ping": true,
+	// 2026-07-28: the stateless handshake, and the stream its clients
+	// receive tools/list_changed on.
+	"server/discover": true, "subscriptions/listen": true,
 	"notifications/cancelled": true, "notifications/progress": true,
 	"tools/list": true, "tools/call": true,
 }
@@ -204,20 +226,21 @@ func onlyTools(next mcp.MethodHandler) mcp.MethodHandler {
 // Handler serves MCP (Streamable HTTP) at /mcp, metrics at /metrics,
 // liveness at /healthz and readiness at /readyz: 503 until a comparison of
 // the upstream's definitions has finished, and while the last one could not
-// read the upstream's tools/list (every tool withheld), 200 otherwise.
+// read the upstream's tools/list (every tool withheld), 200 otherwise. With
+// clientAuth, /mcp admits only requests with a verified bearer token and the
+// RFC 9728 metadata is served at its well-known paths; the probes and
+// metrics stay open (they are for the kubelet and the scraper).
 func (g *Gateway) Handler() http.Handler {
 	mux := http.NewServeMux()
-	maxBody := int64(g.cfg.MaxArgs()) + 64<<10
-	mux.Handle("/mcp", oneMessage(maxBody, mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return g.server },
-		&mcp.StreamableHTTPOptions{
-			MaxRequestBodyBytes: maxBody,
-			// One application/json answer per request instead of an SSE
-			// stream: a tools/call has exactly one response, and the
-			// stream's framing and flushes cost CPU on every call
-			// (docs/performance.md). Notifications still reach the
-			// client on its standalone GET stream.
-			JSONResponse: true,
-		})))
+	endpoint := g.mcpHandler()
+	if g.gate != nil {
+		meta := g.gate.MetadataHandler()
+		for _, p := range g.gate.MetadataPaths() {
+			mux.Handle(p, meta)
+		}
+		endpoint = g.gate.Middleware(endpoint)
+	}
+	mux.Handle("/mcp", endpoint)
 	mux.Handle("/metrics", promhttp.HandlerFor(g.reg, promhttp.HandlerOpts{}))
 	mux.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusOK) })
 	mux.HandleFunc("/readyz", func(w http.ResponseWriter, _ *http.Request) {
@@ -228,41 +251,6 @@ func (g *Gateway) Handler() http.Handler {
 		w.WriteHeader(http.StatusOK)
 	})
 	return mux
-}
-
-// oneMessage refuses, with 400 and before anything runs, a POST whose body
-// is not exactly one JSON-RPC message (an object, white space around it).
-// The SDK's transport decodes the first of two concatenated messages and
-// drops the rest, and runs a batch (an array) under protocol versions
-// before 2025-06-18: either would execute what the agent's reading of the
-// exchange may not match. The bound is the transport's own, answered 413
-// as it does.
-func oneMessage(limit int64, next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method != http.MethodPost {
-			next.ServeHTTP(w, r)
-			return
-		}
-		body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, limit))
-		if err != nil {
-			var mbe *http.MaxBytesError
-			if errors.As(err, &mbe) {
-				http.Error(w, fmt.Sprintf("request body exceeds %d bytes", limit), http.StatusRequestEntityTooLarge)
-				return
-			}
-			http.Error(w, "failed to read body", http.StatusBadRequest)
-			return
-		}
-		// Valid accepts exactly one value, anything after it fails. It is
-		// the JSON package the SDK decodes with, and 30 times faster than
-		// encoding/json's on a call carrying an artifact.
-		if m := bytes.Trim(body, " \t\r\n"); len(m) == 0 || m[0] != '{' || !segjson.Valid(m) {
-			http.Error(w, "the body must be exactly one JSON-RPC message: no batch, nothing after it", http.StatusBadRequest)
-			return
-		}
-		r.Body = io.NopCloser(bytes.NewReader(body))
-		next.ServeHTTP(w, r)
-	})
 }
 
 // Run compares the upstream's definitions now, on each of its

@@ -38,6 +38,8 @@ type fixture struct {
 	// wire is every message the upstream read, as the SDK's
 	// LoggingTransport writes them ("read: {…}" lines).
 	wire testutil.SyncBuffer
+	// logs is everything the gateway logged.
+	logs testutil.SyncBuffer
 }
 
 // downTransport is an upstream that cannot be reached.
@@ -73,7 +75,7 @@ func newFixture(t testing.TB, edit ...func(*Config)) *fixture {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	f.g, err = New(cfg, Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Connect: func() mcp.Transport {
+	f.g, err = New(cfg, Options{Logger: slog.New(slog.NewTextHandler(&f.logs, nil)), Connect: func() mcp.Transport {
 		if f.down.Load() {
 			return downTransport{}
 		}

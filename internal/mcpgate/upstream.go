@@ -25,6 +25,9 @@ func (g *Gateway) upstream(ctx context.Context) (*mcp.ClientSession, error) {
 		// no sampling or elicitation handler it adds neither, so the
 		// upstream is offered no way to ask the agent anything.
 		Capabilities: &mcp.ClientCapabilities{},
+		ProgressNotificationHandler: func(_ context.Context, req *mcp.ProgressNotificationClientRequest) {
+			g.progress.relay(req.Params)
+		},
 		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) {
 			select {
 			case g.refreshCh <- struct{}{}:

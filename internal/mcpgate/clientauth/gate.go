@@ -169,7 +169,8 @@ func (g *Gate) Middleware(next http.Handler) http.Handler {
 		if !ok {
 			return nil, auth.ErrInvalidToken
 		}
-		return &auth.TokenInfo{Scopes: id.Scopes, Expiration: id.Expiry, UserID: id.Issuer + " " + id.Subject}, nil
+		return &auth.TokenInfo{Scopes: id.Scopes, Expiration: id.Expiry, UserID: id.Issuer + " " + id.Subject,
+			Extra: map[string]any{tokenInfoKey: verified{id: id}}}, nil
 	}, &auth.RequireBearerTokenOptions{AllowMissingExpiration: true, ClockSkew: sdkSkew})(next)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		id, err := g.authenticate(r)
