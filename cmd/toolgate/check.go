@@ -22,7 +22,11 @@ type checked struct {
 	objects    int
 	hosts      []checkedHost
 	registries []*host.RegistrySnapshot
-	policies   []*host.PolicySnapshot
+	// inScope holds the admitted Registry Snapshots of each namespace: the
+	// registries in scope of its PolicySnapshots' authoring check
+	// (publication.Undefined).
+	inScope  map[string][]*host.RegistrySnapshot
+	policies []*host.PolicySnapshot
 	// problems holds one error per invalid object, each carrying every
 	// fault of that object with its file and line where known.
 	problems []error
@@ -40,7 +44,7 @@ type metaObject interface {
 }
 
 func check(set *manifest.Set) *checked {
-	c := &checked{}
+	c := &checked{inScope: map[string][]*host.RegistrySnapshot{}}
 	report := func(kind string, o metaObject, err error) {
 		c.problems = append(c.problems, located(set, &objectError{kind: kind, namespace: o.GetNamespace(), name: o.GetName(), err: err}))
 	}
@@ -81,6 +85,7 @@ func check(set *manifest.Set) *checked {
 		}
 		c.hosts = append(c.hosts, checkedHost{obj: o, host: h})
 	}
+	unknownScope := map[string]bool{} // namespaces with a ToolRegistry that does not admit
 	for i := range set.ToolRegistries {
 		o := &set.ToolRegistries[i]
 		c.objects++
@@ -100,9 +105,13 @@ func check(set *manifest.Set) *checked {
 		}
 		if err := errs.Err(); err != nil {
 			report("ToolRegistry", o, err)
+			// The namespace's scope is then unknown: its policies' authoring
+			// check would only repeat this registry's finding.
+			unknownScope[o.Namespace] = true
 			continue
 		}
 		c.registries = append(c.registries, s)
+		c.inScope[o.Namespace] = append(c.inScope[o.Namespace], s)
 	}
 	var policies []*v1alpha1.PolicySnapshot
 	for i := range set.PolicySnapshots {
@@ -110,6 +119,12 @@ func check(set *manifest.Set) *checked {
 	}
 	for _, o := range publication.InGenerationOrder(policies) {
 		c.objects++
+		// A rule naming what no registry in scope defines protects nothing:
+		// an error here, beside the object's other violations.
+		var undefined error
+		if !unknownScope[o.Namespace] {
+			undefined = publication.Undefined(o, c.inScope[o.Namespace])
+		}
 		if err := claim("PolicySnapshot", o, string(o.Spec.SnapshotID)+"\x00"+string(o.Spec.SnapshotGeneration),
 			"spec.snapshotGeneration", "snapshot identity and generation"); err != nil {
 			// Not published: the generation is already claimed.
@@ -117,6 +132,7 @@ func check(set *manifest.Set) *checked {
 			errs := fault.Errors{}
 			errs.Add("", derr)
 			errs.Add("", err)
+			errs.Add("", undefined)
 			report("PolicySnapshot", o, errs.Err())
 			continue
 		}
@@ -129,6 +145,7 @@ func check(set *manifest.Set) *checked {
 			errs.Add("", err)
 			errs.Add("", fault.At("spec.hostAuthorityRef.name", fault.NotFound,
 				"no valid HostAuthority of that name in the snapshot's namespace"))
+			errs.Add("", undefined)
 			report("PolicySnapshot", o, errs.Err())
 			continue
 		}
@@ -139,11 +156,16 @@ func check(set *manifest.Set) *checked {
 			continue
 		}
 		s, err := publication.Policy(h.host, admin, o)
-		if err != nil {
+		var errs fault.Errors
+		errs.Add("", err)
+		errs.Add("", undefined)
+		if err := errs.Err(); err != nil {
 			report("PolicySnapshot", o, err)
-			continue
 		}
-		c.policies = append(c.policies, s)
+		if s != nil {
+			// Published, so that its successor publishes after it.
+			c.policies = append(c.policies, s)
+		}
 	}
 	for i := range set.Revocations {
 		o := &set.Revocations[i]

@@ -73,10 +73,11 @@ func verbs() []verb {
   toolgate validate -f config/samples --format github
   toolgate validate -f config/samples -o json`},
 		{"diff", "OLD NEW", "what each new PolicySnapshot generation in NEW changes relative to OLD, and whether it is a valid successor",
-			flagged(outputOnlyFlags, diff),
+			flagged(diffFlags, diff),
 			`  git worktree add /tmp/base origin/main
   toolgate diff /tmp/base/config/samples config/samples
-  toolgate diff /tmp/base/config/samples config/samples -o json`},
+  toolgate diff /tmp/base/config/samples config/samples -o json
+  toolgate diff /tmp/base/config/samples config/samples --fail-on rule-removed,scope-widened --format github`},
 		{"test", "PATH...", "run the policy tests (*.test.yaml: requests and the Decisions they must get) against their manifests",
 			flagged(ciOutputFlags, testPolicies),
 			`  toolgate test examples/tests
@@ -606,7 +607,7 @@ func flagMessage(c *cobra.Command, err error) string {
 // invalidReason is why a flag's value was refused, without the value:
 // the closed set's own message, or the flag's type.
 func invalidReason(e *pflag.InvalidValueError) string {
-	if closedValues(e.GetFlag()) != nil {
+	if _, set := e.GetFlag().Value.(closedList); set || closedValues(e.GetFlag()) != nil {
 		return e.Unwrap().Error()
 	}
 	return "not a valid " + e.GetFlag().Value.Type()

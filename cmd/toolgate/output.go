@@ -205,6 +205,12 @@ func (f finding) text() string {
 // githubError writes one GitHub Actions workflow command
 // (::error file=F,line=L,col=C::message), escaped as the runner expects.
 func githubError(out io.Writer, file string, line, col int, title, msg string) {
+	githubCommand(out, "error", file, line, col, title, msg)
+}
+
+// githubCommand writes the workflow command level (error, warning or
+// notice) as githubError does.
+func githubCommand(out io.Writer, level, file string, line, col int, title, msg string) {
 	var props []string
 	if file != "" {
 		props = append(props, "file="+ghProperty(file))
@@ -222,7 +228,7 @@ func githubError(out io.Writer, file string, line, col int, title, msg string) {
 	if len(props) > 0 {
 		sep = " "
 	}
-	fmt.Fprintf(out, "::error%s%s::%s\n", sep, strings.Join(props, ","), ghData(msg))
+	fmt.Fprintf(out, "::%s%s%s::%s\n", level, sep, strings.Join(props, ","), ghData(msg))
 }
 
 func ghData(s string) string {

@@ -318,7 +318,10 @@ func TestDiffAndValidateVerbsOutputsParse(t *testing.T) {
 				Generation     string       `json:"generation"`
 				ValidSuccessor bool         `json:"validSuccessor"`
 				Findings       []docFinding `json:"findings"`
-				Changes        []string     `json:"changes"`
+				Changes        []struct {
+					Kind string `json:"kind"`
+					Text string `json:"text"`
+				} `json:"changes"`
 			} `json:"generations"`
 		}
 		rep, r := parseBoth[doc](t, "diff", old, samples(t))
@@ -327,7 +330,7 @@ func TestDiffAndValidateVerbsOutputsParse(t *testing.T) {
 		}
 		g := rep.Generations[0]
 		if g.Object != "payments/payments-policy-2" || g.Generation != "2" || !g.ValidSuccessor ||
-			!strings.Contains(strings.Join(g.Changes, "\n"), "policy payments-guardrails version 1: active → deprecated") {
+			len(g.Changes) == 0 || g.Changes[0].Kind != "lifecycle-changed" || g.Changes[0].Text != "policy payments-guardrails version 1: active → deprecated" {
 			t.Errorf("generation %+v", g)
 		}
 	})

@@ -40,13 +40,20 @@ func TestPolicyValidateShippedSamples(t *testing.T) {
 	}
 }
 
-// sampleDocs returns the shipped HostAuthority and PolicySnapshot texts.
+// sampleDocs returns the shipped HostAuthority and PolicySnapshot texts;
+// host is followed by the shipped ToolRegistry, which defines the tools
+// the policies name (else every rule naming one is a finding).
 func sampleDocs(t *testing.T) (host, pol string) {
 	t.Helper()
 	h, err := os.ReadFile(filepath.Join(samples(t), "stk_v1alpha1_hostauthority.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}
+	reg, err := os.ReadFile(filepath.Join(samples(t), "stk_v1alpha1_toolregistry.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h = append(append(h, "---\n"...), reg...)
 	p, err := os.ReadFile(filepath.Join(samples(t), "stk_v1alpha1_policysnapshot.yaml"))
 	if err != nil {
 		t.Fatal(err)

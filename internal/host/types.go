@@ -51,6 +51,9 @@ type (
 	PolicySnapshot   = policy.Snapshot
 	PolicyDefinition = policy.Definition
 	PolicyRule       = policy.Rule
+	// PolicyCondition is one node of a rule's condition tree; diff names
+	// the predicates a changed condition added or removed.
+	PolicyCondition = policy.Condition
 
 	// Decision is a complete Policy Decision (Section 22) and Obligation
 	// one of its obligations.

@@ -8,7 +8,9 @@
 //     engine's Registry Snapshot rules (Section 9);
 //   - PolicySnapshot (Policy, Admit, Chain, Into): how a generation is
 //     published in a HostAuthority's domain as the exact successor of the
-//     generation before it.
+//     generation before it; and, beside admission, the authoring check
+//     (Undefined over InScope): rules naming what no registry in scope
+//     defines, an error offline and a warning in the webhook.
 //
 // Every caller goes through this package — the validating webhook, the
 // controllers, the CLI's validate, registry and policy validate, diff, test

@@ -13,6 +13,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
 	"github.com/toolgate/toolgate/api/v1alpha1"
+	"github.com/toolgate/toolgate/internal/engine/fault"
 	"github.com/toolgate/toolgate/internal/host"
 	"github.com/toolgate/toolgate/internal/publication"
 	"github.com/toolgate/toolgate/internal/publisher"
@@ -113,20 +114,50 @@ func (v PolicySnapshotValidator) ValidateCreate(ctx context.Context, o *v1alpha1
 	}
 	// Argument predicates are checked against the Schemas of the
 	// ToolRegistries their policy names; unreadable, none is held and
-	// the opt-in rejects (fail closed).
-	if publication.NeedsRegistries(o) && a.Authority != nil {
+	// the opt-in rejects (fail closed). The same list is the scope of the
+	// authoring check below.
+	var registries *v1alpha1.ToolRegistryList
+	if a.Authority != nil {
 		var l v1alpha1.ToolRegistryList
 		if err := v.Reader.List(ctx, &l, client.InNamespace(o.Namespace)); err == nil {
-			a.Registries = l.Items
+			registries = &l
+			if publication.NeedsRegistries(o) {
+				a.Registries = l.Items
+			}
 		}
 	}
 	_, err = publication.Admit(a)
 	if publication.NotAdministrator(err) {
+		// No warning either: a caller outside the domain learns nothing
+		// of the namespace's registries.
 		return nil, apierrors.NewForbidden(schema.GroupResource{Group: v1alpha1.Group, Resource: "policysnapshots"}, o.Name,
 			errNotAdministrator)
 	}
-	return nil, invalid("PolicySnapshot", o.Name, err)
+	return undefinedWarnings(o, registries), invalid("PolicySnapshot", o.Name, err)
 }
+
+// undefinedWarnings is the authoring check (publication.Undefined) as
+// admission warnings: each rule reference to a tool, version, definition
+// or Registry Snapshot that no ToolRegistry of the namespace defines, with
+// its path and never the name itself. They warn and never reject, because
+// a GitOps sync may apply the ToolRegistries after the PolicySnapshots that
+// name their tools; validate -f, which sees the whole tree, rejects. An
+// unreadable list (nil) is one warning that the check did not run.
+func undefinedWarnings(o *v1alpha1.PolicySnapshot, registries *v1alpha1.ToolRegistryList) admission.Warnings {
+	if registries == nil {
+		return admission.Warnings{warningUnchecked}
+	}
+	var out admission.Warnings
+	for _, e := range fault.All(publication.Undefined(o, publication.InScope(o.Namespace, registries.Items))) {
+		out = append(out, e.Path+": "+e.Code.String()+": "+e.Rule+warningLater)
+	}
+	return out
+}
+
+const (
+	warningLater     = " (apply the ToolRegistry defining it, or fix the rule)"
+	warningUnchecked = "the ToolRegistries of this namespace could not be read: the rules' tool references were not checked"
+)
 
 // ValidateUpdate admits no change of the spec or of the publisher.
 func (PolicySnapshotValidator) ValidateUpdate(_ context.Context, old, o *v1alpha1.PolicySnapshot) (admission.Warnings, error) {

@@ -5,6 +5,7 @@ import (
 	"crypto/ed25519"
 	"encoding/json"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -231,5 +232,63 @@ func TestTheArgumentProfileIsBoundAtAdmission(t *testing.T) {
 	_, err = v.ValidateCreate(context.Background(), o)
 	if !apierrors.IsInvalid(err) || !strings.Contains(err.Error(), "spec.definitions[0].docRef") || !strings.Contains(err.Error(), "spec.definitions[0].schema.root") {
 		t.Errorf("a profile that no longer gives its docRef and Schema root: %v, want Invalid at both", err)
+	}
+}
+
+// TestAPolicyNamingAnUndefinedToolIsAdmittedWithWarnings: the webhook
+// admits a PolicySnapshot whose rules name a tool no ToolRegistry of the
+// namespace defines (the registry may be applied after it) and warns once
+// per reference, with its path and never the name; with the registry in
+// place the samples draw no warning. (test/integration checks that the
+// apiserver relays them to the client.)
+func TestAPolicyNamingAnUndefinedToolIsAdmittedWithWarnings(t *testing.T) {
+	t.Parallel()
+	set := samples(t)
+	ha, reg, gen1 := &set.HostAuthorities[0], &set.ToolRegistries[0], &set.PolicySnapshots[0]
+	typo := gen1.DeepCopy()
+	last := len(typo.Spec.Policies[0].Rules) - 1 // deny-email-unauthenticated
+	typo.Spec.Policies[0].Rules[last].Condition.Raw = []byte(strings.Replace(string(typo.Spec.Policies[0].Rules[last].Condition.Raw), `"email.send"`, `"email.sendd"`, 1))
+	if string(typo.Spec.Policies[0].Rules[last].Condition.Raw) == string(gen1.Spec.Policies[0].Rules[last].Condition.Raw) {
+		t.Fatal("the last rule of the sample no longer names email.send")
+	}
+	at := func(i int) string {
+		return "spec.policies[0].rules[" + strconv.Itoa(i) + "].condition.all[0].predicate.identifier: notFound: "
+	}
+	cases := map[string]struct {
+		objs []client.Object
+		ps   *v1alpha1.PolicySnapshot
+		want []string // each warning's prefix
+	}{
+		"the samples with their registry":     {objs: []client.Object{ha, reg}, ps: gen1},
+		"a deny rule with a typo in its tool": {objs: []client.Object{ha, reg}, ps: typo, want: []string{at(last)}},
+		"the registry not applied yet": {objs: []client.Object{ha}, ps: gen1,
+			want: []string{at(0), at(1), at(2), at(3), at(7)}},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			v := webhook.PolicySnapshotValidator{Reader: reader(t, tc.objs...)}
+			warnings, err := v.ValidateCreate(as(admissionv1.Create, "alice", []string{"payments-policy-admins"}, nil), tc.ps.DeepCopy())
+			if err != nil {
+				t.Fatalf("ValidateCreate rejects: %v", err)
+			}
+			if len(warnings) != len(tc.want) {
+				t.Fatalf("%d warnings, want %d: %q", len(warnings), len(tc.want), warnings)
+			}
+			for i, w := range warnings {
+				if !strings.HasPrefix(w, tc.want[i]) || len(w) > 256 {
+					t.Errorf("warning %d = %q, want the prefix %q (and at most 256 characters, which the apiserver relays whole)", i, w, tc.want[i])
+				}
+				if strings.Contains(w, "email.send") {
+					t.Errorf("warning %d echoes the name: %q", i, w)
+				}
+			}
+		})
+	}
+	// A caller without the role is refused and learns nothing of the
+	// namespace's registries.
+	v := webhook.PolicySnapshotValidator{Reader: reader(t, ha)}
+	if warnings, err := v.ValidateCreate(as(admissionv1.Create, "mallory", nil, nil), gen1.DeepCopy()); !apierrors.IsForbidden(err) || len(warnings) != 0 {
+		t.Errorf("a caller without the role: warnings %q, error %v", warnings, err)
 	}
 }
