@@ -32,18 +32,6 @@ import (
 
 const hostGatewayToken = "host-gateway-token-0123456789abcdef"
 
-// The reviewed inputSchemas of examples/mcp-host-mode's three tools, as
-// the test upstream serves them.
-var hostSchemas = map[string]string{
-	"read_file":      `{"type":"object","additionalProperties":false,"required":["path"],"properties":{"path":{"type":"string"}}}`,
-	"write_file":     `{"type":"object","additionalProperties":false,"required":["path","content"],"properties":{"path":{"type":"string"},"content":{"type":"string"}}}`,
-	"submit_payment": `{"type":"object","additionalProperties":false,"required":["amount"],"properties":{"amount":{"type":"integer","minimum":0}}}`,
-}
-
-var hostToolIDs = map[string]string{"read_file": "fs.read-file", "write_file": "fs.write-file", "submit_payment": "payments.submit"}
-
-var hostCaps = map[string][]string{"read_file": {"data.read"}, "write_file": {"data.write"}, "submit_payment": {"financial.transfer"}}
-
 // hostFixture is a Host-mode gateway in process in front of an SDK
 // upstream with the sample's three tools, authorizing and consuming at a
 // real toolgate service serving examples/mcp-host-mode/manifests, its
@@ -93,25 +81,23 @@ func newHostFixture(t *testing.T) *hostFixture {
 	srv := httptest.NewUnstartedServer(nil)
 	f.resource = "http://" + srv.Listener.Addr().(*net.TCPAddr).String() + "/mcp"
 
-	up := mcp.NewServer(&mcp.Implementation{Name: "files", Version: "v1"}, nil)
-	cfg := &Config{APIVersion: ConfigAPIVersion, Kind: ConfigKind,
-		Toolgate:      Endpoint{URL: svc.URL, TokenFile: filepath.Join(dir, "token")},
-		HostAuthority: ObjectRef{Namespace: "coding", Name: "coding-host"},
-		OutcomeLog:    filepath.Join(dir, "outcomes.jsonl"),
-		ClientAuth: &clientauth.Spec{Resource: f.resource, AuthorizationServers: []string{testIssuer},
-			JWT: &clientauth.JWTSpec{Issuer: testIssuer, JWKSURL: jwks.URL + "/jwks", Algorithms: []string{"ES256"}, CAFile: ca}},
-		Host: &HostConfig{
-			Registry: HostRegistry{SnapshotID: "coding-registry", Generation: "1"},
-			Policy:   HostPolicy{SnapshotID: "coding-policy", SnapshotGeneration: "1", PolicyID: "host-mode", PolicyGeneration: "1"},
-			Identity: IdentityMapping{Subjects: []SubjectMapping{{Issuer: testIssuer, Subject: "user:alice@example.com", As: "alice"}}, Tenant: "acme"},
-		},
+	// The sample's gateway configuration, with the test's service, token,
+	// outcome log and issuer.
+	cfg, err := LoadConfig(filepath.Join(root, "examples", "mcp-host-mode", "gateway.yaml"))
+	if err != nil {
+		t.Fatal(err)
 	}
-	for _, name := range []string{"read_file", "write_file", "submit_payment"} {
-		desc := "The sample's " + name + "."
-		cfg.Tools = append(cfg.Tools, ToolMapping{Name: name, ToolID: hostToolIDs[name], Version: "1",
-			Definition: Definition{Description: desc, InputSchema: json.RawMessage(hostSchemas[name])}})
-		cfg.Host.Tools = append(cfg.Host.Tools, HostTool{Name: name, Capabilities: hostCaps[name]})
-		up.AddTool(&mcp.Tool{Name: name, Description: desc, InputSchema: json.RawMessage(hostSchemas[name])},
+	cfg.Toolgate = Endpoint{URL: svc.URL, TokenFile: filepath.Join(dir, "token")}
+	cfg.OutcomeLog = filepath.Join(dir, "outcomes.jsonl")
+	cfg.ClientAuth = &clientauth.Spec{Resource: f.resource, AuthorizationServers: []string{testIssuer},
+		JWT: &clientauth.JWTSpec{Issuer: testIssuer, JWKSURL: jwks.URL + "/jwks", Algorithms: []string{"ES256"}, CAFile: ca}}
+	for i := range cfg.Host.Identity.Subjects {
+		cfg.Host.Identity.Subjects[i].Issuer = testIssuer
+	}
+	up := mcp.NewServer(&mcp.Implementation{Name: "files", Version: "v1"}, nil)
+	for _, m := range cfg.Tools {
+		name := m.Name
+		up.AddTool(&mcp.Tool{Name: name, Description: m.Definition.Description, InputSchema: m.Definition.InputSchema},
 			func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 				f.mu.Lock()
 				f.executed = append(f.executed, name+" "+string(req.Params.Arguments))
