@@ -87,7 +87,7 @@ spec:
       reason: allowRuleMatched
       condition:
         all:
-        - predicate: {name: exactToolID, identifier: fs.read-file}
+        - predicate: {name: exactToolID, identifier: fs.read-text-file}
         - predicate: `+tc.predicate+`
       scope: {capabilities: [data.read]}
 `)

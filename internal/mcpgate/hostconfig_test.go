@@ -49,7 +49,7 @@ func TestHostModeConfigurationReportsEveryInvalidFieldAtOnce(t *testing.T) {
 		// One edit, two rules: the entry names no mapped tool, and the
 		// mapped tool it named has no entry now.
 		{"every host tool is a mapped tool", `{name: submit_payment, capabilities: [financial.transfer]}`, `{name: pay, capabilities: [financial.transfer]}`, "host.tools[2].name"},
-		{"a host tool requests a capability", `{name: read_file, capabilities: [data.read]}`, `{name: read_file, capabilities: []}`, "host.tools[0].capabilities"},
+		{"a host tool requests a capability", `{name: read_text_file, capabilities: [data.read]}`, `{name: read_text_file, capabilities: []}`, "host.tools[0].capabilities"},
 		{"the lifetime is bounded", "maxLifetimeSeconds: 30", "maxLifetimeSeconds: 3601", "host.maxLifetimeSeconds"},
 	}
 	doc := hostSample(t)

@@ -222,7 +222,7 @@ func TestHostModeAuthorizesAnUnmodifiedClientsCallsUnderThePolicy(t *testing.T) 
 			cs := f.connect(t, token, version)
 			t.Run("an allowed read is executed once", func(t *testing.T) {
 				before := len(f.executions())
-				res := callTool(t, cs, "read_file", `{"path":"/etc/hosts"}`)
+				res := callTool(t, cs, "read_text_file", `{"path":"/workspace/notes.txt","head":10}`)
 				if res.IsError || len(f.executions()) != before+1 {
 					t.Fatalf("refusal %q, %d executions; want one execution", refusalCode(res), len(f.executions())-before)
 				}
@@ -271,7 +271,7 @@ func TestHostModeAuthorizesAnUnmodifiedClientsCallsUnderThePolicy(t *testing.T) 
 			})
 			t.Run("an Authorization attached by the client is refused", func(t *testing.T) {
 				before := len(f.executions())
-				res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "read_file", Arguments: json.RawMessage(`{"path":"/etc/hosts"}`),
+				res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "read_text_file", Arguments: json.RawMessage(`{"path":"/workspace/notes.txt"}`),
 					Meta: mcp.Meta{MetaKey: map[string]any{"artifact": "a"}}})
 				if err != nil {
 					t.Fatal(err)
@@ -285,7 +285,7 @@ func TestHostModeAuthorizesAnUnmodifiedClientsCallsUnderThePolicy(t *testing.T) 
 	t.Run("a client outside the reviewed mapping is refused identityUnmapped", func(t *testing.T) {
 		cs := f.connect(t, f.token(t, "user:mallory@example.com"), ProtocolStateless)
 		before := len(f.executions())
-		if code := refusalCode(callTool(t, cs, "read_file", `{"path":"/etc/hosts"}`)); code != RefusalIdentityUnmapped || len(f.executions()) != before {
+		if code := refusalCode(callTool(t, cs, "read_text_file", `{"path":"/workspace/notes.txt","head":10}`)); code != RefusalIdentityUnmapped || len(f.executions()) != before {
 			t.Fatalf("refusal %q; want %s and no execution", code, RefusalIdentityUnmapped)
 		}
 	})
@@ -311,7 +311,7 @@ func TestHostModeAuthorizesAnUnmodifiedClientsCallsUnderThePolicy(t *testing.T) 
 // the protected resource metadata.
 func TestHostModeRefusesAClientWithoutATokenWith401(t *testing.T) {
 	f := newHostFixture(t)
-	body := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"read_file","arguments":{"path":"/etc/hosts"}}}`
+	body := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"read_text_file","arguments":{"path":"/workspace/notes.txt"}}}`
 	req, err := http.NewRequest(http.MethodPost, f.resource, strings.NewReader(body))
 	if err != nil {
 		t.Fatal(err)
