@@ -132,6 +132,12 @@ func (g *Gateway) hostCall(ctx context.Context, mt *mappedTool, p *mcp.CallToolP
 		return g.refuse(ctx, mt.Name, Refusal{Code: code, Path: "decision",
 			Message: "the policy decided " + o + " (" + strings.Join(ar.Decision.Reasons, ", ") + ")"})
 	}
+	if ctx.Err() != nil {
+		// Cancelled while authorizing: nothing is consumed, so the
+		// Authorization simply expires unused.
+		return g.refuse(ctx, mt.Name, Refusal{Code: "cancelled",
+			Message: "the client cancelled the call before it was consumed; nothing was forwarded"})
+	}
 	if ar.Authorization == nil {
 		return g.refuse(ctx, mt.Name, Refusal{Code: RefusalIneligible, Path: "decision",
 			Message: "the policy allowed the call but no Authorization was issued (" + strings.Join(ar.Decision.Reasons, ", ") + ")"})

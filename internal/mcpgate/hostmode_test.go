@@ -17,6 +17,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -47,7 +48,9 @@ type hostFixture struct {
 	executed []string // "tool arguments" of every call the upstream ran
 }
 
-func newHostFixture(t *testing.T) *hostFixture {
+// newHostFixture builds the fixture; a service handler, if given, stands
+// in for the real service.
+func newHostFixture(t *testing.T, service ...http.Handler) *hostFixture {
 	t.Helper()
 	f := &hostFixture{}
 	root := testutil.RepoRoot(t)
@@ -61,6 +64,9 @@ func newHostFixture(t *testing.T) *hostFixture {
 		store, time.Now, map[string]string{hostGatewayToken: "system:serviceaccount:coding:host-gateway"})
 	if err != nil {
 		t.Fatal(err)
+	}
+	if len(service) > 0 {
+		h = service[0]
 	}
 	svc := httptest.NewServer(h)
 	t.Cleanup(svc.Close)
@@ -328,5 +334,53 @@ func TestHostModeRefusesAClientWithoutATokenWith401(t *testing.T) {
 	}
 	if len(f.executions()) != 0 {
 		t.Fatal("a call without a token reached the upstream")
+	}
+}
+
+// TestHostModeRefusesEveryDecisionButAnIssuedAllow: a requireConfirmation
+// or deny Decision, an allow without an Authorization and a service that
+// does not answer are refusals naming the outcome (and its reason tokens),
+// and nothing is consumed or executed.
+func TestHostModeRefusesEveryDecisionButAnIssuedAllow(t *testing.T) {
+	var answer atomic.Value
+	var consumes atomic.Int64
+	svc := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/v1/consume" {
+			consumes.Add(1)
+		}
+		a := answer.Load().([2]string)
+		if a[0] != "" {
+			w.WriteHeader(http.StatusServiceUnavailable)
+		}
+		_, _ = w.Write([]byte(a[1]))
+	})
+	f := newHostFixture(t, svc)
+	cs := f.connect(t, f.token(t, "user:alice@example.com"), ProtocolStateless)
+	for _, tc := range []struct {
+		rule, status, body, code, text string
+	}{
+		{"a requireConfirmation Decision is refused requireConfirmation", "",
+			`{"decision":{"id":"d","outcome":"requireConfirmation","reasons":["confirmationRuleMatched"],"matchedRules":["r"],"capabilities":[],"resources":[],"obligations":[]}}`,
+			RefusalRequireConfirmation, "confirmationRuleMatched"},
+		{"a deny Decision is refused deny", "",
+			`{"decision":{"id":"d","outcome":"deny","reasons":["noAllowRuleMatched"],"matchedRules":[],"capabilities":[],"resources":[],"obligations":[]}}`,
+			RefusalDeny, "noAllowRuleMatched"},
+		{"an allow without an Authorization is refused ineligible", "",
+			`{"decision":{"id":"d","outcome":"allow","reasons":["allowRuleMatched"],"matchedRules":["r"],"capabilities":["data.read"],"resources":[],"obligations":[]}}`,
+			RefusalIneligible, "allowRuleMatched"},
+		{"a service that cannot answer is refused unavailable", "503",
+			`{"error":{"code":"unavailable","path":"","message":"store"}}`, "unavailable", ""},
+	} {
+		t.Run(tc.rule, func(t *testing.T) {
+			answer.Store([2]string{tc.status, tc.body})
+			res := callTool(t, cs, "read_text_file", `{"path":"/workspace/notes.txt"}`)
+			text := res.Content[0].(*mcp.TextContent).Text
+			if code := refusalCode(res); code != tc.code || !strings.Contains(text, tc.text) {
+				t.Fatalf("refusal %q (%s); want %s naming %q", code, text, tc.code, tc.text)
+			}
+			if consumes.Load() != 0 || len(f.executions()) != 0 {
+				t.Fatalf("%d consumes, %d executions; want none", consumes.Load(), len(f.executions()))
+			}
+		})
 	}
 }
