@@ -52,6 +52,14 @@ func (c *Client) Authorize(ctx context.Context, r AuthorizeRequest) (*AuthorizeR
 	return &out, c.call(ctx, "/v1/authorize", r, &out)
 }
 
+// Current reports what the domain of HostAuthority ref serves as current:
+// what a selection of Current would resolve to now. The caller must hold
+// a role in the HostAuthority or be one of its executors.
+func (c *Client) Current(ctx context.Context, ref HostAuthorityRef) (*CurrentResponse, error) {
+	var out CurrentResponse
+	return &out, c.call(ctx, "/v1/current", CurrentRequest{HostAuthority: ref}, &out)
+}
+
 // Validate checks an artifact against the executor's own expectations; it
 // consumes nothing.
 func (c *Client) Validate(ctx context.Context, r ValidateRequest) (*ValidateResponse, error) {

@@ -56,9 +56,20 @@ func TestClientAgainstTheService(t *testing.T) {
 	readJSON(t, filepath.Join(root, "examples", "api", "expectations-allow.json"), &exp)
 
 	ctx := context.Background()
-	res, err := client.New(ts.URL, "dev-agent-runtime-token-4f8b2c1e9d7a", nil).Authorize(ctx, req)
+	agent := client.New(ts.URL, "dev-agent-runtime-token-4f8b2c1e9d7a", nil)
+	cur, err := agent.Current(ctx, req.HostAuthority)
+	if err != nil || len(cur.Policies) != 1 || len(cur.Policies[0].Active) != 1 {
+		t.Fatalf("Current: %+v, %v", cur, err)
+	}
+	res, err := agent.Authorize(ctx, req)
 	if err != nil || res.Decision.Outcome != "allow" || res.Authorization == nil {
 		t.Fatalf("Authorize: %+v, %v", res, err)
+	}
+	// The example selects "current": the response names what Current
+	// reported, the policy's active version.
+	if got, want := res.Selection.Policy, (client.PolicySelection{SnapshotID: cur.Policies[0].SnapshotID, SnapshotGeneration: cur.Policies[0].Generation,
+		PolicyID: cur.Policies[0].Active[0].PolicyID, PolicyGeneration: cur.Policies[0].Active[0].PolicyGeneration}); got != want {
+		t.Errorf("selection %+v, want %+v", got, want)
 	}
 	executor := client.New(ts.URL, "dev-payments-executor-token-7c3e5a9b1f2d", nil)
 	v := client.ValidateRequest{Artifact: res.Authorization.Artifact, Expectations: exp}

@@ -39,14 +39,26 @@ type Proposal struct {
 	Arguments  json.RawMessage `json:"arguments"`
 }
 
-// RegistrySelection names one Registry Snapshot generation exactly.
+// Current is what a selection names instead of a generation to have the
+// service select the current generation of the snapshot identity, or the
+// active version of the policy (docs/api.md, "Current generations"): for
+// example RegistrySelection{SnapshotID: "primary-registry", Generation:
+// Current}. The service resolves it once, at its clock reading, into exact
+// generations, binds those into the Decision and the Authorization, and
+// returns them in AuthorizeResponse.Selection.
+const Current = "current"
+
+// RegistrySelection names one Registry Snapshot generation exactly, or
+// its current one (Generation Current).
 type RegistrySelection struct {
 	SnapshotID string `json:"snapshotID"`
 	Generation string `json:"generation"`
 }
 
 // PolicySelection names one Policy Snapshot generation and one Policy
-// version in it exactly.
+// version in it exactly; SnapshotGeneration Current selects the current
+// generation, PolicyGeneration Current the policy's active version in the
+// selected generation.
 type PolicySelection struct {
 	SnapshotID         string `json:"snapshotID"`
 	SnapshotGeneration string `json:"snapshotGeneration"`
@@ -194,9 +206,19 @@ type Error struct {
 	Message string `json:"message"`
 }
 
+// Selection is the exact selection a Decision was made on: every
+// generation as a number, Current resolved.
+type Selection struct {
+	Registry RegistrySelection `json:"registry"`
+	Policy   PolicySelection   `json:"policy"`
+}
+
 // AuthorizeResponse is the response of POST /v1/authorize.
 type AuthorizeResponse struct {
-	Decision      Decision       `json:"decision"`
+	Decision Decision `json:"decision"`
+	// Selection is the exact selection the Decision and the Authorization
+	// bind: the request's, with every Current resolved.
+	Selection     Selection      `json:"selection"`
 	Authorization *Authorization `json:"authorization,omitempty"`
 	// Ineligible says why an allow Decision issued no Authorization.
 	Ineligible *Error `json:"ineligible,omitempty"`
@@ -239,4 +261,40 @@ type ValidateResponse struct {
 // ErrorResponse is the body of every non-2xx response.
 type ErrorResponse struct {
 	Error Error `json:"error"`
+}
+
+// CurrentRequest is the body of POST /v1/current.
+type CurrentRequest struct {
+	HostAuthority HostAuthorityRef `json:"hostAuthority"`
+}
+
+// CurrentSnapshot is the current generation of one snapshot identity.
+type CurrentSnapshot struct {
+	SnapshotID string `json:"snapshotID"`
+	Generation string `json:"generation"`
+}
+
+// PolicyVersion is the active version of one policy.
+type PolicyVersion struct {
+	PolicyID         string `json:"policyID"`
+	PolicyGeneration string `json:"policyGeneration"`
+}
+
+// CurrentPolicySnapshot is the current generation of one policy snapshot
+// identity and the active version of each policy in it (a policy without
+// an active version is absent).
+type CurrentPolicySnapshot struct {
+	SnapshotID string          `json:"snapshotID"`
+	Generation string          `json:"generation"`
+	Active     []PolicyVersion `json:"active"`
+}
+
+// CurrentResponse is the response of POST /v1/current: what a selection
+// of Current resolves to in the domain at the service's clock reading,
+// every list in identity order. A later authorize may resolve differently
+// (a generation published or withdrawn in between); its response's
+// Selection says what it bound.
+type CurrentResponse struct {
+	Registries []CurrentSnapshot       `json:"registries"`
+	Policies   []CurrentPolicySnapshot `json:"policies"`
 }

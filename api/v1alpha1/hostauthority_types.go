@@ -25,6 +25,14 @@ type HostAuthority struct {
 	// Spec is immutable: a new generation is a new object.
 	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="spec is immutable: publish a new generation as a new object",reason="FieldValueForbidden"
 	Spec HostAuthoritySpec `json:"spec"`
+	// Rollout is how the domain treats the generations it serves while a
+	// new one rolls out. Unlike the spec it may change: it is no part of
+	// what makes the domain (its Boundary, key and roles), so changing it
+	// keeps the domain and every Authorization in flight. A change is
+	// admitted only for a user that holds policyAdministrationAuthority in
+	// this HostAuthority.
+	// +optional
+	Rollout *HostAuthorityRollout `json:"rollout,omitempty"`
 	// Status is written only by the controller.
 	// +optional
 	Status PublicationStatus `json:"status,omitempty"`
@@ -79,6 +87,15 @@ type HostAuthoritySpec struct {
 	// current generation — the highest served — is selectable; an
 	// Authorization already issued under a superseded generation keeps
 	// validating until it expires unless that generation is revoked.
+	// +optional
+	SupersededGrace *SupersededGrace `json:"supersededGrace,omitempty"`
+}
+
+// HostAuthorityRollout is the mutable rollout setting of a domain.
+type HostAuthorityRollout struct {
+	// SupersededGrace, when set, is the domain's superseded grace in place
+	// of spec.supersededGrace (the grace the domain was created with).
+	// Removing it restores spec.supersededGrace.
 	// +optional
 	SupersededGrace *SupersededGrace `json:"supersededGrace,omitempty"`
 }

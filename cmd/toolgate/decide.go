@@ -76,6 +76,10 @@ func decide(o *decideOptions, rest []string, out io.Writer) error {
 		return err
 	}
 	r := server.HostRequest(wr.AuthorizeRequest, host.Caller{Name: wr.Caller.Name, Groups: wr.Caller.Groups}, wr.Time)
+	// The manifests' every generation is served: current is the highest.
+	if err := h.SelectCurrent(&r); err != nil {
+		return fmt.Errorf("rejected: %w", err)
+	}
 	res, err := h.Authorize(r)
 	if err != nil {
 		return fmt.Errorf("rejected: %w", err)

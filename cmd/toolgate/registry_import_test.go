@@ -53,7 +53,7 @@ func TestAnImportedDraftIsRefusedUntilConfirmedThenPublishesAndTheMappingLoads(t
 		"narrowed read_file /properties/path: string narrowed to printable ASCII (0x20–0x7E)",
 		"proposed argument profiles (mcp-arguments.yaml): 7 of 8 tools",
 		"chose    read_file /properties/path: free text: bound as its SHA-256 and length",
-		"chose    transfer /properties/tags: array with uniqueItems or more than 64 elements: bound as a digest",
+		"chose    transfer /properties/tags: array with uniqueItems or more than 64 elements: json of kind array",
 		"no profile fetch_page /properties/url/not: keyword not is not understood",
 	} {
 		if !strings.Contains(r.stdout, want) {

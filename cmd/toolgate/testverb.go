@@ -281,7 +281,12 @@ func loadHost(set *manifest.Set, namespace, name string) (*host.Host, error) {
 // checkCase decides req and lists every way the result differs from the
 // case's expectations.
 func checkCase(h *host.Host, req decideRequest, c testCase) []string {
-	res, err := h.Authorize(server.HostRequest(req.AuthorizeRequest, host.Caller{Name: req.Caller.Name, Groups: req.Caller.Groups}, req.Time))
+	r := server.HostRequest(req.AuthorizeRequest, host.Caller{Name: req.Caller.Name, Groups: req.Caller.Groups}, req.Time)
+	err := h.SelectCurrent(&r) // every published generation is served here
+	var res *host.Result
+	if err == nil {
+		res, err = h.Authorize(r)
+	}
 	if err != nil {
 		if c.Expect.Outcome == "rejected" {
 			return nil

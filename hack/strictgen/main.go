@@ -46,6 +46,7 @@ type table struct {
 var toolgate = table{roots: []root{
 	{"decodeAuthorize", "AuthorizeRequest", "an authorize request body"},
 	{"decodeValidate", "ValidateRequest", "a validate or consume request body"},
+	{"decodeCurrent", "CurrentRequest", "a current request body"},
 }, types: []wireType{
 	{"AuthorizeRequest", "AuthorizeRequest"},
 	{"HostAuthorityRef", "HostAuthority"},
@@ -66,6 +67,7 @@ var toolgate = table{roots: []root{
 	{"InfluenceNode", "Node"},
 	{"ValidateRequest", "Validate"},
 	{"Expectations", "Expectations"},
+	{"CurrentRequest", "Current"},
 }}
 
 // maxMembers is the width of the decoder's bit set of seen members.

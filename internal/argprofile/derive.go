@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -339,6 +340,10 @@ func (d *deriver) alternative(a alternative, v jsonexact.Value) {
 }
 
 func (d *deriver) json(n *node, v jsonexact.Value) {
+	if n.kinds != nil && !slices.ContainsFunc(n.kinds, func(k string) bool { return kindHolds(k, v) }) {
+		d.fail(CodeKind)
+		return
+	}
 	if !d.exactNumbers(v) {
 		return
 	}
@@ -352,6 +357,30 @@ func (d *deriver) json(n *node, v jsonexact.Value) {
 		return
 	}
 	d.digest(len(canonical), sha256.Sum256(canonical))
+}
+
+// kindHolds reports whether v is of the JSON Schema type k. An integer is
+// an integer literal, as the integer choice reads it: 1.0 and 1e2, which
+// JSON Schema counts as integers, refuse (a narrowing).
+func kindHolds(k string, v jsonexact.Value) bool {
+	switch v.Kind() {
+	case jsonexact.Null:
+		return k == "null"
+	case jsonexact.Bool:
+		return k == "boolean"
+	case jsonexact.Integer, jsonexact.Number:
+		if k == "number" {
+			return true
+		}
+		return k == "integer" && !strings.ContainsAny(v.Literal(), ".eE")
+	case jsonexact.String:
+		return k == "string"
+	case jsonexact.Array:
+		return k == "array"
+	case jsonexact.Object:
+		return k == "object"
+	}
+	return false
 }
 
 // exactNumbers checks every number under v for the double conversion RFC

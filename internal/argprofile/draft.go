@@ -45,6 +45,10 @@ type NodeDraft struct {
 	MaxLength *int `json:"maxLength,omitempty"`
 	// MaxOctets (text, json) bounds the value's UTF-8 or canonical octets.
 	MaxOctets *int `json:"maxOctets,omitempty"`
+	// Kinds (json) are the JSON kinds the value may be, in JSON Schema's
+	// type names: null, boolean, integer, number, string, array, object.
+	// Absent, any kind.
+	Kinds []string `json:"kinds,omitempty"`
 	// Pattern (string, text) is a regular expression in the agreed dialect.
 	Pattern string `json:"pattern,omitempty"`
 	// Format (string, text) is date or uuid.

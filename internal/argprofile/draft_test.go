@@ -51,6 +51,10 @@ arguments:
     - {json: g, field: g, value: {choice: text}}
     - {json: h, field: h, value: {choice: integer, minimum: 5, maximum: 4}}
     - {json: i, field: i, value: {choice: regex}}
+    - {json: j, field: j, value: {choice: json, kinds: [object, bool, object]}}
+    - {json: k, field: k, value: {choice: json, kinds: []}}
+    - {json: l, field: l, value: {choice: string, kinds: [string]}}
+    - {json: m, field: m, value: {choice: text, bind: digest, maxOctets: 1048576, pattern: "a{100}"}}
 `
 	_, err := argprofile.Parse([]byte(bad))
 	want := []string{
@@ -72,6 +76,11 @@ arguments:
 		"invalidDraft@arguments.members[7].value.bind",
 		"invalidDraft@arguments.members[8].value.minimum",
 		"invalidDraft@arguments.members[9].value.choice",
+		"invalidDraft@arguments.members[10].value.kinds[1]",
+		"invalidDraft@arguments.members[10].value.kinds[2]",
+		"invalidDraft@arguments.members[11].value.kinds",
+		"invalidDraft@arguments.members[12].value.kinds",
+		"invalidDraft@arguments.members[13].value.maxOctets",
 	}
 	if got := paths(err); !slices.Equal(got, want) {
 		t.Errorf("Parse errors\n got %q\nwant %q", got, want)
@@ -140,6 +149,8 @@ func TestDigestChangesWithEveryField(t *testing.T) {
 		"alternative tag": {"tag: none", "tag: absent"},
 		"format":          {"format: date", "format: uuid"},
 		"json maxOctets":  {"maxOctets: 4096", "maxOctets: 4097"},
+		"json kinds":      {"kinds: [object]", "kinds: [object, array]"},
+		"json any kind":   {"kinds: [object], ", ""},
 		"header":          {"header: Region", "header: Zone"},
 		"pattern":         {`[0-9]$"`, `[0-9]?$"`},
 		"maxItems":        {"maxItems: 8", "maxItems: 9"},

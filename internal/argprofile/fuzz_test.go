@@ -15,14 +15,21 @@ import (
 // FuzzDerive feeds arbitrary argument bytes to the sample profile: Derive
 // never panics; an accepted call is accepted by the core against the
 // profile's Schema, derives the same octets again, and derives the same
-// octets from its compact re-spelling (the same JSON value); a refusal
-// returns nothing and never quotes the input.
+// octets from its compact re-spelling (the same JSON value), and its
+// filter (json, kinds [object]) is an object; a refusal returns nothing
+// and never quotes the input.
 func FuzzDerive(f *testing.F) {
 	f.Add([]byte(sampleCall))
 	f.Add([]byte(`{"entityType":"Person","query":"","since":null,"filter":[1.5e3,{"a":null}],"minScore":1}`))
 	f.Add([]byte(`{"entityType":"In Progress","query":"\u00e9\n","label":"\\u{41}","tags":[]}`))
 	f.Add([]byte(`{"entityType":1,"query":{},"max_results":-0,"minScore":1.000}`))
 	f.Add([]byte(`{"a":1,"a":2}`))
+	f.Add([]byte(`{"entityType":"Person","query":"q","filter":{}}`))
+	f.Add([]byte(`{"entityType":"Person","query":"q","filter":{"a":[5]}}`))
+	f.Add([]byte(`{"entityType":"Person","query":"q","filter":[]}`))
+	f.Add([]byte(`{"entityType":"Person","query":"q","filter":5}`))
+	f.Add([]byte(`{"entityType":"Person","query":"q","filter":null}`))
+	f.Add([]byte(`{"entityType":"Person","query":"q","filter":"{}"}`))
 	p := sampleProfile(f)
 	f.Fuzz(func(t *testing.T, raw []byte) {
 		out, err := p.Derive(raw)
@@ -47,6 +54,11 @@ func FuzzDerive(f *testing.F) {
 		respelled, err := p.Derive(v.AppendJSON(nil))
 		if err != nil || !bytes.Equal(out, respelled) {
 			t.Fatalf("the compact spelling derives differently: %s vs %s (%v)", out, respelled, err)
+		}
+		for i := range v.Len() {
+			if m := v.MemberAt(i); m.Name == "filter" && m.Value.Kind() != jsonexact.Object {
+				t.Fatalf("a filter of kind %v was accepted; its kinds are [object]", m.Value.Kind())
+			}
 		}
 	})
 }

@@ -72,9 +72,10 @@ type node struct {
 	choice Choice
 
 	resource       bool
-	escaped        bool // text: bind escaped (else digest)
-	minLen, maxLen int  // -1: none
-	maxOctets      int  // text, json
+	escaped        bool     // text: bind escaped (else digest)
+	minLen, maxLen int      // -1: none
+	maxOctets      int      // text, json
+	kinds          []string // json: sorted JSON Schema type names; nil: any kind
 	pattern        string
 	re             *regexp.Regexp
 	format         Format
@@ -213,7 +214,7 @@ var attrs = map[Choice]string{
 	ChoiceArray:   "items minItems maxItems",
 	ChoiceObject:  "members",
 	ChoiceUnion:   "alternatives",
-	ChoiceJSON:    "maxOctets",
+	ChoiceJSON:    "maxOctets kinds",
 }
 
 func setAttrs(d *NodeDraft) []string {
@@ -228,6 +229,7 @@ func setAttrs(d *NodeDraft) []string {
 	add("minLength", d.MinLength != nil)
 	add("maxLength", d.MaxLength != nil)
 	add("maxOctets", d.MaxOctets != nil)
+	add("kinds", d.Kinds != nil)
 	add("pattern", d.Pattern != "")
 	add("format", d.Format != "")
 	add("const", len(d.Const) > 0)
@@ -301,8 +303,32 @@ func (c *compiler) node(d *NodeDraft, path string, depth int) *node {
 				c.bad(path+".maxOctets", "must lie in 1..1048576")
 			}
 		}
+		c.kinds(n, d, path)
 	}
 	return n
+}
+
+// jsonKinds are the kinds a json node may be restricted to: JSON Schema's
+// type names, so the reviewer compares them with the schema's type.
+var jsonKinds = []string{"array", "boolean", "integer", "null", "number", "object", "string"}
+
+func (c *compiler) kinds(n *node, d *NodeDraft, path string) {
+	if d.Kinds == nil {
+		return
+	}
+	if len(d.Kinds) == 0 {
+		c.bad(path+".kinds", "lists 1 to 7 kinds (absent: any kind)")
+	}
+	for i, k := range d.Kinds {
+		p := path + ".kinds[" + strconv.Itoa(i) + "]"
+		switch {
+		case !slices.Contains(jsonKinds, k):
+			c.bad(p, "must be array, boolean, integer, null, number, object or string")
+		case slices.Contains(d.Kinds[:i], k):
+			c.bad(p, "repeats an earlier kind")
+		}
+	}
+	n.kinds = slices.Sorted(slices.Values(d.Kinds))
 }
 
 func (c *compiler) text(n *node, d *NodeDraft, path string) {
@@ -334,9 +360,12 @@ func (c *compiler) text(n *node, d *NodeDraft, path string) {
 		c.bad(path+".maxLength", "0 ≤ minLength ≤ maxLength")
 	}
 	if d.Pattern != "" {
-		re, ok := compilePattern(d.Pattern, n.choice == ChoiceString)
-		if !ok {
-			c.bad(path+".pattern", "is outside the dialect ECMA-262 and RE2 agree on (docs/arguments.md), or over 256 octets")
+		re, insts, ok := compilePattern(d.Pattern, n.choice == ChoiceString)
+		switch {
+		case !ok:
+			c.bad(path+".pattern", "is outside the dialect ECMA-262 and RE2 agree on (docs/arguments.md), over 1024 octets, or over 1024 program instructions")
+		case n.choice == ChoiceText && n.maxOctets*insts > maxPatternWork:
+			c.bad(path+".maxOctets", "maxOctets times the pattern's program instructions must be at most 67108864 (the match work of one value)")
 		}
 		n.pattern, n.re = d.Pattern, re
 	}
@@ -614,6 +643,14 @@ func writeNode(b *digest.Builder, n *node) {
 	b.Int(int64(n.minLen))
 	b.Int(int64(n.maxLen))
 	b.Int(int64(n.maxOctets))
+	if n.kinds == nil {
+		b.Absent()
+	} else {
+		b.Count(len(n.kinds))
+		for _, k := range n.kinds {
+			b.String(k)
+		}
+	}
 	b.String(n.pattern)
 	b.String(n.format.String())
 	if n.constant == nil {

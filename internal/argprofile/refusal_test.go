@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/toolgate/toolgate/internal/argprofile"
+	"sigs.k8s.io/yaml"
 )
 
 // The call of the Example, as an agent would send it.
@@ -150,7 +151,7 @@ func TestEveryRefusalAtOnce(t *testing.T) {
 	t.Parallel()
 	p := sampleProfile(t)
 	out, err := p.Derive([]byte(`{"entityType":"Robot","label":"` + strings.Repeat("é", 101) + `","max_results":0,` +
-		`"minScore":0.123,"since":7,"filter":[1e400],"region":"EU","tags":["",1],"extra/~":1}`))
+		`"minScore":0.123,"since":7,"filter":{"a":1e400},"region":"EU","tags":["",1],"extra/~":1}`))
 	want := []string{
 		"unknownMember@", "case@/entityType", "inexactNumber@/filter", "tooLong@/label", "outOfRange@/max_results",
 		"fraction@/minScore", "missing@/query", "pattern@/region", "kind@/since", "tooShort@/tags/0", "kind@/tags/1",
@@ -189,6 +190,34 @@ func TestLimitsRefuse(t *testing.T) {
 		_, err := small.Derive([]byte(tc.in))
 		if got := strings.Join(paths(err), ","); got != tc.want {
 			t.Errorf("%s: got %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
+
+// I4: a pattern's match work on one value is bounded at construction: RE2
+// is linear in the value times the program, and a counted repetition makes
+// a short pattern a long program, so a text node's maxOctets times the
+// program's instructions is at most 2^26.
+func TestPatternMatchWorkIsBoundedAtConstruction(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		node string
+		ok   bool
+	}{
+		{`{choice: text, bind: digest, pattern: "a{1000}b{22}"}`, true},                    // 65,536 × 1,024
+		{`{choice: text, bind: digest, maxOctets: 65537, pattern: "a{1000}b{22}"}`, false}, // one octet more
+		{`{choice: text, bind: digest, maxOctets: 1048576, pattern: "^[a-z]+$"}`, true},    // a short program
+		{`{choice: text, bind: digest, maxOctets: 1048576, pattern: "a{100}"}`, false},     // 102 instructions
+		{`{choice: string, pattern: "a{1000}b{22}"}`, true},                                // at most 1,024 octets
+	} {
+		var n argprofile.NodeDraft
+		if err := yaml.UnmarshalStrict([]byte(tc.node), &n); err != nil {
+			t.Fatal(err)
+		}
+		_, err := argprofile.New(argprofile.Draft{Profile: argprofile.Version, Tool: "t", Arguments: argprofile.NodeDraft{
+			Choice: "object", Members: []argprofile.MemberDraft{{JSON: "v", Field: "v", Value: n}}}})
+		if (err == nil) != tc.ok {
+			t.Errorf("%s: %v, want accepted %t", tc.node, err, tc.ok)
 		}
 	}
 }
@@ -278,8 +307,11 @@ func TestPatternDialectIsWhereTheEnginesAgree(t *testing.T) {
 		{`é`, false, false},      // non-ASCII literal
 		{`[[:alpha:]]`, false, false},
 		{`\p{L}`, false, false},
-		{`a{2,1}`, false, false}, // invalid
-		{strings.Repeat("a", 257), false, false},
+		{`a{2,1}`, false, false},                          // invalid
+		{strings.Repeat("[ab]", 256), true, true},         // 1,024 octets: the length limit
+		{strings.Repeat("[ab]", 256) + "a", false, false}, // 1,025
+		{`a{1000}b{22}`, true, true},                      // 1,024 program instructions
+		{`a{1000}b{23}`, false, false},                    // 1,025: a short text is no bound on the work
 	} {
 		for choice, ok := range map[string]bool{"text": tc.text, "string": tc.string} {
 			n := argprofile.NodeDraft{Choice: choice, Pattern: tc.pattern}

@@ -120,6 +120,19 @@ func TestEveryConstraintRefuses(t *testing.T) {
 		{"json refuses a number the double conversion would change", `{choice: json}`, `[9007199254740993]`, "", argprofile.CodeInexactNumber},
 		{"json refuses a number with more digits than its double", `{choice: json}`, `0.10000000000000001`, "", argprofile.CodeInexactNumber},
 		{"json over maxOctets refuses", `{choice: json, maxOctets: 4}`, `[1,2,3]`, "", argprofile.CodeTooLarge},
+		{"json without kinds takes any kind", `{choice: json}`, `5`, `{"length":1,"sha256":"ef2d127de37b942baad06145e54b0c619a1f22327b2ebbcfbec78f5564afe39d"}`, 0},
+		{"json kinds object takes an object", `{choice: json, kinds: [object]}`, `{}`, `{"length":2,"sha256":"44136fa355b3678a1146ad16f7e8649e94fb4fc21fe77e8310c060f61caaff8a"}`, 0},
+		{"json kinds object refuses an array", `{choice: json, kinds: [object]}`, `[]`, "", argprofile.CodeKind},
+		{"json kinds object refuses a number", `{choice: json, kinds: [object]}`, `5`, "", argprofile.CodeKind},
+		{"json kinds object refuses null", `{choice: json, kinds: [object]}`, `null`, "", argprofile.CodeKind},
+		{"json kinds are a list: one of them holds", `{choice: json, kinds: [array, "null"]}`, `null`, `{"length":4,"sha256":"74234e98afe7498fb5daf1f36ac2d78acc339464f950703b8c019892f982b90b"}`, 0},
+		{"json kinds boolean refuses a string", `{choice: json, kinds: [boolean]}`, `"true"`, "", argprofile.CodeKind},
+		{"json kinds string refuses an object", `{choice: json, kinds: [string]}`, `{"a":"b"}`, "", argprofile.CodeKind},
+		{"json kinds integer takes an integer literal", `{choice: json, kinds: [integer]}`, `-5`, `{"length":2,"sha256":"37aa1ccf80e481832b2db282d4d4f895ee1e31219b7d0f6aee8dc8968828341b"}`, 0},
+		{"json kinds integer refuses a fraction, even .0", `{choice: json, kinds: [integer]}`, `5.0`, "", argprofile.CodeKind},
+		{"json kinds integer refuses an exponent", `{choice: json, kinds: [integer]}`, `5e0`, "", argprofile.CodeKind},
+		{"json kinds number takes a fraction", `{choice: json, kinds: [number]}`, `5.5`, `{"length":3,"sha256":"4819f5315cb49422b0b21be64e48bb69c9c157cf41c6631994f931ab9fba86bd"}`, 0},
+		{"json kinds are checked before the numbers inside", `{choice: json, kinds: [object]}`, `[9007199254740993]`, "", argprofile.CodeKind},
 	} {
 		t.Run(tc.rule, func(t *testing.T) {
 			t.Parallel()

@@ -8,8 +8,16 @@ import (
 	"unicode/utf8"
 )
 
-// maxPatternLen bounds a reviewed pattern's text.
-const maxPatternLen = 256
+// Bounds of a reviewed pattern (I4). RE2 matches in time linear in the
+// value, times the compiled program's size; a counted repetition ({n,m})
+// repeats its operand up to 1,000 times in the program, so the text's
+// length alone does not bound the work: the program is bounded too, and
+// on a text node its size times the node's maxOctets.
+const (
+	MaxPatternOctets = 1024    // the pattern's text
+	maxPatternInsts  = 1024    // its compiled RE2 program
+	maxPatternWork   = 1 << 26 // a text node's maxOctets × instructions: 65,536 × 1,024
+)
 
 // printableASCII reports whether s is a protocol string value (Section 10):
 // printable ASCII 0x20–0x7E, at most 1,024 octets.
@@ -56,18 +64,18 @@ func escape(s string) string {
 // code points past ASCII (UTF-16 units against code points), none of which
 // such a value holds. Everything else returns false, and the draft is
 // refused.
-func compilePattern(p string, ascii bool) (*regexp.Regexp, bool) {
-	if p == "" || len(p) > maxPatternLen || !utf8.ValidString(p) {
-		return nil, false
+func compilePattern(p string, ascii bool) (*regexp.Regexp, int, bool) {
+	if p == "" || len(p) > MaxPatternOctets || !utf8.ValidString(p) {
+		return nil, 0, false
 	}
 	for i := 0; i < len(p); i++ {
 		c := p[i]
 		switch {
 		case c >= 0x80 || c < 0x20:
-			return nil, false
+			return nil, 0, false
 		case c == '\\':
 			if i+1 == len(p) {
-				return nil, false
+				return nil, 0, false
 			}
 			n := p[i+1]
 			switch {
@@ -77,31 +85,35 @@ func compilePattern(p string, ascii bool) (*regexp.Regexp, bool) {
 				// Exactly two hex digits in both engines (ECMA-262 reads a
 				// shorter \x as the letter x; RE2's \x{…} is not ECMA's).
 				if !isHex(p, i+2) || !isHex(p, i+3) {
-					return nil, false
+					return nil, 0, false
 				}
 				i += 2
 			case n < 0x80 && strings.IndexByte(`\^$.|?*+()[]{}/-`, n) >= 0:
 			default:
-				return nil, false // \b \p \u \1 …, and \s past ASCII: the engines differ or one lacks it
+				return nil, 0, false // \b \p \u \1 …, and \s past ASCII: the engines differ or one lacks it
 			}
 			i++
 		case c == '(' && i+1 < len(p) && p[i+1] == '?':
 			if i+2 >= len(p) || p[i+2] != ':' {
-				return nil, false // flags, named groups, lookaround
+				return nil, 0, false // flags, named groups, lookaround
 			}
 		case c == '[' && i+1 < len(p) && (p[i+1] == ':' || p[i+1] == '^' && !ascii):
-			return nil, false // POSIX classes; negated classes past ASCII
+			return nil, 0, false // POSIX classes; negated classes past ASCII
 		}
 	}
 	re, err := syntax.Parse(p, syntax.Perl)
 	if err != nil || !agreedOps(re, ascii) {
-		return nil, false
+		return nil, 0, false
+	}
+	prog, err := syntax.Compile(re.Simplify())
+	if err != nil || len(prog.Inst) > maxPatternInsts {
+		return nil, 0, false
 	}
 	c, err := regexp.Compile(p)
 	if err != nil {
-		return nil, false
+		return nil, 0, false
 	}
-	return c, true
+	return c, len(prog.Inst), true
 }
 
 func isHex(p string, i int) bool {
@@ -113,7 +125,7 @@ func isHex(p string, i int) bool {
 // (ascii true): the importer proposes string for a pattern only the
 // second dialect holds.
 func ValidPattern(p string, ascii bool) bool {
-	_, ok := compilePattern(p, ascii)
+	_, _, ok := compilePattern(p, ascii)
 	return ok
 }
 

@@ -26,27 +26,27 @@ var (
 	graceSeconds     = regexp.MustCompile(v1alpha1.SecondsPattern)
 )
 
-// GraceOf returns the Grace of a HostAuthority's spec.supersededGrace
-// (nil: the zero Grace), checked as the CRD schema does, every violation at
-// its path.
-func GraceOf(g *v1alpha1.SupersededGrace) (Grace, error) {
+// GraceOf returns the Grace of a HostAuthority's supersededGrace at path
+// (spec.supersededGrace or rollout.supersededGrace; nil: the zero Grace),
+// checked as the CRD schema does, every violation below path.
+func GraceOf(path string, g *v1alpha1.SupersededGrace) (Grace, error) {
 	if g == nil {
 		return Grace{}, nil
 	}
 	var errs fault.Errors
 	var out Grace
 	if g.Generations == "" && g.Seconds == "" {
-		errs.Add("spec.supersededGrace", fault.New(fault.Missing, "set generations, seconds, or both"))
+		errs.Add(path, fault.New(fault.Missing, "set generations, seconds, or both"))
 	}
 	if g.Generations != "" {
 		if !graceGenerations.MatchString(g.Generations) {
-			errs.Add("spec.supersededGrace.generations", fault.New(fault.Malformed, "generations is 1–16 as canonical decimal text"))
+			errs.Add(path+".generations", fault.New(fault.Malformed, "generations is 1–16 as canonical decimal text"))
 		}
 		out.Generations, _ = strconv.ParseUint(g.Generations, 10, 64)
 	}
 	if g.Seconds != "" {
 		if !graceSeconds.MatchString(string(g.Seconds)) {
-			errs.Add("spec.supersededGrace.seconds", fault.New(fault.Malformed, "seconds is 1–3,600 as canonical decimal text"))
+			errs.Add(path+".seconds", fault.New(fault.Malformed, "seconds is 1–3,600 as canonical decimal text"))
 		}
 		out.Seconds, _ = strconv.ParseUint(string(g.Seconds), 10, 64)
 	}

@@ -1,8 +1,11 @@
 package publication
 
 import (
+	"k8s.io/apimachinery/pkg/api/equality"
+
 	"github.com/toolgate/toolgate/api/v1alpha1"
 	"github.com/toolgate/toolgate/internal/engine/fault"
+	"github.com/toolgate/toolgate/internal/engine/vocab"
 	"github.com/toolgate/toolgate/internal/host"
 	"github.com/toolgate/toolgate/internal/manifest"
 )
@@ -38,12 +41,42 @@ func HostAuthority(o *v1alpha1.HostAuthority) (AdmittedHostAuthority, error) {
 		err = fault.Within("spec", err)
 	}
 	errs.Add("", err)
-	grace, err := manifest.GraceOf(o.Spec.SupersededGrace)
+	grace, err := manifest.GraceOf("spec.supersededGrace", o.Spec.SupersededGrace)
 	errs.Add("", err)
+	if o.Rollout != nil && o.Rollout.SupersededGrace != nil {
+		// The mutable setting, when present, is the grace in force.
+		grace, err = manifest.GraceOf("rollout.supersededGrace", o.Rollout.SupersededGrace)
+		errs.Add("", err)
+	}
 	if err := errs.Err(); err != nil {
 		return AdmittedHostAuthority{}, err
 	}
 	return AdmittedHostAuthority{Config: cfg, Grace: grace}, nil
+}
+
+// HostAuthorityUpdate admits an update of a HostAuthority by the admission
+// user by: the updated object admits (HostAuthority), and a changed
+// rollout is made by a user that holds policyAdministrationAuthority in
+// the domain — widening the grace lets superseded policy generations keep
+// issuing, a change of policy as much as publishing one (fault.Unauthorized
+// at "publisher"; see NotAdministrator). The spec's immutability and the
+// publisher annotations are the caller's (the webhook's) to check.
+func HostAuthorityUpdate(old, o *v1alpha1.HostAuthority, by host.Caller) error {
+	a, err := HostAuthority(o)
+	if err != nil {
+		return err
+	}
+	if equality.Semantic.DeepEqual(old.Rollout, o.Rollout) {
+		return nil
+	}
+	h, err := host.New(a.Config) // a scratch domain, for its role bindings
+	if err != nil {
+		return err
+	}
+	if !h.HasRole(by, vocab.PolicyAdministrationAuthority) {
+		return fault.At("publisher", fault.Unauthorized, "the admission user does not hold policyAdministrationAuthority in this HostAuthority")
+	}
+	return nil
 }
 
 // ToolRegistry admits one ToolRegistry: its metadata.name is

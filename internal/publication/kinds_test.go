@@ -2,6 +2,7 @@ package publication_test
 
 import (
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -10,6 +11,7 @@ import (
 
 	"github.com/toolgate/toolgate/api/v1alpha1"
 	"github.com/toolgate/toolgate/internal/engine/fault"
+	"github.com/toolgate/toolgate/internal/host"
 	"github.com/toolgate/toolgate/internal/manifest"
 	"github.com/toolgate/toolgate/internal/publication"
 	"github.com/toolgate/toolgate/internal/testutil"
@@ -59,6 +61,80 @@ func TestHostAuthorityReportsEveryRuleAtOnce(t *testing.T) {
 				t.Errorf("admitted without its domain: %+v", a)
 			}
 		})
+	}
+}
+
+func TestTheRolloutGraceIsTheGraceInForce(t *testing.T) {
+	t.Parallel()
+	sample := &samples(t).HostAuthorities[0]
+	tests := []struct {
+		name          string
+		spec, rollout *v1alpha1.SupersededGrace
+		want          manifest.Grace
+		violations    []string
+	}{
+		{"neither: only the current generation", nil, nil, manifest.Grace{}, nil},
+		{"the spec's alone", &v1alpha1.SupersededGrace{Generations: "2"}, nil, manifest.Grace{Generations: 2}, nil},
+		{"the rollout's in place of the spec's", &v1alpha1.SupersededGrace{Generations: "2"}, &v1alpha1.SupersededGrace{Seconds: "600"}, manifest.Grace{Seconds: 600}, nil},
+		{"the rollout's alone", nil, &v1alpha1.SupersededGrace{Generations: "1", Seconds: "60"}, manifest.Grace{Generations: 1, Seconds: 60}, nil},
+		{"the rollout's checked at its own path", nil, &v1alpha1.SupersededGrace{Generations: "0"}, manifest.Grace{}, []string{"rollout.supersededGrace.generations malformed"}},
+		{"an empty rollout grace", nil, &v1alpha1.SupersededGrace{}, manifest.Grace{}, []string{"rollout.supersededGrace missing"}},
+		{"both checked", &v1alpha1.SupersededGrace{Seconds: "3601"}, &v1alpha1.SupersededGrace{Seconds: "07"}, manifest.Grace{},
+			[]string{"spec.supersededGrace.seconds malformed", "rollout.supersededGrace.seconds malformed"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			o := sample.DeepCopy()
+			o.Spec.SupersededGrace = tc.spec
+			if tc.rollout != nil {
+				o.Rollout = &v1alpha1.HostAuthorityRollout{SupersededGrace: tc.rollout}
+			}
+			a, err := publication.HostAuthority(o)
+			if diff := cmp.Diff(tc.violations, violations(err)); diff != "" {
+				t.Errorf("violations (-want +got):\n%s", diff)
+			}
+			if a.Grace != tc.want {
+				t.Errorf("grace %+v, want %+v", a.Grace, tc.want)
+			}
+		})
+	}
+}
+
+func TestOnlyAPolicyAdministratorChangesTheRollout(t *testing.T) {
+	t.Parallel()
+	old := samples(t).HostAuthorities[0].DeepCopy()
+	changed := old.DeepCopy()
+	changed.Rollout = &v1alpha1.HostAuthorityRollout{SupersededGrace: &v1alpha1.SupersededGrace{Generations: "1"}}
+	admin := host.Caller{Name: "system:serviceaccount:argocd:argocd-application-controller"}
+	admins := host.Caller{Name: "bob", Groups: []string{"payments-policy-admins"}}
+	agent := host.Caller{Name: "system:serviceaccount:payments:payments-agent-runtime"}
+	tests := []struct {
+		name     string
+		old, o   *v1alpha1.HostAuthority
+		by       host.Caller
+		notAdmin bool
+	}{
+		{"an administrator sets it", old, changed, admin, false},
+		{"a member of an administrators' group sets it", old, changed, admins, false},
+		{"an administrator removes it", changed, old, admin, false},
+		{"another role may not set it", old, changed, agent, true},
+		{"another role may not remove it", changed, old, agent, true},
+		{"an update that leaves it is anyone's", old, old.DeepCopy(), agent, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			err := publication.HostAuthorityUpdate(tc.old, tc.o, tc.by)
+			if got := publication.NotAdministrator(err); got != tc.notAdmin || (!tc.notAdmin && err != nil) {
+				t.Errorf("err = %v, want refused as not an administrator: %v", err, tc.notAdmin)
+			}
+		})
+	}
+	bad := changed.DeepCopy()
+	bad.Rollout.SupersededGrace.Generations = "99"
+	if err := publication.HostAuthorityUpdate(old, bad, admin); !slices.Equal(violations(err), []string{"rollout.supersededGrace.generations malformed"}) {
+		t.Errorf("a malformed rollout: %v", err)
 	}
 }
 

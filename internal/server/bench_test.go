@@ -73,6 +73,20 @@ func BenchmarkAuthorizeDeny(b *testing.B) {
 	benchPost(b, s.srv.Handler(), "/v1/authorize", agentToken, body)
 }
 
+// BenchmarkAuthorizeDenyExplicit is BenchmarkAuthorizeDeny naming the
+// generations its "current" resolves to: the difference is the cost of the
+// Host's selection.
+func BenchmarkAuthorizeDenyExplicit(b *testing.B) {
+	s := newServiceWith(b, b.TempDir(), quietLog)
+	req := example(b, "payment-deny.yaml")
+	req.Registry.Generation, req.Policy.SnapshotGeneration, req.Policy.PolicyGeneration = "1", "2", "2"
+	body, err := json.Marshal(req)
+	if err != nil {
+		b.Fatal(err)
+	}
+	benchPost(b, s.srv.Handler(), "/v1/authorize", agentToken, body)
+}
+
 // BenchmarkValidate validates one artifact over and over: from the second
 // call on, the rebuild cache holds its Authorization.
 func BenchmarkValidate(b *testing.B) {

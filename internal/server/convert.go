@@ -3,6 +3,7 @@ package server
 import (
 	"github.com/toolgate/toolgate/client"
 	"github.com/toolgate/toolgate/internal/host"
+	"github.com/toolgate/toolgate/internal/serving"
 )
 
 // HostRequest converts an authorize request of the API into the Host
@@ -123,4 +124,22 @@ func identity(w client.Identity) host.IdentityDraft {
 
 func window(w client.Window) host.Window {
 	return host.Window{IssuedAt: w.IssuedAt, NotBefore: w.NotBefore, ExpiresAt: w.ExpiresAt}
+}
+
+// WireCurrent is the API form of what a domain serves as current. Every
+// list is non-nil (the API writes [] for none).
+func WireCurrent(c serving.Current) client.CurrentResponse {
+	out := client.CurrentResponse{Registries: make([]client.CurrentSnapshot, 0, len(c.Registries)),
+		Policies: make([]client.CurrentPolicySnapshot, 0, len(c.Policies))}
+	for _, r := range c.Registries {
+		out.Registries = append(out.Registries, client.CurrentSnapshot{SnapshotID: r.ID, Generation: r.Generation})
+	}
+	for _, p := range c.Policies {
+		w := client.CurrentPolicySnapshot{SnapshotID: p.ID, Generation: p.Generation, Active: make([]client.PolicyVersion, 0, len(p.Active))}
+		for _, v := range p.Active {
+			w.Active = append(w.Active, client.PolicyVersion{PolicyID: v.PolicyID, PolicyGeneration: v.Generation})
+		}
+		out.Policies = append(out.Policies, w)
+	}
+	return out
 }

@@ -16,11 +16,15 @@ import (
 // Entry is one decision-log line. It holds identities, digests, outcomes
 // and reason codes; never argument values, prompts, bindings or tokens.
 type Entry struct {
-	Time            UnixTime `json:"time"`
-	Verb            string   `json:"verb"`
-	Caller          string   `json:"caller,omitempty"`
-	Namespace       string   `json:"namespace,omitempty"`
-	HostAuthority   string   `json:"hostAuthority,omitempty"`
+	Time          UnixTime `json:"time"`
+	Verb          string   `json:"verb"`
+	Caller        string   `json:"caller,omitempty"`
+	Namespace     string   `json:"namespace,omitempty"`
+	HostAuthority string   `json:"hostAuthority,omitempty"`
+	// Selection is an authorize's exact selection, once made: "REGISTRY@GEN
+	// POLICY-SNAPSHOT@GEN POLICY@GEN", every "current" resolved (the policy
+	// version only when the snapshot holds it).
+	Selection       string   `json:"selection,omitempty"`
 	DecisionID      string   `json:"decisionID,omitempty"`
 	Outcome         string   `json:"outcome,omitempty"`
 	Reasons         []string `json:"reasons,omitempty"`
@@ -232,6 +236,7 @@ func (e *Entry) appendJSON(b []byte) []byte {
 	b = appendField(b, "caller", e.Caller, true)
 	b = appendField(b, "namespace", e.Namespace, true)
 	b = appendField(b, "hostAuthority", e.HostAuthority, true)
+	b = appendField(b, "selection", e.Selection, true)
 	b = appendField(b, "decisionID", e.DecisionID, true)
 	b = appendField(b, "outcome", e.Outcome, true)
 	b = appendList(b, "reasons", e.Reasons)

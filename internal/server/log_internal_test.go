@@ -39,7 +39,7 @@ func TestEntryJSONIsEncodingJSON(t *testing.T) {
 		return out
 	}
 	for range 5000 {
-		e := Entry{Time: UnixTime(r.Int64() - r.Int64()), Verb: str(), Caller: str(), Namespace: str(), HostAuthority: str(),
+		e := Entry{Time: UnixTime(r.Int64() - r.Int64()), Verb: str(), Caller: str(), Namespace: str(), HostAuthority: str(), Selection: str(),
 			DecisionID: str(), Outcome: str(), Reasons: list(), MatchedRules: list(), AuthorizationID: str(),
 			Binding: str(), Result: str(), Code: str(), Path: str()}
 		want, err := json.Marshal(e)

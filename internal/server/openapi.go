@@ -32,7 +32,7 @@ func OpenAPI() ([]byte, error) {
 // names, by type name.
 type wireSchemas map[string]any
 
-// paths are the API's operations: the three POST verbs, the probes and
+// paths are the API's operations: the four POST verbs, the probes and
 // the metrics.
 func (s wireSchemas) paths() map[string]any {
 	return map[string]any{
@@ -42,6 +42,8 @@ func (s wireSchemas) paths() map[string]any {
 			reflect.TypeFor[client.ValidateRequest](), reflect.TypeFor[client.ValidateResponse](), "409"),
 		"/v1/consume": s.post("Validate, recheck the intent binding and atomically consume, immediately before the side effect (executors)",
 			reflect.TypeFor[client.ValidateRequest](), reflect.TypeFor[client.ValidateResponse](), "409", "503"),
+		"/v1/current": s.post("What the domain serves as current: the current generation of each snapshot identity and the active version of each policy, what a selection of \"current\" resolves to now (agent runtimes, executors)",
+			reflect.TypeFor[client.CurrentRequest](), reflect.TypeFor[client.CurrentResponse]()),
 		"/healthz": s.probe("liveness"),
 		"/readyz":  s.probe("readiness: domains loaded and the Consumption store answers"),
 		"/metrics": map[string]any{"get": map[string]any{"summary": "Prometheus metrics", "responses": map[string]any{"200": s.reply("text exposition format", nil)}}},

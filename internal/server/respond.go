@@ -7,7 +7,7 @@ import (
 	"github.com/toolgate/toolgate/internal/jsonlex"
 )
 
-// The three response bodies the API has, written without reflection
+// The three decision-path response bodies the API has, written without reflection
 // (docs/decisions.md, "Authorize CPU"): each appender writes the octets
 // encoding/json's Encoder writes for the same value — members in struct
 // order, omitempty as tagged, a nil list as null, HTML-safe quoting, a
@@ -17,6 +17,7 @@ import (
 func appendAuthorizeResponse(b []byte, r *client.AuthorizeResponse) []byte {
 	b = append(b, `{"decision":`...)
 	b = appendDecision(b, &r.Decision)
+	b = appendSelection(append(b, `,"selection":`...), &r.Selection)
 	if a := r.Authorization; a != nil {
 		b = append(b, `,"authorization":{"artifact":`...)
 		b = jsonlex.AppendString(b, a.Artifact, jsonlex.HTMLSafe)
@@ -35,6 +36,22 @@ func appendAuthorizeResponse(b []byte, r *client.AuthorizeResponse) []byte {
 		b = appendError(b, r.Ineligible)
 	}
 	return append(b, '}', '\n')
+}
+
+func appendSelection(b []byte, s *client.Selection) []byte {
+	b = append(b, `{"registry":{"snapshotID":`...)
+	b = jsonlex.AppendString(b, s.Registry.SnapshotID, jsonlex.HTMLSafe)
+	b = append(b, `,"generation":`...)
+	b = jsonlex.AppendString(b, s.Registry.Generation, jsonlex.HTMLSafe)
+	b = append(b, `},"policy":{"snapshotID":`...)
+	b = jsonlex.AppendString(b, s.Policy.SnapshotID, jsonlex.HTMLSafe)
+	b = append(b, `,"snapshotGeneration":`...)
+	b = jsonlex.AppendString(b, s.Policy.SnapshotGeneration, jsonlex.HTMLSafe)
+	b = append(b, `,"policyID":`...)
+	b = jsonlex.AppendString(b, s.Policy.PolicyID, jsonlex.HTMLSafe)
+	b = append(b, `,"policyGeneration":`...)
+	b = jsonlex.AppendString(b, s.Policy.PolicyGeneration, jsonlex.HTMLSafe)
+	return append(b, `}}`...)
 }
 
 func appendDecision(b []byte, d *client.Decision) []byte {

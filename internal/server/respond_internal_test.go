@@ -60,7 +60,9 @@ func (v randomValues) err() client.Error {
 
 func (v randomValues) authorizeResponse() client.AuthorizeResponse {
 	out := client.AuthorizeResponse{Decision: client.Decision{ID: v.str(), Outcome: v.str(), Reasons: v.list(),
-		MatchedRules: v.list(), Capabilities: v.list(), Resources: v.list()}}
+		MatchedRules: v.list(), Capabilities: v.list(), Resources: v.list()},
+		Selection: client.Selection{Registry: client.RegistrySelection{SnapshotID: v.str(), Generation: v.str()},
+			Policy: client.PolicySelection{SnapshotID: v.str(), SnapshotGeneration: v.str(), PolicyID: v.str(), PolicyGeneration: v.str()}}}
 	switch v.r.IntN(3) {
 	case 1:
 		out.Decision.Obligations = []client.Obligation{}

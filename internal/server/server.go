@@ -10,6 +10,7 @@ package server
 import (
 	"context"
 	"crypto/sha256"
+	"encoding/json"
 	"errors"
 	"net/http"
 	"strconv"
@@ -88,11 +89,12 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("/v1/authorize", s.post("authorize", s.authorize))
 	mux.HandleFunc("/v1/validate", s.post("validate", s.validate))
 	mux.HandleFunc("/v1/consume", s.post("consume", s.consume))
+	mux.HandleFunc("/v1/current", s.post("current", s.current))
 	mux.Handle("/healthz", s.get(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusOK) })))
 	mux.Handle("/readyz", s.get(http.HandlerFunc(s.ready)))
 	mux.Handle("/metrics", s.get(promhttp.HandlerFor(s.metrics.registry, promhttp.HandlerOpts{})))
 	mux.HandleFunc("/", func(w http.ResponseWriter, _ *http.Request) {
-		s.writeError(w, http.StatusNotFound, client.Error{Code: "notFound", Message: "no such endpoint; the API is POST /v1/authorize, /v1/validate, /v1/consume"})
+		s.writeError(w, http.StatusNotFound, client.Error{Code: "notFound", Message: "no such endpoint; the API is POST /v1/authorize, /v1/validate, /v1/consume, /v1/current"})
 	})
 	return mux
 }
@@ -162,7 +164,9 @@ func (s *Server) post(verb string, h handler) http.HandlerFunc {
 		} else {
 			s.writeJSON(w, status, body)
 		}
-		s.log.Write(q.entry)
+		if verb != "current" { // a read decides nothing: the decision log stays a log of decisions
+			s.log.Write(q.entry)
+		}
 		s.metrics.duration.get([2]string{verb, q.entry.Result}).Observe(time.Since(start).Seconds())
 	}
 }
@@ -204,14 +208,33 @@ func (s *Server) authorize(ctx context.Context, q *call, r *http.Request) (int, 
 	// Only a resolved name reaches the decision log: an unserved one is
 	// caller input (Section 38).
 	q.entry.Namespace, q.entry.HostAuthority = d.Namespace(), d.Name()
-	sel := serving.Selection{RegistryID: req.Registry.SnapshotID, RegistryGeneration: req.Registry.Generation,
-		PolicyID: req.Policy.SnapshotID, PolicyGeneration: req.Policy.SnapshotGeneration}
-	if err := d.Selectable(sel, q.now); err != nil {
-		return stateRefusal(err)
+	// The Host's selection, made once on one reading of the served state:
+	// a generation the request names as current becomes the exact one,
+	// and from here on the request is the request as selected — what the
+	// Host decides, what the Authorization binds, what the response
+	// reports and what a retry must equal (docs/api.md, "Retries are
+	// safe").
+	sel, err := d.Select(serving.Selection{RegistryID: req.Registry.SnapshotID, RegistryGeneration: req.Registry.Generation,
+		PolicyID: req.Policy.SnapshotID, PolicyGeneration: req.Policy.SnapshotGeneration,
+		DefinitionID: req.Policy.PolicyID, DefinitionGeneration: req.Policy.PolicyGeneration}, q.now)
+	if err != nil {
+		if serving.ReasonOf(err) != 0 {
+			return stateRefusal(err)
+		}
+		return statusOf(err), apiError(err)
 	}
+	req.Registry.Generation, req.Policy.SnapshotGeneration, req.Policy.PolicyGeneration =
+		sel.RegistryGeneration, sel.PolicyGeneration, sel.DefinitionGeneration
+	// Served identities only, as the HostAuthority's name above: the
+	// snapshots Select found served, and the policy version once the Host
+	// found it in the snapshot (a missing one is caller input).
+	q.entry.Selection = sel.RegistryID + "@" + sel.RegistryGeneration + " " + sel.PolicyID + "@" + sel.PolicyGeneration
 	res, envelope, err := d.Authorize(HostRequest(req, q.caller, uint64(q.now.Unix())))
 	if err != nil {
 		return statusOf(err), apiError(err)
+	}
+	if p := res.Decision.Policy(); p != nil {
+		q.entry.Selection += " " + p.ID().String() + "@" + p.Generation().String()
 	}
 	retry := false
 	if res.Authorization != nil {
@@ -246,7 +269,7 @@ func (s *Server) authorize(ctx context.Context, q *call, r *http.Request) (int, 
 	for _, reason := range wire.Reasons {
 		s.metrics.reasons.get(reason).Inc()
 	}
-	out := client.AuthorizeResponse{Decision: wire}
+	out := client.AuthorizeResponse{Decision: wire, Selection: client.Selection{Registry: req.Registry, Policy: req.Policy}}
 	q.entry.Result = "decided"
 	if res.Ineligible != nil {
 		e := apiError(res.Ineligible)
@@ -264,6 +287,32 @@ func (s *Server) authorize(ctx context.Context, q *call, r *http.Request) (int, 
 		}
 	}
 	return http.StatusOK, out
+}
+
+// current reports what a domain serves as current, to a caller that holds
+// one of its roles or is one of its executors (docs/api.md, "POST
+// /v1/current"). It reads; it decides and logs no Decision.
+func (s *Server) current(_ context.Context, q *call, r *http.Request) (int, any) {
+	var req client.CurrentRequest
+	if status, err := decodeBody(r, s.limit, &s.bodies, decodeCurrent, &req); err != nil {
+		return status, apiError(err)
+	}
+	s.readClock(q)
+	if err := requireMembers(member{"hostAuthority.namespace", req.HostAuthority.Namespace}, member{"hostAuthority.name", req.HostAuthority.Name}); err != nil {
+		return http.StatusBadRequest, apiError(err)
+	}
+	d, ok := s.domains.ByName(req.HostAuthority.Namespace, req.HostAuthority.Name)
+	if !ok {
+		return http.StatusNotFound, client.Error{Code: "notFound", Path: "hostAuthority",
+			Message: "this service serves no such HostAuthority (or it is not ready yet)"}
+	}
+	q.entry.Namespace, q.entry.HostAuthority = d.Namespace(), d.Name()
+	if !d.CanRead(q.caller) {
+		return http.StatusForbidden, client.Error{Code: fault.Unauthorized.String(), Path: "caller",
+			Message: "only a caller that holds a role in this host authority, or is one of its executors, may read what it serves"}
+	}
+	q.entry.Result = "read"
+	return http.StatusOK, WireCurrent(d.Current())
 }
 
 // check runs a validate or consume request in the one order that tells a
@@ -493,6 +542,13 @@ func (s *Server) writeJSON(w http.ResponseWriter, status int, body any) {
 		out.buf = appendAuthorizeResponse(out.buf, &v)
 	case client.ValidateResponse:
 		out.buf = appendValidateResponse(out.buf, &v)
+	case client.CurrentResponse:
+		// A read, off the decision path: encoding/json's own output.
+		enc, err := json.Marshal(v)
+		if err != nil {
+			status, enc = http.StatusInternalServerError, []byte(`{"error":{"code":"internal","message":"the response could not be encoded"}}`)
+		}
+		out.buf = append(append(out.buf, enc...), '\n')
 	case client.ErrorResponse:
 		out.buf = appendErrorResponse(out.buf, &v)
 	default:

@@ -28,6 +28,7 @@ var (
 	namesNode             = []string{"id", "kind", "boundary", "parents"}
 	namesValidate         = []string{"artifact", "expectations"}
 	namesExpectations     = []string{"authorizationID", "replayID", "consumptionID", "proposalID", "toolID", "version", "arguments", "identity", "capabilities", "resources", "intentBinding"}
+	namesCurrent          = []string{"hostAuthority"}
 )
 
 // decodeAuthorize decodes an authorize request body strictly.
@@ -38,6 +39,11 @@ func decodeAuthorize(body string, v *client.AuthorizeRequest) error {
 // decodeValidate decodes a validate or consume request body strictly.
 func decodeValidate(body string, v *client.ValidateRequest) error {
 	return top(body, func(d *scanner) error { return d.validate("", v) })
+}
+
+// decodeCurrent decodes a current request body strictly.
+func decodeCurrent(body string, v *client.CurrentRequest) error {
+	return top(body, func(d *scanner) error { return d.current("", v) })
 }
 
 // authorizeRequest decodes a client.AuthorizeRequest at path "".
@@ -370,6 +376,16 @@ func (d *scanner) expectations(path string, v *client.Expectations) error {
 			return d.Strings(path, "resources", &v.Resources)
 		default:
 			return d.Raw(path, "intentBinding", &v.IntentBinding)
+		}
+	})
+}
+
+// current decodes a client.CurrentRequest at path "".
+func (d *scanner) current(path string, v *client.CurrentRequest) error {
+	return d.object(path, namesCurrent, func(d *scanner, f int) error {
+		switch f {
+		default:
+			return d.hostAuthority("hostAuthority", &v.HostAuthority)
 		}
 	})
 }

@@ -21,6 +21,8 @@ package serving
 import (
 	"crypto/ed25519"
 	"fmt"
+	"maps"
+	"slices"
 	"sync/atomic"
 	"time"
 
@@ -40,10 +42,15 @@ type Domain struct {
 	state           func() *Served // nil: nothing is served (fail closed)
 }
 
-// Selection names the exact snapshots one request decides on.
+// Selection names the exact snapshots one request decides on: the
+// registry and the policy snapshot (PolicyID, PolicyGeneration) and, for
+// Domain.Select, the Policy Definition version in it (DefinitionID,
+// DefinitionGeneration). Any generation may be host.Current before
+// Domain.Select resolves it.
 type Selection struct {
-	RegistryID, RegistryGeneration string
-	PolicyID, PolicyGeneration     string
+	RegistryID, RegistryGeneration     string
+	PolicyID, PolicyGeneration         string
+	DefinitionID, DefinitionGeneration string
 }
 
 // NewDomain serves h, the Host of the HostAuthority namespace/name, with
@@ -95,6 +102,93 @@ func (d *Domain) served() *Served {
 func (d *Domain) Selectable(sel Selection, now time.Time) error {
 	return d.served().Selectable(sel, now)
 }
+
+// Select makes the Host's selection for a new Authorization at now, on
+// one reading of the served state: each snapshot generation that is
+// host.Current becomes the highest generation the domain serves under its
+// identity, a definition generation that is host.Current the active
+// version of DefinitionID in the selected policy snapshot
+// (host.Host.ActivePolicy); then the result is checked as Selectable
+// checks it. It returns the exact selection, which the request then
+// carries into the Host, so the Decision and the Authorization bind it.
+// A served-state refusal is a *RefusalError (an identity with no served
+// generation is NotServed; a current generation that is revoked is
+// Revoked, never an older one instead); an unresolvable definition is
+// the Host's *fault.Error at "policy.…".
+func (d *Domain) Select(sel Selection, now time.Time) (Selection, error) {
+	s := d.served()
+	if sel.RegistryGeneration == host.Current {
+		g, ok := s.current(s.registries, sel.RegistryID)
+		if !ok {
+			return Selection{}, &RefusalError{Reason: NotServed, Path: "registry"}
+		}
+		sel.RegistryGeneration = g
+	}
+	if sel.PolicyGeneration == host.Current {
+		g, ok := s.current(s.policies, sel.PolicyID)
+		if !ok {
+			return Selection{}, &RefusalError{Reason: NotServed, Path: "policy"}
+		}
+		sel.PolicyGeneration = g
+	}
+	if err := s.Selectable(sel, now); err != nil {
+		return Selection{}, err
+	}
+	if sel.DefinitionGeneration == host.Current {
+		g, err := d.host.ActivePolicy(sel.PolicyID, sel.PolicyGeneration, sel.DefinitionID)
+		if err != nil {
+			return Selection{}, fault.Within("policy", err)
+		}
+		sel.DefinitionGeneration = g
+	}
+	return sel, nil
+}
+
+// Current is what one domain serves as current at one reading of its
+// served state: the current generation of every registry and policy
+// snapshot identity, and the active version of every policy in each
+// current policy snapshot generation. Lists are in identity order.
+type Current struct {
+	Registries []CurrentSnapshot
+	Policies   []CurrentPolicy
+}
+
+// CurrentSnapshot is the current generation of one snapshot identity.
+type CurrentSnapshot struct{ ID, Generation string }
+
+// CurrentPolicy is the current generation of one policy snapshot identity
+// and the active version of each policy in it.
+type CurrentPolicy struct {
+	CurrentSnapshot
+	Active []host.PolicyVersion
+}
+
+// Current reports what the domain serves as current: what a selection of
+// host.Current resolves to at this moment (revoked generations included:
+// a current generation that is revoked is refused, not skipped).
+func (d *Domain) Current() Current {
+	s := d.served()
+	var out Current
+	for _, id := range slices.Sorted(maps.Keys(s.registries)) {
+		if g, ok := s.current(s.registries, id); ok {
+			out.Registries = append(out.Registries, CurrentSnapshot{ID: id, Generation: g})
+		}
+	}
+	for _, id := range slices.Sorted(maps.Keys(s.policies)) {
+		g, ok := s.current(s.policies, id)
+		if !ok {
+			continue
+		}
+		active, _ := d.host.ActivePolicies(id, g) // served generations are held; none listed otherwise
+		out.Policies = append(out.Policies, CurrentPolicy{CurrentSnapshot: CurrentSnapshot{ID: id, Generation: g}, Active: active})
+	}
+	return out
+}
+
+// CanRead reports whether c may read what the domain serves as current:
+// a caller that holds any of the domain's protocol roles or is one of its
+// executors.
+func (d *Domain) CanRead(c host.Caller) bool { return d.host.HoldsAnyRole(c) || d.host.IsExecutor(c) }
 
 // Standing reports, as a *RefusalError, whether the Authorization a, signed by
 // the domain's key keyID, may still validate and consume (see

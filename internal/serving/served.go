@@ -161,6 +161,15 @@ func parseGeneration(s string) (uint64, bool) {
 	return n, true
 }
 
+// current returns the highest generation served under id.
+func (s *Served) current(served map[string][]Generation, id string) (string, bool) {
+	gs := served[id]
+	if len(gs) == 0 || gs[len(gs)-1].Generation == 0 {
+		return "", false
+	}
+	return strconv.FormatUint(gs[len(gs)-1].Generation, 10), true
+}
+
 // selectable checks one selection of a new Authorization against the
 // generations served under its identity.
 func (s *Served) selectable(kind RevocationKind, served map[string][]Generation, id, gen, path string, now time.Time) error {

@@ -276,3 +276,76 @@ func TestAuthorizeDecidesOnlyOnServedSnapshots(t *testing.T) {
 		})
 	}
 }
+
+// TestAGraceChangeKeepsTheDomain: a HostAuthority whose rollout grace
+// changed is the same domain (the same instance and signing key, so every
+// Authorization in flight keeps validating); only what is selectable
+// changes.
+func TestAGraceChangeKeepsTheDomain(t *testing.T) {
+	t.Parallel()
+	set := samples(t)
+	s := store.New()
+	fill(t, s, set, "uid-1")
+	before, _ := s.ByName("payments", "payments-host")
+	sel := serving.Selection{RegistryID: "primary-registry", RegistryGeneration: "1", PolicyID: "payments-policy", PolicyGeneration: "1",
+		DefinitionID: "payments-guardrails", DefinitionGeneration: "1"}
+	now := time.Unix(1_800_000_000, 0)
+	if _, err := before.Select(sel, now); serving.ReasonOf(err) != serving.Superseded {
+		t.Fatalf("generation 1 without a grace: %v, want superseded", err)
+	}
+	spec := domainSpec(t, &set.HostAuthorities[0], "uid-1", key(1))
+	spec.Grace = serving.Grace{Generations: 1}
+	if _, replaced, err := s.EnsureDomain(spec); err != nil || replaced {
+		t.Fatalf("a grace change: replaced %v, %v; want the same domain", replaced, err)
+	}
+	after, _ := s.ByName("payments", "payments-host")
+	if after.Instance() != before.Instance() || after.KeyID() != before.KeyID() {
+		t.Error("a grace change made a new domain or signing key")
+	}
+	if _, err := after.Select(sel, now); err != nil {
+		t.Errorf("generation 1 within a grace of one generation: %v", err)
+	}
+}
+
+// TestTheCurrentSelectionIsWhatIsServed: current is the highest generation
+// the domain serves, not the highest its Host holds: a withdrawn
+// generation (its object deleted) is no longer current.
+func TestTheCurrentSelectionIsWhatIsServed(t *testing.T) {
+	t.Parallel()
+	set := samples(t)
+	s := store.New()
+	fill(t, s, set, "uid-1")
+	d, _ := s.ByName("payments", "payments-host")
+	current := serving.Selection{RegistryID: "primary-registry", RegistryGeneration: host.Current, PolicyID: "payments-policy", PolicyGeneration: host.Current,
+		DefinitionID: "payments-guardrails", DefinitionGeneration: host.Current}
+	now := time.Unix(1_800_000_000, 0)
+	got, err := d.Select(current, now)
+	want := serving.Selection{RegistryID: "primary-registry", RegistryGeneration: "1", PolicyID: "payments-policy", PolicyGeneration: "2",
+		DefinitionID: "payments-guardrails", DefinitionGeneration: "2"}
+	if err != nil || got != want {
+		t.Fatalf("Select = %+v, %v; want %+v", got, err, want)
+	}
+	wantCurrent := serving.Current{
+		Registries: []serving.CurrentSnapshot{{ID: "primary-registry", Generation: "1"}},
+		Policies: []serving.CurrentPolicy{{CurrentSnapshot: serving.CurrentSnapshot{ID: "payments-policy", Generation: "2"},
+			Active: []host.PolicyVersion{{PolicyID: "payments-guardrails", Generation: "2"}}}},
+	}
+	if diff := cmp.Diff(wantCurrent, d.Current()); diff != "" {
+		t.Errorf("Current (-want +got):\n%s", diff)
+	}
+	s.RemovePolicy("payments", "payments-policy-2")
+	d, _ = s.ByName("payments", "payments-host")
+	want.PolicyGeneration, want.DefinitionGeneration = "1", "1"
+	wantCurrent.Policies[0].Generation, wantCurrent.Policies[0].Active[0].Generation = "1", "1"
+	if diff := cmp.Diff(wantCurrent, d.Current()); diff != "" {
+		t.Errorf("Current after generation 2 was withdrawn (-want +got):\n%s", diff)
+	}
+	if got, err := d.Select(current, now); err != nil || got != want {
+		t.Errorf("after generation 2 was withdrawn: Select = %+v, %v; want %+v", got, err, want)
+	}
+	s.RemoveRegistry("payments", "primary-registry-1")
+	d, _ = s.ByName("payments", "payments-host")
+	if _, err := d.Select(current, now); serving.ReasonOf(err) != serving.NotServed {
+		t.Errorf("no registry served: %v, want notServed", err)
+	}
+}

@@ -22,12 +22,13 @@ import (
 // +kubebuilder:webhook:path=/mutate-stk-toolgate-dev-v1alpha1-policysnapshot,mutating=true,failurePolicy=fail,sideEffects=None,groups=stk.toolgate.dev,resources=policysnapshots,verbs=create;update,versions=v1alpha1,name=mpolicysnapshot.stk.toolgate.dev,admissionReviewVersions=v1
 
 var (
-	errNoRequest        = errors.New("toolgate: no admission request in the context")
-	errReadFailed       = errors.New("toolgate: the referenced objects could not be read")
-	errNotAdministrator = errors.New("the requesting user does not hold policyAdministrationAuthority in the referenced HostAuthority")
-	errDomainNotReady   = errors.New("the referenced HostAuthority is not ready: wait until its Ready condition is True")
-	errNoName           = errors.New("toolgate objects are created with metadata.name (generateName cannot satisfy the name rule)")
-	errAppendOnly       = errors.New("revocations are append-only: publish a new generation, tool version or key instead of deleting one")
+	errNoRequest            = errors.New("toolgate: no admission request in the context")
+	errReadFailed           = errors.New("toolgate: the referenced objects could not be read")
+	errNotAdministrator     = errors.New("the requesting user does not hold policyAdministrationAuthority in the referenced HostAuthority")
+	errNotAdministratorHere = errors.New("the requesting user does not hold policyAdministrationAuthority in this HostAuthority, so may not change its rollout")
+	errDomainNotReady       = errors.New("the referenced HostAuthority is not ready: wait until its Ready condition is True")
+	errNoName               = errors.New("toolgate objects are created with metadata.name (generateName cannot satisfy the name rule)")
+	errAppendOnly           = errors.New("revocations are append-only: publish a new generation, tool version or key instead of deleting one")
 )
 
 // PublisherDefaulter records the admission user in the publisher

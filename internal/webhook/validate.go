@@ -24,7 +24,13 @@ import (
 // +kubebuilder:webhook:path=/validate-stk-toolgate-dev-v1alpha1-policysnapshot,mutating=false,failurePolicy=fail,sideEffects=None,groups=stk.toolgate.dev,resources=policysnapshots,verbs=create;update,versions=v1alpha1,name=vpolicysnapshot.stk.toolgate.dev,admissionReviewVersions=v1
 
 // HostAuthorityValidator admits a HostAuthority that builds a Host domain.
-type HostAuthorityValidator struct{}
+type HostAuthorityValidator struct {
+	// Offline checks an update without an admission user (toolgate
+	// validate --against): a changed rollout is checked for its rules
+	// only, since who applies it is the webhook's to check. The webhook
+	// itself never sets it, so a missing admission request refuses there.
+	Offline bool
+}
 
 var _ admission.Validator[*v1alpha1.HostAuthority] = HostAuthorityValidator{}
 
@@ -34,9 +40,31 @@ func (HostAuthorityValidator) ValidateCreate(_ context.Context, o *v1alpha1.Host
 	return nil, invalid("HostAuthority", o.Name, err)
 }
 
-// ValidateUpdate admits no change of the spec or of the publisher.
-func (HostAuthorityValidator) ValidateUpdate(_ context.Context, old, o *v1alpha1.HostAuthority) (admission.Warnings, error) {
-	return nil, immutable("HostAuthority", old, o, equality.Semantic.DeepEqual(old.Spec, o.Spec))
+// ValidateUpdate admits no change of the spec or of the publisher, and a
+// change of the rollout only by a user that holds
+// policyAdministrationAuthority in the domain
+// (publication.HostAuthorityUpdate).
+func (v HostAuthorityValidator) ValidateUpdate(ctx context.Context, old, o *v1alpha1.HostAuthority) (admission.Warnings, error) {
+	if err := immutable("HostAuthority", old, o, equality.Semantic.DeepEqual(old.Spec, o.Spec)); err != nil {
+		return nil, err
+	}
+	if equality.Semantic.DeepEqual(old.Rollout, o.Rollout) {
+		return nil, nil // the spec and the rollout as admitted before
+	}
+	if v.Offline {
+		_, err := publication.HostAuthority(o)
+		return nil, invalid("HostAuthority", o.Name, err)
+	}
+	req, err := admission.RequestFromContext(ctx)
+	if err != nil {
+		return nil, apierrors.NewInternalError(errNoRequest)
+	}
+	err = publication.HostAuthorityUpdate(old, o, host.Caller{Name: req.UserInfo.Username, Groups: slices.Clone(req.UserInfo.Groups)})
+	if publication.NotAdministrator(err) {
+		return nil, apierrors.NewForbidden(schema.GroupResource{Group: v1alpha1.Group, Resource: "hostauthorities"}, o.Name,
+			errNotAdministratorHere)
+	}
+	return nil, invalid("HostAuthority", o.Name, err)
 }
 
 // ValidateDelete admits every delete: the controllers withdraw the domain.

@@ -160,6 +160,46 @@ func TestUpdatesKeepSpecAndPublisher(t *testing.T) {
 	}
 }
 
+func TestTheHostAuthorityRolloutChangesOnlyByAnAdministrator(t *testing.T) {
+	t.Parallel()
+	old := samples(t).HostAuthorities[0].DeepCopy()
+	v := webhook.HostAuthorityValidator{}
+	graced := old.DeepCopy()
+	graced.Rollout = &v1alpha1.HostAuthorityRollout{SupersededGrace: &v1alpha1.SupersededGrace{Generations: "1"}}
+	ctx := func(user string) context.Context { return as(admissionv1.Update, user, nil, old) }
+
+	if _, err := v.ValidateUpdate(ctx("system:serviceaccount:argocd:argocd-application-controller"), old, graced); err != nil {
+		t.Errorf("an administrator's grace was rejected: %v", err)
+	}
+	if _, err := v.ValidateUpdate(ctx("system:serviceaccount:payments:payments-agent-runtime"), old, graced); !apierrors.IsForbidden(err) {
+		t.Errorf("an agent runtime's grace: %v, want Forbidden", err)
+	}
+	relabelled := old.DeepCopy()
+	relabelled.Labels = map[string]string{"team": "payments"}
+	if _, err := v.ValidateUpdate(ctx("system:serviceaccount:toolgate-system:toolgate-manager"), old, relabelled); err != nil {
+		t.Errorf("a metadata update was rejected: %v", err)
+	}
+	malformed := graced.DeepCopy()
+	malformed.Rollout.SupersededGrace.Seconds = "0"
+	if _, err := v.ValidateUpdate(ctx("system:serviceaccount:argocd:argocd-application-controller"), old, malformed); !apierrors.IsInvalid(err) {
+		t.Errorf("a malformed grace: %v, want Invalid", err)
+	}
+	if _, err := v.ValidateUpdate(context.Background(), old, graced); !apierrors.IsInternalError(err) {
+		t.Errorf("a grace without an admission request: %v, want an internal error", err)
+	}
+	if _, err := (webhook.HostAuthorityValidator{Offline: true}).ValidateUpdate(context.Background(), old, graced); err != nil {
+		t.Errorf("the offline check of a well-formed grace: %v", err)
+	}
+	if _, err := (webhook.HostAuthorityValidator{Offline: true}).ValidateUpdate(context.Background(), old, malformed); !apierrors.IsInvalid(err) {
+		t.Errorf("the offline check of a malformed grace: %v, want Invalid", err)
+	}
+	respecced := graced.DeepCopy()
+	respecced.Spec.MaxAuthorizationLifetimeSeconds = "60"
+	if _, err := v.ValidateUpdate(ctx("system:serviceaccount:argocd:argocd-application-controller"), old, respecced); !apierrors.IsInvalid(err) {
+		t.Errorf("a spec change alongside the rollout: %v, want Invalid", err)
+	}
+}
+
 func TestPublisherDefaulter(t *testing.T) {
 	t.Parallel()
 	set := samples(t)

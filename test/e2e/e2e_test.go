@@ -560,6 +560,19 @@ var _ = Describe("toolgate manager processes", Ordered, func() {
 			_, err = asP(p, agent).Authorize(ctx, req)
 			expectCode(err, http.StatusConflict, "superseded")
 		}
+		// current is the allow example leaving the selection to the service.
+		current := func() tgclient.AuthorizeRequest {
+			req, _ := renamed("current-" + nonce())
+			req.Registry.Generation, req.Policy.SnapshotGeneration, req.Policy.PolicyGeneration = tgclient.Current, tgclient.Current, tgclient.Current
+			return req
+		}
+		By("an agent selecting \"current\" gets generation 2's active version 2 and an artifact")
+		for _, p := range allProcs() {
+			res, err := asP(p, agent).Authorize(ctx, current())
+			Expect(err).NotTo(HaveOccurred(), p.name)
+			Expect(res.Selection.Policy.SnapshotGeneration+"/"+res.Selection.Policy.PolicyGeneration).To(Equal("2/2"), p.name)
+			Expect(res.Authorization).NotTo(BeNil(), p.name)
+		}
 		By("an artifact is issued under generation 2 while it is current")
 		req2, exp2 := selecting("2", "2")
 		issued, err := as(0, agent).Authorize(ctx, req2)
@@ -571,6 +584,15 @@ var _ = Describe("toolgate manager processes", Ordered, func() {
 		expectReady(gen3)
 		currentGeneration = "3"
 
+		By("the agent selecting \"current\" is refused nothing: every process decides with generation 3's active version 3")
+		for _, p := range allProcs() {
+			Eventually(func(g Gomega) {
+				res, err := asP(p, agent).Authorize(ctx, current())
+				g.Expect(err).NotTo(HaveOccurred())
+				g.Expect(res.Selection.Policy.SnapshotGeneration + "/" + res.Selection.Policy.PolicyGeneration).To(Equal("3/3"))
+				g.Expect(res.Decision.MatchedRules).To(ContainElement(ContainSubstring(rule)))
+			}).WithTimeout(30*time.Second).WithPolling(250*time.Millisecond).Should(Succeed(), p.name)
+		}
 		By("every process decides with generation 3 when it is selected")
 		for _, p := range allProcs() {
 			Eventually(func(g Gomega) {

@@ -401,6 +401,46 @@ var _ = Describe("publication through the webhooks and controllers", Ordered, fu
 		expectRejected(asMallor.Create(ctx, ps), apierrors.IsForbidden, []string{"policyAdministrationAuthority"}, mallory)
 	})
 
+	It("change the rollout grace on the existing domain: a policy administrator's only, the domain and its key kept", func() {
+		// Generation 3 of payments-policy is current (the successor spec
+		// above): generation 2 is superseded until a grace covers it.
+		before, ok := served.Domain(ns, authority)
+		Expect(ok).To(BeTrue())
+		pinned := serving.Selection{RegistryID: "primary-registry", RegistryGeneration: "1", PolicyID: "payments-policy", PolicyGeneration: "2",
+			DefinitionID: "payments-guardrails", DefinitionGeneration: "2"}
+		selectable := func() error {
+			d, ok := served.ByName(ns, authority)
+			if !ok {
+				return errors.New("the domain is not served")
+			}
+			_, err := d.Select(pinned, time.Now())
+			return err
+		}
+		Expect(serving.ReasonOf(selectable())).To(Equal(serving.Superseded))
+
+		// setRollout writes r as c's user onto the latest object (the
+		// controller writes the object too: a stale one conflicts).
+		setRollout := func(c client.Client, r *v1alpha1.HostAuthorityRollout) error {
+			var latest v1alpha1.HostAuthority
+			if err := admin.Get(ctx, client.ObjectKey{Namespace: ns, Name: authority}, &latest); err != nil {
+				return err
+			}
+			latest.Rollout = r
+			return c.Update(ctx, &latest)
+		}
+		grace := &v1alpha1.HostAuthorityRollout{SupersededGrace: &v1alpha1.SupersededGrace{Generations: "1"}}
+		expectRejected(setRollout(asMallor, grace), apierrors.IsForbidden, []string{"policyAdministrationAuthority"})
+		Eventually(func() error { return setRollout(asAlice, grace) }).Should(Succeed())
+		Eventually(selectable).Should(Succeed())
+		after, ok := served.Domain(ns, authority)
+		Expect(ok).To(BeTrue())
+		Expect(after.UID).To(Equal(before.UID))
+		Expect(after.KeyID).To(Equal(before.KeyID), "a grace change is not a new domain")
+
+		Eventually(func() error { return setRollout(asAlice, nil) }).Should(Succeed())
+		Eventually(func() serving.Reason { return serving.ReasonOf(selectable()) }).Should(Equal(serving.Superseded))
+	})
+
 	It("never serve objects that reached etcd without the webhook", func() {
 		var mwc admissionregistrationv1.MutatingWebhookConfigurationList
 		var vwc admissionregistrationv1.ValidatingWebhookConfigurationList

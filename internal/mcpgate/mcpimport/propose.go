@@ -40,20 +40,23 @@ const (
 	ProposeMultipleOf  = "number with multipleOf 10^-k: a decimal at scale k"
 	ProposeNullable    = "nullable: a union whose null alternative is its tag alone"
 	ProposeUnion       = "alternatives of differing JSON kinds: a union tagged by the kind"
-	ProposeJSONOpen    = "open object: bound as the digest of its RFC 8785 form"
-	ProposeJSONUnion   = "alternatives of one JSON kind cannot be told apart by kind: bound as a digest"
-	ProposeJSONArray   = "array with uniqueItems or more than 64 elements: bound as a digest"
+	ProposeJSONOpen    = "open object: json of kind object, bound as the digest of its RFC 8785 form; its members are not checked: the upstream validates them"
+	ProposeJSONUnion   = "alternatives of one JSON kind cannot be told apart by kind: json of the kinds they name, bound as a digest; the alternatives' own constraints are not checked: the upstream validates them"
+	ProposeJSONArray   = "array with uniqueItems or more than 64 elements: json of kind array, bound as a digest; its items, uniqueItems, minItems and maxItems are not checked: the upstream validates them"
+	ProposeJSONMembers = "the schema of the undeclared members is not checked by the json node: the upstream validates it"
+	ProposeJSONReq     = "required members of an open object are not checked by the json node: the upstream validates them"
+	ProposeJSONNoKind  = "json: the schema names no type here, so any JSON kind is taken (no kinds): the upstream validates it"
 	ProposeArrayBound  = "array bounded to the protocol's 64 elements"
 	ProposeHeader      = "x-mcp-header: the gateway checks the Mcp-Param header against the body"
 	ProposeAnnotation  = "format is an annotation here (not asserted): not enforced"
-	ProposeJSONCycle   = "$ref cycle: a recursive value is bound as a digest"
+	ProposeJSONCycle   = "$ref cycle: a recursive value is json of the kinds its type names, bound as a digest; its constraints are not checked: the upstream validates them"
 	ProposeUnsigned    = "integer with minimum 0: unsignedInteger"
 	ProposeExclusive   = "exclusive bound: the nearest value inside it at the node's scale"
 	ProposeDefaultSkip = "default not applied: an absent optional argument stays absent"
 	ProposeNoArguments = "no declared arguments: the trivial profile, which takes the empty object only"
 	ProposeCaseByPlace = "enumeration values with no distinct protocol token of their own: named case-N by their place in the list (the JSON keeps the value); the reviewer may name them"
 	ProposeBoolEnum    = "boolean enum: bool, with the one value as const"
-	ProposeJSONAny     = "no type and no constraint: any JSON value, bound as a digest"
+	ProposeJSONAny     = "no type and no constraint: any JSON value of any kind (json with no kinds, as the schema), bound as a digest"
 	ProposeIntFormat   = "integer format: its range as exact bounds"
 	ProposeNames       = "propertyNames {type: string} holds for every member name: nothing to enforce"
 	ProposeClosed      = "open object with declared members: closed to them (an undeclared member refuses); bind the whole object as json to take them"
@@ -89,6 +92,9 @@ func ProposeProfile(tool string, inputSchema []byte) ProfileProposal {
 		// object that omits additionalProperties narrows (undeclared
 		// members refuse), as it does for every declared object.
 		root = pr.node(m, "")
+		if req, _ := m["required"].([]any); len(req) > 0 {
+			pr.refused("/required", "a required member is not in properties")
+		}
 		if len(pr.refuse) == 0 {
 			root = argprofile.NodeDraft{Choice: "object", Members: []argprofile.MemberDraft{}}
 			if m["additionalProperties"] == nil {
@@ -149,7 +155,14 @@ func (p *proposer) node(m map[string]any, ptr string) argprofile.NodeDraft {
 	}
 	for _, k := range []string{"anyOf", "oneOf"} {
 		if alts, ok := m[k].([]any); ok {
-			return p.alternatives(alts, ptr+"/"+k)
+			for _, o := range sortedKeys(m) {
+				// Beside the alternatives a keyword applies too; type is
+				// held (the kinds, or each alternative within it).
+				if o != k && o != "type" && !annotationKeywords[o] && o != "x-mcp-header" && o != "$defs" && o != "definitions" {
+					p.refused(ptr+"/"+escape(o), "keyword "+o+" beside "+k+" cannot be held; dropping it could widen")
+				}
+			}
+			return p.alternatives(alts, ptr+"/"+k, p.typeKinds(m))
 		}
 	}
 	switch t := m["type"].(type) {
@@ -179,7 +192,7 @@ func (p *proposer) node(m map[string]any, ptr string) argprofile.NodeDraft {
 		if len(alts) == 1 {
 			return p.node(alts[0].(map[string]any), ptr)
 		}
-		return p.alternatives(alts, ptr+"/type")
+		return p.alternatives(alts, ptr+"/type", nil)
 	}
 	if !slices.ContainsFunc(sortedKeys(m), func(k string) bool { return !annotationKeywords[k] }) {
 		p.reason(ptr, ProposeJSONAny)
@@ -296,7 +309,16 @@ func (p *proposer) object(m map[string]any, ptr string) argprofile.NodeDraft {
 	props, _ := m["properties"].(map[string]any)
 	if ap, ok := m["additionalProperties"]; len(props) == 0 && (!ok || ap != false) {
 		p.reason(ptr, ProposeJSONOpen)
-		return argprofile.NodeDraft{Choice: "json"}
+		// What an open object's schema says of its members is the
+		// upstream's to check: each such keyword is named, never dropped
+		// unseen.
+		if sub, _ := ap.(map[string]any); sub != nil && slices.ContainsFunc(sortedKeys(sub), func(k string) bool { return !annotationKeywords[k] }) {
+			p.reason(ptr+"/additionalProperties", ProposeJSONMembers)
+		}
+		if req, _ := m["required"].([]any); len(req) > 0 {
+			p.reason(ptr+"/required", ProposeJSONReq)
+		}
+		return argprofile.NodeDraft{Choice: "json", Kinds: []string{"object"}}
 	}
 	if ap, ok := m["additionalProperties"]; ok && ap != false {
 		p.reason(ptr+"/additionalProperties", ProposeClosed)
@@ -393,10 +415,10 @@ func (p *proposer) str(m map[string]any, ptr string) argprofile.NodeDraft {
 		case n.Choice == "text" && argprofile.ValidPattern(pat, true):
 			n.Choice, n.Bind = "string", ""
 			p.reason(ptr+"/pattern", ProposeASCIIPat)
-		case len(pat) > 256:
-			p.refused(ptr+"/pattern", "a pattern over 256 octets (the profile's limit) cannot be held; dropping it would widen")
+		case len(pat) > argprofile.MaxPatternOctets:
+			p.refused(ptr+"/pattern", "a pattern over 1,024 octets (the profile's limit) cannot be held; dropping it would widen")
 		default:
-			p.refused(ptr+"/pattern", "a pattern outside the dialect ECMA-262 and RE2 agree on cannot be held; dropping it would widen")
+			p.refused(ptr+"/pattern", "a pattern outside the dialect ECMA-262 and RE2 agree on, or over 1,024 program instructions (the profile's limit), cannot be held; dropping it would widen")
 		}
 	}
 	n.Const = p.constant(m)
@@ -578,7 +600,7 @@ func (p *proposer) array(m map[string]any, ptr string) argprofile.NodeDraft {
 	max := intAt(m, "maxItems")
 	if m["uniqueItems"] == true || max != nil && *max > 64 {
 		p.reason(ptr, ProposeJSONArray)
-		return argprofile.NodeDraft{Choice: "json"}
+		return argprofile.NodeDraft{Choice: "json", Kinds: []string{"array"}}
 	}
 	if items == nil {
 		p.refused(ptr+"/items", "an array needs one item schema")
@@ -595,7 +617,10 @@ func (p *proposer) array(m map[string]any, ptr string) argprofile.NodeDraft {
 var whenOf = map[string]string{"null": "null", "boolean": "bool", "integer": "integer", "number": "number",
 	"string": "string", "array": "array", "object": "object"}
 
-func (p *proposer) alternatives(alts []any, ptr string) argprofile.NodeDraft {
+// alternatives proposes a union of alternatives of differing JSON kinds,
+// or json of the kinds they name; own is the kinds the type beside them
+// names (nil: none), which every alternative must lie within.
+func (p *proposer) alternatives(alts []any, ptr string, own []string) argprofile.NodeDraft {
 	n := argprofile.NodeDraft{Choice: "union"}
 	numbers, nullable := false, false
 	reasons := len(p.reasons) // an abandoned alternative's reasons are not the proposal's
@@ -606,7 +631,10 @@ func (p *proposer) alternatives(alts []any, ptr string) argprofile.NodeDraft {
 		if m == nil || !ok || (numbers && (t == "integer" || t == "number")) || slices.ContainsFunc(n.Alternatives, func(x argprofile.AlternativeDraft) bool { return x.When == when }) {
 			p.reasons = p.reasons[:reasons]
 			p.reason(ptr, ProposeJSONUnion)
-			return argprofile.NodeDraft{Choice: "json"}
+			return p.jsonOf(ptr, intersectKinds(own, p.schemaKinds(map[string]any{"anyOf": alts}, nil)))
+		}
+		if own != nil && len(intersectKinds(own, []string{t})) == 0 {
+			p.refused(ptr+"/"+strconv.Itoa(i), "an alternative of a kind the type beside it does not name cannot be held: the union would take it")
 		}
 		numbers = numbers || t == "integer" || t == "number"
 		alt := argprofile.AlternativeDraft{When: when, Tag: when}
@@ -635,11 +663,112 @@ func (p *proposer) ref(ref, ptr string) argprofile.NodeDraft {
 	}
 	if slices.Contains(p.inRef, ref) {
 		p.reason(ptr+"/$ref", ProposeJSONCycle)
-		return argprofile.NodeDraft{Choice: "json"}
+		return p.jsonOf(ptr, p.schemaKinds(target, nil))
 	}
 	p.inRef = append(p.inRef, ref)
 	defer func() { p.inRef = p.inRef[:len(p.inRef)-1] }()
 	return p.node(target, ptr)
+}
+
+// schemaKinds is the JSON kinds a schema's type keywords name: its type,
+// the kinds of its anyOf or oneOf alternatives, a local $ref's target, the
+// tighter where several apply. It is nil when a path names no type (any
+// kind); refs guards a cycle.
+func (p *proposer) schemaKinds(m map[string]any, refs []string) []string {
+	own := p.typeKinds(m)
+	if ref, ok := m["$ref"].(string); ok {
+		target := resolvePointer(p.root, ref)
+		if target == nil || slices.Contains(refs, ref) {
+			return own
+		}
+		return intersectKinds(own, p.schemaKinds(target, append(refs, ref)))
+	}
+	for _, k := range []string{"anyOf", "oneOf"} {
+		alts, ok := m[k].([]any)
+		if !ok {
+			continue
+		}
+		var all []string
+		for _, a := range alts {
+			am, _ := a.(map[string]any)
+			var ks []string
+			if am != nil {
+				ks = p.schemaKinds(am, refs)
+			}
+			if ks == nil {
+				return own
+			}
+			for _, x := range ks {
+				if !slices.Contains(all, x) {
+					all = append(all, x)
+				}
+			}
+		}
+		return intersectKinds(own, all)
+	}
+	return own
+}
+
+// typeKinds is the kinds a schema's own type keyword names, nil without
+// one.
+func (p *proposer) typeKinds(m map[string]any) []string {
+	switch t := m["type"].(type) {
+	case string:
+		return []string{t}
+	case []any:
+		out := []string{}
+		for _, x := range t {
+			s, _ := x.(string)
+			out = append(out, s)
+		}
+		return out
+	}
+	return nil
+}
+
+// intersectKinds is the kinds both lists take (nil takes any kind); an
+// integer is a number too.
+func intersectKinds(a, b []string) []string {
+	switch {
+	case a == nil:
+		return b
+	case b == nil:
+		return a
+	}
+	out := []string{}
+	for _, x := range a {
+		for _, y := range b {
+			k := ""
+			switch {
+			case x == y:
+				k = x
+			case x == "integer" && y == "number", x == "number" && y == "integer":
+				k = "integer"
+			}
+			if k != "" && !slices.Contains(out, k) {
+				out = append(out, k)
+			}
+		}
+	}
+	return out
+}
+
+// jsonOf is the json node of the given kinds, sorted; with none named
+// (nil) it says so, and with none left it refuses.
+func (p *proposer) jsonOf(ptr string, kinds []string) argprofile.NodeDraft {
+	switch {
+	case kinds == nil:
+		p.reason(ptr, ProposeJSONNoKind)
+		return argprofile.NodeDraft{Choice: "json"}
+	case len(kinds) == 0:
+		p.refused(ptr, "no JSON kind is named by both the type and the alternatives: nothing to take")
+	}
+	for _, k := range kinds {
+		if _, ok := whenOf[k]; !ok {
+			p.refused(ptr, "type "+k+" is not a JSON Schema type")
+		}
+	}
+	return argprofile.NodeDraft{Choice: "json", Kinds: slices.Sorted(slices.Values(kinds))}
 }
 
 // resolvePointer resolves a local reference, a JSON pointer into the
