@@ -31,8 +31,9 @@ const (
 // forwards it. Absent, the gateway consumes the Authorization an agent
 // runtime attached under params._meta.
 type HostConfig struct {
-	// Registry and Policy are the exact snapshots every Authorization
-	// selects: a reviewed selection, changed with the policy it names.
+	// Registry and Policy are what every Authorization selects: exact
+	// generations, or client.Current ("current") for the service to
+	// resolve at each call (docs/api.md, "Current generations").
 	Registry HostRegistry `json:"registry"`
 	Policy   HostPolicy   `json:"policy"`
 	// Identity maps the verified client to a protocol subject and tenant.

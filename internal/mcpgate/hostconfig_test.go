@@ -42,7 +42,7 @@ func TestHostModeConfigurationReportsEveryInvalidFieldAtOnce(t *testing.T) {
 	edits := []struct {
 		rule, from, to, path string
 	}{
-		{"the registry is named exactly", `registry: {snapshotID: coding-registry, generation: "1"}`, `registry: {snapshotID: coding-registry}`, "host.registry"},
+		{"the registry is named exactly", `registry: {snapshotID: coding-registry, generation: current}`, `registry: {snapshotID: coding-registry}`, "host.registry"},
 		{"the policy is named exactly", `policyID: host-mode, `, ``, "host.policy"},
 		{"a mapped subject is a protocol identity", `as: alice}`, `as: Alice}`, "host.identity.subjects[0].as"},
 		{"exactly one of tenant and tenantGroupPrefix", "    tenant: acme\n", "    tenant: acme\n    tenantGroupPrefix: \"tenant:\"\n", "host.identity"},
