@@ -139,3 +139,41 @@ func TestHostEvidenceWindowEndsAtTheCredentialsExpiry(t *testing.T) {
 		})
 	}
 }
+
+// TestHostSessionIsAProtocolIdentityThatRepeatsNoInput: the session of a
+// call is a protocol identity, the same for the same MCP session or
+// credential, different across them, and holds neither the session id nor
+// the subject.
+func TestHostSessionIsAProtocolIdentityThatRepeatsNoInput(t *testing.T) {
+	alice := clientauth.Identity{Issuer: "https://idp", Subject: "alice", Expiry: time.Unix(1_800_000_000, 0)}
+	bob := alice
+	bob.Subject = "bob"
+	later := alice
+	later.Expiry = later.Expiry.Add(time.Hour)
+	sessions := map[string]string{
+		"mcp session s1":             hostSession("s1-0123456789", alice),
+		"mcp session s2":             hostSession("s2-0123456789", alice),
+		"alice's credential":         hostSession("", alice),
+		"bob's credential":           hostSession("", bob),
+		"alice's renewed credential": hostSession("", later),
+	}
+	seen := map[string]string{}
+	for name, s := range sessions {
+		if !controlledRe.MatchString(s) {
+			t.Errorf("%s: %q is not a protocol identity", name, s)
+		}
+		if strings.Contains(s, "alice") || strings.Contains(s, "0123456789") {
+			t.Errorf("%s: %q repeats an input", name, s)
+		}
+		if other, ok := seen[s]; ok {
+			t.Errorf("%s and %s share the session %q", name, other, s)
+		}
+		seen[s] = name
+	}
+	if hostSession("s1-0123456789", bob) != sessions["mcp session s1"] {
+		t.Error("the MCP session's digest depends on more than the session id")
+	}
+	if hostSession("", alice) != sessions["alice's credential"] {
+		t.Error("the credential's session is not deterministic")
+	}
+}
