@@ -43,7 +43,7 @@ func reusedAt(err error, field string) bool {
 func CheckIdentityReuse(ctx context.Context, stores []consume.Store) error {
 	r := NewRecord(NewDomain())
 	if err := stores[0].Held(ctx, r.Key.Domain, r.Identities); err != nil {
-		return fmt.Errorf("Held before the Consume: %v, want nil", err)
+		return fmt.Errorf("held before the Consume: %v, want nil", err)
 	}
 	if err := stores[0].Consume(ctx, r); err != nil {
 		return fmt.Errorf("first Consume: %w", err)
@@ -103,7 +103,7 @@ func CheckIdentitiesAtomic(ctx context.Context, stores []consume.Store) error {
 		return fmt.Errorf("a binding sharing the consumption identity: %v, want ErrIdentityReused", err)
 	}
 	if err := stores[len(stores)-1].Held(ctx, r.Key.Domain, [3]string{refused.Identities[0], refused.Identities[1], NewIdentities()[2]}); err != nil {
-		return fmt.Errorf("Held of the refused record's other identities: %v; want them free", err)
+		return fmt.Errorf("held of the refused record's other identities: %v; want them free", err)
 	}
 	third := NewRecord(r.Key.Domain)
 	third.Identities[consume.AuthorizationIdentity] = refused.Identities[consume.AuthorizationIdentity]

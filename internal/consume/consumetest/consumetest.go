@@ -279,7 +279,7 @@ func CheckUnavailable(ctx context.Context, s consume.Store, consumed consume.Key
 		}
 	}
 	if err := s.Held(ctx, NewDomain(), NewIdentities()); !errors.Is(err, consume.ErrUnavailable) {
-		return fmt.Errorf("Held: %v; want ErrUnavailable", err)
+		return fmt.Errorf("held: %v; want ErrUnavailable", err)
 	}
 	return nil
 }

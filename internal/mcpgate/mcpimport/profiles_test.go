@@ -77,7 +77,8 @@ func TestAnAcceptedProfileIsTheDefinitionsArgumentsBoundByDocRefAndSchema(t *tes
 	// Every tool that converts to a closed Schema now also gets a profile
 	// (a tool without arguments gets the trivial one), so the fixture
 	// reaches the closed-Schema fallback no more (docs/decisions.md, "MCP
-	// import: the profile is the one path").
+	// import: a tool imports with its accepted profile, the closed Schema
+	// only without one").
 	if profiled == 0 || closed != 0 {
 		t.Errorf("%d profiled and %d closed-Schema definitions, want every imported tool profiled", profiled, closed)
 	}
