@@ -132,6 +132,9 @@ func registryImport(o *registryImportOptions, rest []string, out io.Writer) erro
 			fmt.Fprintln(out, "  chose    "+f.String())
 		}
 	}
+	for _, f := range r.ToolIDs {
+		fmt.Fprintln(out, "  chose    "+f.String())
+	}
 	for _, n := range r.Narrowings {
 		fmt.Fprintln(out, "  narrowed "+n.String())
 	}

@@ -118,6 +118,9 @@ type Result struct {
 	Registry   v1alpha1.ToolRegistry
 	Gateway    mcpgate.Config
 	Narrowings []Finding
+	// ToolIDs are the toolIDs chosen for names longer than one segment,
+	// for review (the mapping is the tool names' rename table).
+	ToolIDs []Finding
 	Refusals   []Finding
 	Changes    []Change
 	// Profiles is the argument profile proposed for every tool the server
@@ -459,6 +462,16 @@ func (r *Result) add(t Tool, pp ProfileProposal, o Options, prevByName map[strin
 	}
 	seg := strings.ReplaceAll(strings.ToLower(t.Name), "_", "-")
 	toolID := o.ToolPrefix + "." + seg
+	split, splitOK := splitSegments(seg, strings.Count(o.ToolPrefix, ".")+1)
+	if !toolSegment.MatchString(seg) && splitOK {
+		// A name longer than one segment: its words, packed into
+		// segments at '-' boundaries, name the tool (the mapping is the
+		// rename table; the reviewer may choose another toolID).
+		toolID, seg = o.ToolPrefix+"."+split, strings.SplitN(split, ".", 2)[0]
+		if prev, had := prevByName[t.Name]; !had || prev.ToolID == "" {
+			r.ToolIDs = append(r.ToolIDs, Finding{t.Name, "", "a name longer than one 32-octet toolID segment: its words packed into the segments " + split})
+		}
+	}
 	profile, profiled := pp.Accepted()
 	var (
 		root           schema.Draft
@@ -562,3 +575,36 @@ func hasString(d schema.Draft) bool {
 // annotationSafe keeps an annotation line one line: a pointer of the
 // server's with a control character is shown with '?' in its place.
 func annotationSafe(p string) string { return commentSafe(p) }
+
+// splitSegments packs the '-'-separated words of seg into toolID segments
+// of at most 32 octets, in order, joined by '.'; ok is false when a word
+// alone is longer than a segment, a word is empty, or the toolID (with its
+// prefix of prefixSegments segments) would exceed 8 segments or 128 octets
+// (Sections 39 and 49).
+func splitSegments(seg string, prefixSegments int) (string, bool) {
+	var segs []string
+	cur := ""
+	for w := range strings.SplitSeq(seg, "-") {
+		switch {
+		case w == "" || len(w) > 32:
+			return "", false
+		case cur == "":
+			cur = w
+		case len(cur)+1+len(w) <= 32:
+			cur += "-" + w
+		default:
+			segs, cur = append(segs, cur), w
+		}
+	}
+	segs = append(segs, cur)
+	out := strings.Join(segs, ".")
+	if prefixSegments+len(segs) > 8 || len(out) > 128 {
+		return "", false
+	}
+	for _, s := range segs {
+		if !toolSegment.MatchString(s) {
+			return "", false
+		}
+	}
+	return out, true
+}
