@@ -120,9 +120,9 @@ type Result struct {
 	Narrowings []Finding
 	// ToolIDs are the toolIDs chosen for names longer than one segment,
 	// for review (the mapping is the tool names' rename table).
-	ToolIDs []Finding
-	Refusals   []Finding
-	Changes    []Change
+	ToolIDs  []Finding
+	Refusals []Finding
+	Changes  []Change
 	// Profiles is the argument profile proposed for every tool the server
 	// lists, in its order (docs/arguments.md). A tool with an accepted one
 	// imports with it: its definition carries the profile as arguments,

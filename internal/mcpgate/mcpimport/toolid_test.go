@@ -19,7 +19,7 @@ func TestALongToolNameIsPackedIntoSegmentsAtWordBoundaries(t *testing.T) {
 		{"manage_repository_notification_subscription", "files.manage-repository-notification.subscription"},
 		{"list_org_repository_security_advisories", "files.list-org-repository-security.advisories"},
 		{"short_name", "files.short-name"},
-		{"a" + strings.Repeat("b", 32), ""}, // one word over a segment
+		{"a" + strings.Repeat("b", 32), ""},                                // one word over a segment
 		{strings.Repeat("abcdefghijklmnopqrstuvwxyzabcdef_", 8) + "x", ""}, // over 8 segments
 	}
 	for _, tc := range tests {
