@@ -63,6 +63,24 @@ type PolicySnapshotSpec struct {
 	// +kubebuilder:validation:MinItems=1
 	// +kubebuilder:validation:MaxItems=32
 	Policies []PolicyDefinition `json:"policies"`
+	// Shadow, when set, publishes this generation as a shadow of the
+	// generation before it (docs/shadow.md): held and evaluated beside that
+	// generation while it is current, never selected, never issuing, and
+	// only until spec.shadow.until. Promoting it is publishing the next
+	// generation with identical policies and no shadow.
+	// +optional
+	Shadow *PolicyShadow `json:"shadow,omitempty"`
+}
+
+// PolicyShadow names the generation a shadow generation runs beside and
+// the end of its window.
+type PolicyShadow struct {
+	// Of is the generation this one shadows: exactly the generation before
+	// it, as canonical decimal text.
+	Of Generation `json:"of"`
+	// Until ends the shadow (RFC 3339): from then on it is not evaluated.
+	// It is after the object's creation and at most 7 days after it.
+	Until metav1.Time `json:"until"`
 }
 
 // HostAuthorityReference names a HostAuthority in the referring object's

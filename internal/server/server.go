@@ -214,6 +214,8 @@ func (s *Server) authorize(ctx context.Context, q *call, r *http.Request) (int, 
 	// Host decides, what the Authorization binds, what the response
 	// reports and what a retry must equal (docs/api.md, "Retries are
 	// safe").
+	requested := req.Policy.SnapshotGeneration
+	definitionCurrent := req.Policy.PolicyGeneration == host.Current
 	sel, err := d.Select(serving.Selection{RegistryID: req.Registry.SnapshotID, RegistryGeneration: req.Registry.Generation,
 		PolicyID: req.Policy.SnapshotID, PolicyGeneration: req.Policy.SnapshotGeneration,
 		DefinitionID: req.Policy.PolicyID, DefinitionGeneration: req.Policy.PolicyGeneration}, q.now)
@@ -229,7 +231,7 @@ func (s *Server) authorize(ctx context.Context, q *call, r *http.Request) (int, 
 	// snapshots Select found served, and the policy version once the Host
 	// found it in the snapshot (a missing one is caller input).
 	q.entry.Selection = sel.RegistryID + "@" + sel.RegistryGeneration + " " + sel.PolicyID + "@" + sel.PolicyGeneration
-	res, envelope, err := d.Authorize(HostRequest(req, q.caller, uint64(q.now.Unix())))
+	res, envelope, err := s.decide(q, d, HostRequest(req, q.caller, uint64(q.now.Unix())), requested, sel, definitionCurrent)
 	if err != nil {
 		return statusOf(err), apiError(err)
 	}
