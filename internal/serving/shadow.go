@@ -59,10 +59,15 @@ func (s *Served) shadowOf(id, gen string, now time.Time) (Shadow, bool) {
 // generation explicitly evaluates no shadow: it asked for that generation
 // and nothing else (docs/shadow.md).
 func (d *Domain) ShadowOf(requested string, sel Selection, now time.Time) (Shadow, bool) {
+	return d.served().ShadowOf(requested, sel, now)
+}
+
+// ShadowOf is Domain.ShadowOf on the served state s.
+func (s *Served) ShadowOf(requested string, sel Selection, now time.Time) (Shadow, bool) {
 	if requested != host.Current {
 		return Shadow{}, false
 	}
-	return d.served().shadowOf(sel.PolicyID, sel.PolicyGeneration, now)
+	return s.shadowOf(sel.PolicyID, sel.PolicyGeneration, now)
 }
 
 // Shadows lists the shadows the domain holds, open or not, by identity.
