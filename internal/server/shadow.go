@@ -10,13 +10,14 @@ import (
 
 // ShadowEntry is a decision-log entry's record of the shadow generation
 // evaluated beside the live Decision (docs/shadow.md, "The decision log"):
-// the shadow's generation and outcome, whether it decided otherwise, and
+// the shadow's generation, the tool called (its registry identity), the shadow's outcome, whether it decided otherwise, and
 // what differs — rule identities, reason tokens, scope and obligation
 // kinds, never an argument value. Code and Path are set, and Outcome is
 // not, when the shadow could not be evaluated. The live outcome is the
 // entry's own Outcome.
 type ShadowEntry struct {
 	Generation          string   `json:"generation"`
+	Tool                string   `json:"tool"`
 	Outcome             string   `json:"outcome,omitempty"`
 	Changed             bool     `json:"changed"`
 	RulesAdded          []string `json:"rulesAdded,omitempty"`
@@ -35,7 +36,7 @@ type ShadowEntry struct {
 
 // shadowEntryOf records the shadow sh's result r beside the live Decision.
 func shadowEntryOf(sh serving.Shadow, live *host.Decision, r host.ShadowResult) *ShadowEntry {
-	e := &ShadowEntry{Generation: sh.Generation}
+	e := &ShadowEntry{Generation: sh.Generation, Tool: live.Input().ToolID().String()}
 	if r.Err != nil {
 		w := apiError(r.Err)
 		e.Code, e.Path = w.Code, w.Path
@@ -56,6 +57,7 @@ func shadowEntryOf(sh serving.Shadow, live *host.Decision, r host.ShadowResult) 
 func (e *ShadowEntry) appendJSON(b []byte) []byte {
 	b = append(b, `{"generation":`...)
 	b = jsonlex.AppendString(b, e.Generation, jsonlex.HTMLSafe)
+	b = appendField(b, "tool", e.Tool, false)
 	b = appendField(b, "outcome", e.Outcome, true)
 	if e.Changed {
 		b = append(b, `,"changed":true`...)
@@ -132,6 +134,6 @@ func (s *Server) decide(q *call, d *serving.Domain, r host.AuthorizeRequest, req
 		return nil, "", err
 	}
 	q.entry.Shadow = shadowEntryOf(sh, res.Decision, shadow)
-	s.metrics.shadow.observe(res.Decision.Input().ToolID().String(), res.Decision.Outcome().String(), q.entry.Shadow)
+	s.metrics.shadow.observe(q.entry.Shadow.Tool, res.Decision.Outcome().String(), q.entry.Shadow)
 	return res, envelope, nil
 }

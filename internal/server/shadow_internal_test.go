@@ -29,7 +29,7 @@ func TestShadowEntryJSONIsEncodingJSON(t *testing.T) {
 	for range 2000 {
 		e := Entry{Time: UnixTime(r.Int64N(1 << 40)), Verb: "authorize", Result: str(), Outcome: str()}
 		if r.IntN(4) != 0 {
-			e.Shadow = &ShadowEntry{Generation: str(), Outcome: str(), Changed: r.IntN(2) == 0,
+			e.Shadow = &ShadowEntry{Generation: str(), Tool: str(), Outcome: str(), Changed: r.IntN(2) == 0,
 				RulesAdded: list(), RulesRemoved: list(), ReasonsAdded: list(), ReasonsRemoved: list(),
 				CapabilitiesAdded: list(), CapabilitiesRemoved: list(), ResourcesAdded: list(), ResourcesRemoved: list(),
 				ObligationsAdded: list(), ObligationsRemoved: list(), Code: str(), Path: str()}

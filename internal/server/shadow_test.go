@@ -147,7 +147,7 @@ func TestShadowNeverIssuesAndIsNeverSelectable(t *testing.T) {
 		t.Fatalf("%d %+v: the current generation must decide and issue", status, out)
 	}
 	e := lastEntry(t, s)
-	want := &server.ShadowEntry{Generation: "3", Outcome: "deny", Changed: true,
+	want := &server.ShadowEntry{Generation: "3", Tool: "payments.submit", Outcome: "deny", Changed: true,
 		RulesAdded:   []string{"deny-payments-under-review"},
 		ReasonsAdded: []string{"denyRuleMatched", "provenanceInsufficient"},
 		// A deny has no scope.
