@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/spf13/pflag"
+
 	"github.com/toolgate/toolgate/internal/server"
 )
 
@@ -62,13 +64,96 @@ type shadowRule struct {
 	Calls  int    `json:"calls"`
 }
 
+// shadowReportOptions are shadow report's flags: -o and the promotion
+// check's thresholds.
+type shadowReportOptions struct {
+	out        *outputFlags
+	failOn     *directionList
+	maxChanged float64
+}
+
+func shadowReportFlags(fs *pflag.FlagSet) *shadowReportOptions {
+	o := &shadowReportOptions{out: outputOnlyFlags(fs), failOn: &directionList{}}
+	fs.Var(o.failOn, "fail-on", "exit 1 when a call changes in one of these directions (`LIVE-SHADOW[:TOOL],...`, e.g. allow-deny or allow-deny:payments.submit; outcomes "+strings.Join(shadowOutcomes, ", ")+")")
+	fs.Float64Var(&o.maxChanged, "max-changed", 100, "exit 1 when more than this percentage of a shadow's calls change")
+	return o
+}
+
+// shadowOutcomes are the outcomes a direction names.
+var shadowOutcomes = []string{"allow", "deny", "requireConfirmation"}
+
+// directionList is --fail-on: directions, each optionally for one tool.
+// Its error names the form, never the rejected value.
+type directionList struct{ ds []failDirection }
+
+type failDirection struct{ live, shadow, tool string }
+
+func (l *directionList) String() string {
+	var out []string
+	for _, d := range l.ds {
+		s := d.live + "-" + d.shadow
+		if d.tool != "" {
+			s += ":" + d.tool
+		}
+		out = append(out, s)
+	}
+	return strings.Join(out, ",")
+}
+
+func (l *directionList) Type() string { return "directions" }
+
+func (l *directionList) Set(v string) error {
+	for _, x := range strings.Split(v, ",") {
+		dir, tool, _ := strings.Cut(x, ":")
+		live, shadow, ok := strings.Cut(dir, "-")
+		if !ok || !slices.Contains(shadowOutcomes, live) || !slices.Contains(shadowOutcomes, shadow) || strings.Contains(x, " ") {
+			return fmt.Errorf("must be directions LIVE-SHADOW[:TOOL] separated by commas, outcomes of %s", strings.Join(shadowOutcomes, ", "))
+		}
+		l.ds = append(l.ds, failDirection{live, shadow, tool})
+	}
+	return nil
+}
+
+// violations are the promotion check's findings over r.
+func (o *shadowReportOptions) violations(r shadowReport) []string {
+	var out []string
+	for _, s := range r.Shadows {
+		name := s.HostAuthority + " " + s.Snapshot + "@" + s.Generation
+		if s.Seen > 0 && 100*float64(s.Changed)/float64(s.Seen) > o.maxChanged {
+			out = append(out, fmt.Sprintf("%s changes %d of %d calls, more than %g %%", name, s.Changed, s.Seen, o.maxChanged))
+		}
+		for _, d := range s.Changes {
+			for _, f := range o.failOn.ds {
+				if f.live != d.Live || f.shadow != d.Shadow {
+					continue
+				}
+				n := d.Calls
+				if f.tool != "" {
+					n = 0
+					for _, t := range d.Tools {
+						if t.Tool == f.tool {
+							n = t.Calls
+						}
+					}
+				}
+				if n > 0 {
+					out = append(out, fmt.Sprintf("%s changes %d calls %s -> %s (--fail-on %s)", name, n, d.Live, d.Shadow, (&directionList{[]failDirection{f}}).String()))
+				}
+			}
+		}
+	}
+	return out
+}
+
 // shadowReportVerb reads decision logs (or audit records, whose lines are
-// the same with a seq) and reports every shadow generation in them.
-func shadowReportVerb(of *outputFlags, logs []string, out io.Writer) error {
+// the same with a seq) and reports every shadow generation in them; with
+// --fail-on or --max-changed it is a promotion check that exits 1 when a
+// threshold is exceeded.
+func shadowReportVerb(o *shadowReportOptions, logs []string, out io.Writer) error {
 	if err := needPaths("shadow report", logs, "decision log"); err != nil {
 		return err
 	}
-	mode, _ := of.mode()
+	mode, _ := o.out.mode()
 	var entries []server.Entry
 	for _, path := range logs {
 		es, err := readDecisionLog(path)
@@ -79,9 +164,15 @@ func shadowReportVerb(of *outputFlags, logs []string, out io.Writer) error {
 	}
 	r := summarizeShadows(entries)
 	if mode != formatText {
-		return emit(out, mode, r)
+		if err := emit(out, mode, r); err != nil {
+			return err
+		}
+	} else {
+		writeShadowText(out, r)
 	}
-	writeShadowText(out, r)
+	if v := o.violations(r); len(v) > 0 {
+		return fmt.Errorf("promotion check: %s", strings.Join(v, "; "))
+	}
 	return nil
 }
 

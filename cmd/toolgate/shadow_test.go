@@ -94,3 +94,36 @@ func TestShadowReportRejectsALineThatIsNoEntry(t *testing.T) {
 		t.Errorf("exit %d, stderr %q", r.code, r.stderr)
 	}
 }
+
+// TestShadowReportPromotionCheck: --fail-on and --max-changed exit 1,
+// naming the threshold exceeded, after the report; within them, 0.
+func TestShadowReportPromotionCheck(t *testing.T) {
+	log := shadowLog(t)
+	for _, c := range []struct {
+		name string
+		args []string
+		code int
+		want string
+	}{
+		{"a direction that occurred", []string{"--fail-on", "allow-deny"}, 1, "changes 2 calls allow -> deny (--fail-on allow-deny)"},
+		{"that direction on its tool", []string{"--fail-on", "allow-deny:payments.submit"}, 1, "(--fail-on allow-deny:payments.submit)"},
+		{"that direction on another tool", []string{"--fail-on", "allow-deny:email.send"}, 0, ""},
+		{"a direction that did not occur", []string{"--fail-on", "deny-allow,allow-requireConfirmation"}, 0, ""},
+		{"more changed than allowed", []string{"--max-changed", "50"}, 1, "changes 3 of 5 calls, more than 50 %"},
+		{"no more changed than allowed", []string{"--max-changed", "60"}, 0, ""},
+		{"an unknown outcome is a usage error", []string{"--fail-on", "allow-maybe"}, 2, "LIVE-SHADOW[:TOOL]"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			r := runCLI("", append([]string{"shadow", "report", log}, c.args...)...)
+			if r.code != c.code || !strings.Contains(r.stderr, c.want) {
+				t.Errorf("exit %d, stderr %q; want %d and %q", r.code, r.stderr, c.code, c.want)
+			}
+			if c.code != 2 && !strings.Contains(r.stdout, "5 calls seen") {
+				t.Errorf("the report is not printed: %q", r.stdout)
+			}
+			if strings.Contains(r.stderr, "maybe") {
+				t.Errorf("the rejected value is echoed: %q", r.stderr)
+			}
+		})
+	}
+}
