@@ -18,6 +18,8 @@ import (
 // +kubebuilder:printcolumn:name="Snapshot",type=string,JSONPath=`.spec.snapshotID`
 // +kubebuilder:printcolumn:name="Generation",type=string,JSONPath=`.spec.snapshotGeneration`
 // +kubebuilder:printcolumn:name="HostAuthority",type=string,JSONPath=`.spec.hostAuthorityRef.name`
+// +kubebuilder:printcolumn:name="Shadow-Of",type=string,JSONPath=`.spec.shadow.of`
+// +kubebuilder:printcolumn:name="Shadow-Until",type=date,JSONPath=`.spec.shadow.until`,priority=1
 // +kubebuilder:printcolumn:name="Ready",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].status`
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
 // +kubebuilder:validation:XValidation:rule="self.metadata.name == self.spec.snapshotID + '-' + self.spec.snapshotGeneration",message="metadata.name must be <spec.snapshotID>-<spec.snapshotGeneration>",fieldPath=".spec.snapshotID",reason="FieldValueInvalid"
