@@ -19,10 +19,11 @@ type Shadow struct {
 	Until              time.Time
 }
 
-// WithShadows returns a copy of s that also holds shadows (at most one per
-// snapshot identity: a later one in the list replaces an earlier one, and
-// the generation after Of is the only one a shadow can be, so two never
-// compete).
+// WithShadows returns a copy of s that also holds shadows, the highest
+// generation per snapshot identity: a shadow shadows the generation
+// before its own, so of two held shadows (one promoted or withdrawn, a
+// later one published) only the highest can be beside the current
+// generation.
 func (s *Served) WithShadows(shadows ...Shadow) *Served {
 	c := *s
 	c.shadows = maps.Clone(s.shadows)
@@ -30,6 +31,9 @@ func (s *Served) WithShadows(shadows ...Shadow) *Served {
 		c.shadows = map[string]Shadow{}
 	}
 	for _, sh := range shadows {
+		if held, ok := c.shadows[sh.ID]; ok && generationNumber(held.Generation) >= generationNumber(sh.Generation) {
+			continue
+		}
 		c.shadows[sh.ID] = sh
 	}
 	return &c
@@ -101,4 +105,10 @@ func (d *Domain) AuthorizeShadowed(r host.AuthorizeRequest, sh Shadow, definitio
 		envelope = signer.Seal(res.Portable)
 	}
 	return res, envelope, shadow, nil
+}
+
+// generationNumber is a generation's number, 0 for a text that is none.
+func generationNumber(g string) uint64 {
+	n, _ := parseGeneration(g)
+	return n
 }

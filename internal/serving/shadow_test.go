@@ -60,3 +60,16 @@ func TestShadowIsEvaluatedOnlyBesideTheCurrentGenerationInItsWindow(t *testing.T
 		t.Error("a shadow of p beside q")
 	}
 }
+
+// TestTheHighestShadowIsHeld: of two shadows of one identity, in either
+// order, the higher generation is the one held and evaluated.
+func TestTheHighestShadowIsHeld(t *testing.T) {
+	old := serving.Shadow{ID: "p", Generation: "2", Of: "1", Until: s0.Add(time.Hour)}
+	next := serving.Shadow{ID: "p", Generation: "4", Of: "3", Until: s0.Add(time.Hour)}
+	for _, order := range [][]serving.Shadow{{old, next}, {next, old}} {
+		s := state(serving.Grace{}, 3, nil).WithShadows(order...)
+		if sh, ok := s.ShadowOf(host.Current, sel("3"), s0); !ok || sh.Generation != "4" {
+			t.Errorf("order %v: ShadowOf = %+v, %v; want generation 4", order, sh, ok)
+		}
+	}
+}
