@@ -8,7 +8,9 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"strings"
+	"time"
 )
 
 // ErrConsumed is returned by Consume when the artifact was consumed before:
@@ -94,11 +96,23 @@ func (c *Client) call(ctx context.Context, path string, in, out any) error {
 	if err != nil {
 		return err
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.base+path, bytes.NewReader(body))
+	return c.do(ctx, http.MethodPost, path, body, out)
+}
+
+// do sends one request (a JSON body when body is not nil) and decodes the
+// 200 answer into out; any other status is an *APIError.
+func (c *Client) do(ctx context.Context, method, path string, body []byte, out any) error {
+	var rd io.Reader
+	if body != nil {
+		rd = bytes.NewReader(body)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, c.base+path, rd)
 	if err != nil {
 		return err
 	}
-	req.Header.Set("Content-Type", "application/json")
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
 	req.Header.Set("Authorization", "Bearer "+c.token)
 	resp, err := c.http.Do(req)
 	if err != nil {
@@ -117,4 +131,83 @@ func (c *Client) call(ctx context.Context, path string, in, out any) error {
 		return &APIError{Status: resp.StatusCode, Err: e.Error}
 	}
 	return json.Unmarshal(raw, out)
+}
+
+// The confirmations API (toolgate.confirmations/1, docs/confirmation.md).
+
+// Confirmations lists the pending confirmation requests visible to the
+// caller: its own, and all of a domain it confirms in.
+func (c *Client) Confirmations(ctx context.Context) (*ConfirmationList, error) {
+	var out ConfirmationList
+	if err := c.do(ctx, http.MethodGet, "/v1/confirmations", nil, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// Confirmation shows one confirmation request by its identity.
+func (c *Client) Confirmation(ctx context.Context, id string) (*Confirmation, error) {
+	var out Confirmation
+	if err := c.do(ctx, http.MethodGet, "/v1/confirmations/"+url.PathEscape(id), nil, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// Approve answers a confirmation request yes, as a confirmer; Deny answers
+// it no. An answer is final: a second one is an *APIError with the code
+// "confirmationAnswered".
+func (c *Client) Approve(ctx context.Context, id string) (*Confirmation, error) {
+	return c.answer(ctx, id, "approve")
+}
+
+// Deny answers a confirmation request no; see Approve.
+func (c *Client) Deny(ctx context.Context, id string) (*Confirmation, error) {
+	return c.answer(ctx, id, "deny")
+}
+
+func (c *Client) answer(ctx context.Context, id, verb string) (*Confirmation, error) {
+	var out Confirmation
+	if err := c.do(ctx, http.MethodPost, "/v1/confirmations/"+url.PathEscape(id)+"/"+verb, nil, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// ErrConfirmationDenied is WaitForConfirmation's answer to a "no".
+var ErrConfirmationDenied = errors.New("toolgate: the confirmation request was denied")
+
+// ErrConfirmationExpired is WaitForConfirmation's answer to a request that
+// closed without an approval, or whose approval expired or was used.
+var ErrConfirmationExpired = errors.New("toolgate: the confirmation request expired unanswered or its approval is no longer usable")
+
+// WaitForConfirmation polls the confirmation request id every interval (1 s
+// when 0) until it is approved, denied or closed, or ctx ends (give it the
+// deadline the agent can wait). It returns the approved request;
+// ErrConfirmationDenied, ErrConfirmationExpired, or ctx's error otherwise.
+func (c *Client) WaitForConfirmation(ctx context.Context, id string, interval time.Duration) (*Confirmation, error) {
+	if interval <= 0 {
+		interval = time.Second
+	}
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	for {
+		got, err := c.Confirmation(ctx, id)
+		if err != nil {
+			return nil, err
+		}
+		switch got.State {
+		case "approved":
+			return got, nil
+		case "denied":
+			return nil, ErrConfirmationDenied
+		case "expired", "used":
+			return nil, ErrConfirmationExpired
+		}
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-t.C:
+		}
+	}
 }

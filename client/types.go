@@ -168,6 +168,16 @@ type AuthorizeRequest struct {
 	ReplayID              string            `json:"replayID"`
 	ConsumptionID         string            `json:"consumptionID"`
 	MaxLifetimeSeconds    uint64            `json:"maxLifetimeSeconds"`
+	// Confirmation, when set, is the identity of an approved confirmation
+	// request of exactly this call (toolgate.confirmations/1): the call is
+	// evaluated afresh and, when nothing differs from what was confirmed,
+	// the Authorization is issued, once.
+	Confirmation string `json:"confirmation,omitempty"`
+	// Confirmers, when not empty, names who may confirm this call if its
+	// Decision is requireConfirmation: authenticated names, each also a
+	// confirmer of the domain (toolgate.confirmations/1). It only narrows
+	// who may confirm.
+	Confirmers []string `json:"confirmers,omitempty"`
 }
 
 // Obligation is one obligation of a Decision.
@@ -222,6 +232,46 @@ type AuthorizeResponse struct {
 	Authorization *Authorization `json:"authorization,omitempty"`
 	// Ineligible says why an allow Decision issued no Authorization.
 	Ineligible *Error `json:"ineligible,omitempty"`
+	// Confirmation is the confirmation request a requireConfirmation
+	// Decision opened, in a domain that takes confirmations
+	// (toolgate.confirmations/1, docs/confirmation.md).
+	Confirmation *Confirmation `json:"confirmation,omitempty"`
+}
+
+// Confirmation is one confirmation request (toolgate.confirmations/1) as
+// the API shows it: what is to be confirmed, by whom, until when, and its
+// state. It carries no argument values.
+type Confirmation struct {
+	// ID names the request: the hex of its binding digest.
+	ID            string           `json:"id"`
+	Binding       string           `json:"binding"`
+	HostAuthority HostAuthorityRef `json:"hostAuthority"`
+	// State is pending, approved, denied, used or expired.
+	State     string `json:"state"`
+	Requester string `json:"requester"`
+	// Subject is who the call is for (the Evaluation Input's subject).
+	Subject               Identity `json:"subject"`
+	ToolID                string   `json:"toolID"`
+	Version               string   `json:"version"`
+	Decision              Decision `json:"decision"`
+	RequestedCapabilities []string `json:"requestedCapabilities"`
+	RequestedResources    []string `json:"requestedResources"`
+	AuthorizationID       string   `json:"authorizationID"`
+	RequestedAt           uint64   `json:"requestedAt"`
+	ExpiresAt             uint64   `json:"expiresAt"`
+	// NamedConfirmers, when not empty, are the only confirmers who may
+	// answer; ExcludesRequester forbids the requester to.
+	NamedConfirmers   []string `json:"namedConfirmers,omitempty"`
+	ExcludesRequester bool     `json:"excludesRequester,omitempty"`
+	// Confirmer, AnsweredAt and AnswerExpiresAt are set once answered.
+	Confirmer       string `json:"confirmer,omitempty"`
+	AnsweredAt      uint64 `json:"answeredAt,omitempty"`
+	AnswerExpiresAt uint64 `json:"answerExpiresAt,omitempty"`
+}
+
+// ConfirmationList is the confirmation requests visible to the caller.
+type ConfirmationList struct {
+	Confirmations []Confirmation `json:"confirmations"`
 }
 
 // Expectations are the executor's own expectations for the call it is

@@ -155,8 +155,9 @@ func kindCases() []kindCase {
 				"spec.capabilities[]": tokens(vocab.AllCapability()),
 				"spec.roles[].role":   tokens(vocab.AllRole()),
 				// Kubernetes RBAC subject kinds, not a protocol vocabulary.
-				"spec.roles[].subjects[].kind": {"ServiceAccount", "User", "Group"},
-				"spec.executors[].kind":        {"ServiceAccount", "User", "Group"},
+				"spec.roles[].subjects[].kind":         {"ServiceAccount", "User", "Group"},
+				"spec.executors[].kind":                {"ServiceAccount", "User", "Group"},
+				"spec.confirmations.confirmers[].kind": {"ServiceAccount", "User", "Group"},
 			},
 		},
 		{

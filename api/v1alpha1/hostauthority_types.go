@@ -89,6 +89,32 @@ type HostAuthoritySpec struct {
 	// validating until it expires unless that generation is revoked.
 	// +optional
 	SupersededGrace *SupersededGrace `json:"supersededGrace,omitempty"`
+	// Confirmations opts this domain in to toolgate's confirmations
+	// extension, toolgate.confirmations/1 (docs/confirmation.md): a
+	// requireConfirmation Decision can then be confirmed by one of the
+	// confirmers, once, for exactly that call. Absent (the default), the
+	// domain is exactly Phase 1–6 and requireConfirmation issues nothing.
+	// +optional
+	Confirmations *Confirmations `json:"confirmations,omitempty"`
+}
+
+// Confirmations is who may confirm in a domain, and for how long. The
+// confirmer role is the extension's, not one of the six protocol roles.
+type Confirmations struct {
+	// Confirmers are the subjects that hold the confirmer role.
+	// +kubebuilder:validation:MinItems=1
+	Confirmers []Subject `json:"confirmers"`
+	// RequestLifetimeSeconds is how long a confirmation request stays open
+	// for an answer: 1–3,600 seconds as canonical decimal text.
+	RequestLifetimeSeconds Seconds `json:"requestLifetimeSeconds"`
+	// AnswerLifetimeSeconds is how long an approval stays usable: 1–3,600
+	// seconds as canonical decimal text.
+	AnswerLifetimeSeconds Seconds `json:"answerLifetimeSeconds"`
+	// AllowSelfConfirmation lets the requester (the caller that asked, or
+	// the subject it asked for) confirm its own request. The default,
+	// false, requires a second person.
+	// +optional
+	AllowSelfConfirmation bool `json:"allowSelfConfirmation,omitempty"`
 }
 
 // HostAuthorityRollout is the mutable rollout setting of a domain.

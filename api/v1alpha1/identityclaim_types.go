@@ -4,19 +4,19 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
-// IdentityClaim records that one identity of an issued Authorization — its
-// Authorization, replay or Consumption identity — is claimed in a domain by
-// one authorize request (docs/decisions.md, "Idempotent authorize and
-// durable identities"). It is written only by the authorization service: the
-// service issues an Authorization only when the three IdentityClaims of its
-// identities exist and carry the same claim, so an identity backs one
-// Authorization at a time, and a repeated identical request is answered with
-// the same Authorization (re-issued at spec.issuedAt). It is deleted with
-// the Consumptions, after spec.expiresAt plus the retention.
+// IdentityClaim records that one identity of a consumed Authorization — its
+// Authorization, replay or Consumption identity — is held in a domain by
+// the Consumption of one Consumption Binding (docs/decisions.md, "The
+// durable write belongs to Consumption"). It is written only by the
+// authorization service, when it consumes: the three IdentityClaims of an
+// Authorization's identities are created before its Consumption, so in a
+// domain an identity permits at most one Consumption, whichever artifact
+// names it. It is deleted with the Consumptions, after spec.expiresAt (the
+// hold: an hour past the Consumption at least) plus the retention.
 //
 // Its name is <spec.domain>.<spec.identity>.<the identity's value>: each
 // part is a DNS-1123 label, so the apiserver's name uniqueness makes a
-// second claim on one identity in one domain impossible.
+// second holder of one identity in one domain impossible.
 // +kubebuilder:object:root=true
 // +kubebuilder:resource:scope=Namespaced,shortName=idclaim,categories=toolgate
 // +kubebuilder:printcolumn:name="Domain",type=string,JSONPath=`.spec.domain`
@@ -43,27 +43,24 @@ type IdentityClaimList struct {
 	Items []IdentityClaim `json:"items"`
 }
 
-// IdentityClaimSpec is one identity's share of a claim: which identity the
-// object claims, and the complete claim (the same in all three objects).
+// IdentityClaimSpec is one identity's share of a Consumption: which
+// identity the object holds, the consumed Authorization's three identities
+// and the binding that holds them.
 type IdentityClaimSpec struct {
 	// Domain is the Consumption domain (the HostAuthority's metadata.uid).
 	Domain LowerToken `json:"domain"`
-	// Identity is the identity this object claims.
+	// Identity is the identity this object holds.
 	// +kubebuilder:validation:Enum=authorization;replay;consumption
 	Identity string `json:"identity"`
-	// AuthorizationID, ReplayID and ConsumptionID are the claim's three
-	// identities.
+	// AuthorizationID, ReplayID and ConsumptionID are the consumed
+	// Authorization's three identities.
 	AuthorizationID LowerToken `json:"authorizationID"`
 	ReplayID        LowerToken `json:"replayID"`
 	ConsumptionID   LowerToken `json:"consumptionID"`
-	// RequestDigest is the SHA-256 digest of the issuing request (the
-	// authenticated caller and the request as decoded).
-	RequestDigest SHA256Hex `json:"requestDigest"`
-	// BindingDigest is the issued Authorization's Consumption Binding
-	// digest.
+	// BindingDigest is the Consumption Binding digest of the Consumption
+	// that holds the identity.
 	BindingDigest SHA256Hex `json:"bindingDigest"`
-	// IssuedAt and ExpiresAt are the Authorization's validity (RFC 3339,
-	// whole seconds).
-	IssuedAt  metav1.Time `json:"issuedAt"`
+	// ExpiresAt is the end of the hold (RFC 3339, whole seconds): the
+	// identity is free again after it plus the retention.
 	ExpiresAt metav1.Time `json:"expiresAt"`
 }

@@ -147,7 +147,11 @@ func mcpGateway(ctx context.Context, o mcpGatewayOptions, args []string, stderr 
 		defer c()
 		_ = srv.Shutdown(sctx)
 	}()
-	logger.Info("mcp gateway listening", "address", ln.Addr().String(), "tools", len(cfg.Tools))
+	mode := "meta"
+	if cfg.Host != nil {
+		mode = "host"
+	}
+	logger.Info("mcp gateway listening", "address", ln.Addr().String(), "tools", len(cfg.Tools), "mode", mode)
 	err = srv.Serve(ln)
 	cancel()
 	<-done

@@ -22,7 +22,6 @@ import (
 const (
 	importRegistryFile = "toolregistry.yaml"
 	importGatewayFile  = "mcp-gateway.yaml"
-	importProfilesFile = "mcp-arguments.yaml"
 )
 
 // registryImportOptions are registry import's flags.
@@ -48,7 +47,7 @@ func registryImportFlags(fs *pflag.FlagSet) *registryImportOptions {
 	fs.StringVar(&o.serverURL, "url", "", "a live MCP server's Streamable HTTP endpoint (`URL`)")
 	oneOf(fs, "from-file", "command", "url")
 	fs.StringVar(&o.prefix, "tool-prefix", "", "the toolID's first segment(s) (`SEG`): SEG.tool-name")
-	fs.StringVar(&o.outDir, "out", "", "the directory (`DIR`) to write "+importRegistryFile+", "+importGatewayFile+" and "+importProfilesFile+" into")
+	fs.StringVar(&o.outDir, "out", "", "the directory (`DIR`) to write "+importRegistryFile+" and "+importGatewayFile+" into")
 	required(fs, "tool-prefix", "out")
 	fs.StringVar(&o.previous, "previous", "", "the directory (`DIR`) of the last import (reviewed): the draft becomes its next generation, with a diff")
 	fs.StringVar(&o.ns, "namespace", "default", "the ToolRegistry's namespace (`NS`)")
@@ -102,46 +101,52 @@ func registryImport(o *registryImportOptions, rest []string, out io.Writer) erro
 	if err != nil {
 		return err
 	}
-	profiles, err := r.ProfilesYAML()
-	if err != nil {
-		return err
-	}
 	if err := os.MkdirAll(o.outDir, 0o755); err != nil {
 		return err
 	}
-	for name, b := range map[string][]byte{importRegistryFile: reg, importGatewayFile: gw, importProfilesFile: profiles} {
+	for name, b := range map[string][]byte{importRegistryFile: reg, importGatewayFile: gw} {
 		if err := os.WriteFile(filepath.Join(o.outDir, name), b, 0o644); err != nil {
 			return err
 		}
 	}
-	fmt.Fprintf(out, "drafted %s generation %s: %s; %s\n", o.snap, r.Registry.Spec.SnapshotGeneration,
-		plural(len(r.Gateway.Tools), "tool", "tools"), plural(len(r.Refusals), "refusal", "refusals"))
+	profiled := 0
+	for _, m := range r.Gateway.Tools {
+		if r.Profiled(m.Name) {
+			profiled++
+		}
+	}
+	fmt.Fprintf(out, "drafted %s generation %s: %s (%d with an argument profile); %s; %s to confirm\n", o.snap, r.Registry.Spec.SnapshotGeneration,
+		plural(len(r.Gateway.Tools), "tool", "tools"), profiled, plural(len(r.Refusals), "refusal", "refusals"),
+		plural(len(r.Unconfirmed), "choice", "choices"))
 	for _, c := range r.Changes {
 		fmt.Fprintln(out, "  "+c.String())
 	}
-	for _, n := range r.Narrowings {
-		fmt.Fprintln(out, "  narrowed "+n.String())
-	}
-	for _, f := range r.Refusals {
-		fmt.Fprintln(out, "  refused  "+f.String())
-	}
-	accepted := 0
-	for _, pp := range r.Profiles {
-		if _, ok := pp.Accepted(); ok {
-			accepted++
-		}
-	}
-	fmt.Fprintf(out, "proposed argument profiles (%s): %d of %s\n", importProfilesFile, accepted, plural(len(r.Profiles), "tool", "tools"))
 	for _, c := range r.ProfileChanges {
 		fmt.Fprintln(out, "  "+c.String())
 	}
 	for _, pp := range r.Profiles {
+		if !r.Profiled(pp.Tool) {
+			continue
+		}
 		for _, f := range pp.Reasons {
 			fmt.Fprintln(out, "  chose    "+f.String())
 		}
+	}
+	for _, f := range r.ToolIDs {
+		fmt.Fprintln(out, "  chose    "+f.String())
+	}
+	for _, n := range r.Narrowings {
+		fmt.Fprintln(out, "  narrowed "+n.String())
+	}
+	for _, pp := range r.Profiles {
 		for _, f := range pp.Refused {
-			fmt.Fprintln(out, "  no profile "+f.String())
+			if !pp.Reviewed() {
+				fmt.Fprintln(out, "  no profile "+f.String())
+			}
 		}
+	}
+	for _, f := range r.Refusals {
+		fmt.Fprintln(out, "  refused  "+f.String())
 	}
 	if len(r.Refusals) > 0 {
 		return fmt.Errorf("%s refused: map them by hand or leave them out", plural(countTools(r.Refusals), "tool", "tools"))
@@ -188,17 +193,5 @@ func loadPrevious(dir string) (*mcpimport.Previous, error) {
 	if err != nil {
 		return nil, fmt.Errorf("previous: %w", err)
 	}
-	prev := &mcpimport.Previous{Registry: set.ToolRegistries[0], Gateway: gw}
-	// An import from before profiles has no profile file: every profile
-	// is then reported added.
-	switch raw, err := os.ReadFile(filepath.Join(dir, importProfilesFile)); {
-	case errors.Is(err, os.ErrNotExist):
-	case err != nil:
-		return nil, err
-	default:
-		if prev.Profiles, err = mcpimport.ParseProfiles(raw); err != nil {
-			return nil, fmt.Errorf("previous: %s: %w", importProfilesFile, err)
-		}
-	}
-	return prev, nil
+	return &mcpimport.Previous{Registry: set.ToolRegistries[0], Gateway: gw}, nil
 }

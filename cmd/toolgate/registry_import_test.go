@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -20,14 +21,14 @@ func importInto(t *testing.T, from, out string, extra ...string) result {
 }
 
 // confirm is the reviewer: it accepts the suggestions and removes the
-// unconfirmed annotation.
+// unconfirmed annotation, which lists them one a line.
 func confirm(t *testing.T, path string) {
 	t.Helper()
 	b, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := strings.Replace(string(b), "  annotations:\n    import.toolgate.dev/unconfirmed: \"true\"\n", "", 1)
+	s := regexp.MustCompile(`(?m)^  annotations:\n    import\.toolgate\.dev/unconfirmed: \|\n(      .*\n)+`).ReplaceAllString(string(b), "")
 	if s == string(b) {
 		t.Fatal("the draft carries no unconfirmed annotation")
 	}
@@ -42,18 +43,17 @@ func TestAnImportedDraftIsRefusedUntilConfirmedThenPublishesAndTheMappingLoads(t
 	t.Parallel()
 	dir := t.TempDir()
 	r := importInto(t, importFixture, dir)
-	if r.code != 1 || !strings.Contains(r.stderr, "5 tools refused") {
+	if r.code != 1 || !strings.Contains(r.stderr, "2 tools refused") {
 		t.Fatalf("import of a fixture with refused tools: exit %d, stderr %q", r.code, r.stderr)
 	}
 	for _, want := range []string{
-		"drafted files-mcp generation 1: 3 tools; 10 refusals",
-		"refused  search_logs /properties/query/pattern:",
-		"refused  walk_tree /properties/root/properties/children/items/$ref: $ref cycle",
-		"narrowed read_file /properties/head/type: number read as integer",
-		"narrowed read_file /properties/path: string narrowed to printable ASCII (0x20–0x7E)",
-		"proposed argument profiles (mcp-arguments.yaml): 7 of 8 tools",
+		"drafted files-mcp generation 1: 7 tools (7 with an argument profile); 4 refusals; 43 choices to confirm",
+		"refused  fetch_page /properties/url/not: keyword not",
+		"refused  Bad Name! (root): the tool name has no protocol tool identifier segment",
+		"chose    list_roots (root): no declared arguments: the trivial profile",
 		"chose    read_file /properties/path: free text: bound as its SHA-256 and length",
-		"chose    transfer /properties/tags: array with uniqueItems or more than 64 elements: json of kind array",
+		"chose    transfer /properties/tags: array with uniqueItems or more than 64 elements: json of kind array, bound as a digest",
+		"chose    walk_tree /properties/root/properties/children/items/$ref: $ref cycle",
 		"no profile fetch_page /properties/url/not: keyword not is not understood",
 	} {
 		if !strings.Contains(r.stdout, want) {
@@ -64,8 +64,11 @@ func TestAnImportedDraftIsRefusedUntilConfirmedThenPublishesAndTheMappingLoads(t
 		t.Error("the report echoes a value of the server's schema")
 	}
 	reg := filepath.Join(dir, "toolregistry.yaml")
-	if r := runCLI("", "validate", "-f", reg); r.code != 1 || !strings.Contains(r.stdout, "an unconfirmed import draft") {
-		t.Errorf("validate -f of an unconfirmed draft: exit %d, stdout %q", r.code, r.stdout)
+	// Every suggestion at once, each at its path.
+	if r := runCLI("", "validate", "-f", reg); r.code != 1 || strings.Count(r.stdout, "an unconfirmed import draft") != 43 ||
+		!strings.Contains(r.stdout, "spec.definitions[1].arguments/properties/tags: malformed: an unconfirmed import draft") ||
+		!strings.Contains(r.stdout, "spec.definitions[0].risk: malformed: an unconfirmed import draft") {
+		t.Errorf("validate -f of an unconfirmed draft: exit %d, %d lines", r.code, strings.Count(r.stdout, "\n"))
 	}
 	if r := runCLI("", "registry", "validate", reg); r.code != 1 || !strings.Contains(r.stderr, "an unconfirmed import draft") {
 		t.Errorf("registry validate of an unconfirmed draft: exit %d, stderr %q", r.code, r.stderr)
@@ -74,7 +77,7 @@ func TestAnImportedDraftIsRefusedUntilConfirmedThenPublishesAndTheMappingLoads(t
 	if r := runCLI("", "validate", "-f", reg); r.code != 0 || r.stdout != "1 object valid\n" {
 		t.Errorf("validate -f of the confirmed draft: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
 	}
-	if r := runCLI("", "registry", "validate", reg); r.code != 0 || !strings.Contains(r.stdout, "registry files-mcp generation 1: valid, 3 definitions") {
+	if r := runCLI("", "registry", "validate", reg); r.code != 0 || !strings.Contains(r.stdout, "registry files-mcp generation 1: valid, 7 definitions") {
 		t.Errorf("registry validate of the confirmed draft: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
 	}
 
@@ -107,8 +110,8 @@ func TestAnImportedDraftIsRefusedUntilConfirmedThenPublishesAndTheMappingLoads(t
 			served[tl.Name] = d
 		}
 	}
-	if len(cfg.Tools) != 3 {
-		t.Fatalf("mapping has %d tools, want 3", len(cfg.Tools))
+	if len(cfg.Tools) != 7 {
+		t.Fatalf("mapping has %d tools, want 7", len(cfg.Tools))
 	}
 	for _, m := range cfg.Tools {
 		if m.DefinitionDigest == "" || m.DefinitionDigest != served[m.Name] {
@@ -116,23 +119,37 @@ func TestAnImportedDraftIsRefusedUntilConfirmedThenPublishesAndTheMappingLoads(t
 		}
 	}
 
-	// The profile file: one document per accepted proposal, judgments
-	// marked. The reviewer lets policy compare transfer's account.
-	profiles := filepath.Join(dir, "mcp-arguments.yaml")
-	pb, err := os.ReadFile(profiles)
+	// The reviewer lets policy compare transfer's account and rebinds the
+	// definition to the changed profile: validate -f refuses the stale
+	// binding before, accepts it after.
+	db, err := os.ReadFile(reg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n := strings.Count(string(pb), "\n---\n"); n != 7 || !strings.Contains(string(pb), "choice: text  # toolgate: confirm") {
-		t.Errorf("%s: %d separators, want 7, with judgments marked:\n%s", profiles, n, pb)
+	edit := strings.Replace(string(db), "        - field: account\n          json: account\n          value:\n            bind: digest  # toolgate: confirm\n            choice: text  # toolgate: confirm\n",
+		"        - field: account\n          json: account\n          value:\n            choice: string\n", 1)
+	if edit == string(db) {
+		t.Fatalf("transfer's account is not proposed as text:\n%s", db)
 	}
-	reviewedAccount := "  - field: account\n    json: account\n    value:\n      choice: string\n"
-	edit := strings.Replace(string(pb), "  - field: account\n    json: account\n    value:\n      bind: digest  # toolgate: confirm\n      choice: text  # toolgate: confirm\n", reviewedAccount, 1)
-	if edit == string(pb) {
-		t.Fatalf("transfer's account is not proposed as text:\n%s", pb)
-	}
-	if err := os.WriteFile(profiles, []byte(edit), 0o600); err != nil {
+	if err := os.WriteFile(reg, []byte(edit), 0o600); err != nil {
 		t.Fatal(err)
+	}
+	if r := runCLI("", "validate", "-f", reg); r.code != 1 || !strings.Contains(r.stdout, "spec.definitions[1].") {
+		t.Errorf("validate -f of an edited profile before bind: exit %d, stdout %q", r.code, r.stdout)
+	}
+	mapping := filepath.Join(dir, "mcp-gateway.yaml")
+	if r := runCLI("", "registry", "bind", reg, mapping); r.code != 0 || !strings.Contains(r.stdout, "rebound files-transfer-1: argprofile.") ||
+		!strings.Contains(r.stdout, "copied the profile of files.transfer@1 to the mapping of transfer\n") || !strings.HasSuffix(r.stdout, "bound 2 files\n") {
+		t.Errorf("registry bind: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
+	}
+	if r := runCLI("", "validate", "-f", reg); r.code != 0 {
+		t.Errorf("validate -f of the rebound draft: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
+	}
+	if cfg, err := mcpgate.LoadConfig(mapping); err != nil || !strings.Contains(string(cfg.Tools[1].Arguments), `"choice":"string"`) {
+		t.Errorf("the mapping does not load with transfer's edited profile (%v)", err)
+	}
+	if r := runCLI("", "registry", "bind", reg, mapping); r.code != 0 || r.stdout != "bound 0 files\n" {
+		t.Errorf("registry bind of a bound draft changes nothing: exit %d, stdout %q", r.code, r.stdout)
 	}
 
 	// Re-import after the server changed transfer's description.
@@ -144,7 +161,7 @@ func TestAnImportedDraftIsRefusedUntilConfirmedThenPublishesAndTheMappingLoads(t
 	next := t.TempDir()
 	r = importInto(t, changed, next, "--previous", dir)
 	for _, want := range []string{
-		"drafted files-mcp generation 2: 3 tools",
+		"drafted files-mcp generation 2: 7 tools",
 		"unchanged  read_file: files.read-file version 1",
 		"changed    transfer: the definition of published version 1 of files.transfer changed",
 		"imported as version 2",
@@ -161,5 +178,44 @@ func TestAnImportedDraftIsRefusedUntilConfirmedThenPublishesAndTheMappingLoads(t
 	}
 	if !strings.Contains(string(b), "name: files-mcp-2") || !strings.Contains(string(b), "id: files-transfer-2") {
 		t.Errorf("the re-import is not generation 2 with transfer version 2:\n%s", b)
+	}
+}
+
+// registry bind rebinds a one-line placeholder root too, and a profile
+// that does not build writes nothing, naming its definition.
+func TestRegistryBindRebindsAnyLayoutAndWritesNothingOnABadProfile(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	doc := func(choice string) string {
+		return "apiVersion: stk.toolgate.dev/v1alpha1\nkind: ToolRegistry\nmetadata:\n  name: t-1\n  namespace: ns\nspec:\n  snapshotID: t\n  snapshotGeneration: \"1\"\n  definitions:\n" +
+			"  # a comment bind keeps\n  - arguments: {profile: toolgate.mcp-arguments/1, tool: echo, arguments: {choice: object, members: [{json: message, field: message, required: true, value: {choice: " + choice + "}}]}}\n" +
+			"    capabilities: [data.read]\n    docRef: argprofile.unbound\n    id: t-echo-1\n    lifecycle: active\n    reversibility: notApplicable\n    risk: low\n" +
+			"    schema: {id: t-echo-1-args, root: {kind: object}, version: v1}\n    sideEffect: readOnly\n    summary: Echoes.\n    title: echo\n    toolID: t.echo\n    version: \"1\"\n"
+	}
+	good := filepath.Join(dir, "good.yaml")
+	if err := os.WriteFile(good, []byte(doc("string")), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if r := runCLI("", "validate", "-f", good); r.code != 1 {
+		t.Errorf("validate -f of an unbound definition: exit %d", r.code)
+	}
+	if r := runCLI("", "registry", "bind", good); r.code != 0 || !strings.Contains(r.stdout, "rebound t-echo-1: argprofile.unbound -> argprofile.") {
+		t.Errorf("registry bind: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
+	}
+	if b, _ := os.ReadFile(good); !strings.Contains(string(b), "# a comment bind keeps") {
+		t.Errorf("bind dropped the comment:\n%s", b)
+	}
+	if r := runCLI("", "validate", "-f", good); r.code != 0 {
+		t.Errorf("validate -f of the bound definition: exit %d, stdout %q", r.code, r.stdout)
+	}
+	bad := filepath.Join(dir, "bad.yaml")
+	if err := os.WriteFile(bad, []byte(doc("strng")), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if r := runCLI("", "registry", "bind", good, bad); r.code == 0 || !strings.Contains(r.stderr, "nothing written") || !strings.Contains(r.stderr, "spec.definitions[0].arguments") {
+		t.Errorf("registry bind of a bad profile: exit %d, stderr %q", r.code, r.stderr)
+	}
+	if b, _ := os.ReadFile(bad); string(b) != doc("strng") {
+		t.Error("a bad profile's file was rewritten")
 	}
 }

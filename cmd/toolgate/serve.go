@@ -86,7 +86,7 @@ func serveFlags(fs *pflag.FlagSet) *serveOptions {
 	fs.BoolVar(&o.syncLog, "decision-log-sync", false, "write each decision-log line before responding (no loss, more latency)")
 	auditLogFlags(fs, &o.auditLog, &o.auditKey, "tamper-evident decision log directory (`DIR`), or off (default STATE/audit)")
 	pprofFlag(fs, &o.pprof)
-	fs.Var(o.storeFlag, "consumption-store", "where Consumptions and identity claims are recorded: bolt (STATE/consumptions.db, one process) or etcd (shared by every replica on the same --etcd-prefix)")
+	fs.Var(o.storeFlag, "consumption-store", "where Consumptions and the identities they hold are recorded: bolt (STATE/consumptions.db, one process) or etcd (shared by every replica on the same --etcd-prefix)")
 	o.etcd.register(fs)
 	return &o
 }

@@ -13,7 +13,7 @@ import (
 )
 
 // Standalone serve on the etcd Consumption store: the
-// replicas of one deployment share single use, and identity claims, through
+// replicas of one deployment share single use, and the identities each Consumption holds, through
 // one etcd cluster under one key prefix. Everything else in the state
 // directory stays per replica (docs/consumption.md, "Standalone replicas").
 

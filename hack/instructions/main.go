@@ -287,7 +287,7 @@ func (b *bench) workloads() ([]workload, error) {
 				_, err := b.authorize(addr, b.deny, i, "refused")
 				return err
 			}},
-		{name: "authorize-issuing", work: "toolgate serve, POST /v1/authorize, examples/api/authorize-allow.json: signed artifact, durable claim",
+		{name: "authorize-issuing", work: "toolgate serve, POST /v1/authorize, examples/api/authorize-allow.json: signed artifact, a held-identity read, no durable write",
 			request: func(b *bench, addr string, _ any, i int) error {
 				_, err := b.authorize(addr, b.allow, i, "issued")
 				return err

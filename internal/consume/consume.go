@@ -41,30 +41,33 @@ const MaxRequestTime = 75 * time.Second
 const DefaultRetention = 2 * time.Minute
 
 // Record is one Consumption: the Key the atomic step is decided on, the
-// consumed Authorization's identity and the moment after which the
+// consumed Authorization's three identities and the moment after which the
 // Authorization can no longer validate.
 type Record struct {
 	// Key names the Consumption: the domain and the complete Consumption
 	// Binding digest.
 	Key Key
-	// AuthorizationID is the consumed Authorization's identity, a
-	// lower-token of at most MaxAuthorizationIDLen octets. Stores that keep
-	// more than the Key (apistore) record it; it is never part of the
-	// atomic decision.
-	AuthorizationID string
+	// Identities are the consumed Authorization's Authorization, replay and
+	// Consumption identities (lower-tokens of at most MaxAuthorizationIDLen
+	// octets), indexed by AuthorizationIdentity, ReplayIdentity and
+	// ConsumptionIdentity. The Consumption holds them in Key.Domain, in the
+	// same atomic step as the Key (Store).
+	Identities [3]string
 	// ExpiresAt is the Authorization's expiry: a Consume at or after it,
 	// by the store's clock, is refused with ErrExpired.
 	ExpiresAt time.Time
 }
 
 // Validate reports whether r is well formed, as a *KeyError: a valid Key,
-// a valid AuthorizationID and a set ExpiresAt.
+// three valid identities and a set ExpiresAt.
 func (r Record) Validate() error {
 	if err := r.Key.Validate(); err != nil {
 		return err
 	}
-	if err := ValidateAuthorizationID(r.AuthorizationID); err != nil {
-		return err
+	for i, id := range r.Identities {
+		if err := validateToken(IdentityFields[i], id, MaxAuthorizationIDLen); err != nil {
+			return err
+		}
 	}
 	if r.ExpiresAt.IsZero() {
 		return &KeyError{Field: "expiresAt", Reason: ReasonEmpty}
@@ -76,40 +79,44 @@ func (r Record) Validate() error {
 // after ExpiresAt (the protocol's Validation rule, Section 30).
 func (r Record) Expired(now time.Time) bool { return !now.Before(r.ExpiresAt) }
 
-// Store records Consumptions atomically. Consume returns nil exactly once
-// per Key across every replica sharing the store and across restarts, and
-// otherwise refuses:
+// Store records Consumptions atomically. A Consumption is the complete
+// Consumption Binding (the Key) together with the three identities of the
+// consumed Authorization (Section 42: future replay storage consumes the
+// complete binding), recorded in one atomic step (docs/decisions.md, "The
+// durable write belongs to Consumption"). Consume returns nil exactly once
+// per Key, and at most once per identity in a domain, across every replica
+// sharing the store and across restarts, and otherwise refuses:
 //
 //   - ErrExpired when the store's clock, read immediately before the
 //     atomic step, is at or after r.ExpiresAt (whether or not the Key was
 //     recorded: the record of an expired Authorization may be gone);
 //   - ErrConsumed for every later call with that Key;
+//   - an *[IdentityReusedError] (matching ErrIdentityReused), naming the
+//     first of r.Identities in index order, when one of them is held by
+//     the Consumption of another Key: two Authorizations naming one
+//     identity are two artifacts, and at most one of them is consumed;
 //   - an error wrapping ErrUnavailable when it cannot answer.
 //
-// A record is kept at least until ExpiresAt plus the store's retention
-// (DefaultRetention unless configured otherwise) and removed after.
+// A refusal records nothing (apistore aside: see its package). A record is
+// kept at least until ExpiresAt plus the store's retention
+// (DefaultRetention unless configured otherwise) and removed after; its
+// identities are held at least until [HoldUntil] (the moment of the
+// Consumption plus MaxAuthorizationLifetime) plus the retention, so every
+// Authorization naming one of them that was issued before the Consumption
+// has expired before the identity is free again.
 //
-// A Record that fails [Record.Validate] is rejected with a *[KeyError]
-// before the store is asked; that error wraps no sentinel.
+// Held reads, without writing, whether one of ids is held in domain: nil
+// when none is, an *[IdentityReusedError] naming the first that is, an
+// error wrapping ErrUnavailable when the store cannot answer. The service
+// asks it before it issues an Authorization, so that an identity already
+// consumed is not issued again while it is held.
 //
-// Claim records an issuance's claim on its three identities in one atomic
-// step (docs/decisions.md, "Idempotent authorize and durable identities"),
-// decided by [Resolve] over what the store holds for them: when none is
-// claimed in the domain it records c and returns it; when all three are
-// claimed by one claim of the same request (equal Request digests) it
-// records nothing and returns that claim (a retry); and otherwise it records
-// nothing and refuses with an *[IdentityReusedError] (matching
-// ErrIdentityReused). So across every replica and restart, an identity is
-// held by one claim at a time, and a claim is returned only when all three
-// of its identities are held by it. It fails with an error wrapping
-// ErrUnavailable when it cannot answer, and rejects a Claim that fails
-// [Claim.Validate] with a *KeyError before the store is asked. A claim is
-// kept at least until ExpiresAt plus the retention, like a Record; once it
-// is removed its identities are free again (no artifact naming them can be
-// consumed by then).
+// A Record (or domain and identities) that fails validation is rejected
+// with a *[KeyError] before the store is asked; that error wraps no
+// sentinel.
 type Store interface {
 	Consume(ctx context.Context, r Record) error
-	Claim(ctx context.Context, c Claim) (Claim, error)
+	Held(ctx context.Context, domain string, ids [3]string) error
 	Ready(ctx context.Context) error // nil when the store answers
 	Close() error
 }

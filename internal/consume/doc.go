@@ -6,13 +6,14 @@
 // error wrapping [ErrUnavailable] whenever it cannot reach a definite answer.
 // A store never says yes when it does not know (fail closed).
 //
-// The same stores hold issuance claims (docs/decisions.md, "Idempotent
-// authorize and durable identities"): [Store.Claim] records, in one atomic
-// step, that an issued Authorization's Authorization, replay and Consumption
-// identities belong to one request ([Claim]), so that in a domain an
-// identity backs one consumable Authorization, an identical request is
-// answered with the same one, and any other request naming a claimed
-// identity is refused ([ErrIdentityReused]).
+// A Consumption is the complete Consumption Binding together with the
+// consumed Authorization's three identities (Section 42; docs/decisions.md,
+// "The durable write belongs to Consumption"): [Store.Consume] records the
+// Key and holds the Authorization, replay and Consumption identities in one
+// atomic step, so within a domain one identity permits at most one
+// Consumption even when two artifacts name it ([ErrIdentityReused]), and
+// [Store.Held] reads, without writing, whether an identity is held: the
+// service asks it before it issues, and issuance writes nothing.
 //
 // The backends live in subpackages so that a binary links only what it uses
 // and each backend's tests run against its real server:

@@ -120,6 +120,7 @@ func TestKeyErrorsNeverEchoInput(t *testing.T) {
 		func() error { _, err := consume.ParseKey(mark); return err },
 		func() error { return consume.ValidateAuthorizationID(strings.ToUpper(mark)) },
 		func() error { return consume.ValidateAuthorizationID(mark + strings.Repeat("x", 64)) },
+		func() error { return consume.ValidateIdentities("a", [3]string{"a", mark + "-", "c"}) },
 	}
 	for i, f := range inputs {
 		err := f()
@@ -155,7 +156,7 @@ func TestUnavailableMatchesSentinelAndCause(t *testing.T) {
 
 func TestRecordValidates(t *testing.T) {
 	t.Parallel()
-	good := consume.Record{Key: consume.Key{Domain: "d-1", Binding: strings.Repeat("ab", 32)}, AuthorizationID: "authz-1", ExpiresAt: time.Unix(1, 0)}
+	good := consume.Record{Key: consume.Key{Domain: "d-1", Binding: strings.Repeat("ab", 32)}, Identities: [3]string{"authz-1", "replay-1", "consumption-1"}, ExpiresAt: time.Unix(1, 0)}
 	if err := good.Validate(); err != nil {
 		t.Fatalf("Validate(good) = %v", err)
 	}
@@ -164,8 +165,10 @@ func TestRecordValidates(t *testing.T) {
 		field  string
 	}{
 		"a malformed key":                 {func(r *consume.Record) { r.Key.Binding = "x" }, "binding"},
-		"no authorization identity":       {func(r *consume.Record) { r.AuthorizationID = "" }, "authorizationID"},
-		"an identity outside the grammar": {func(r *consume.Record) { r.AuthorizationID = "A" }, "authorizationID"},
+		"no authorization identity":       {func(r *consume.Record) { r.Identities[0] = "" }, "authorizationID"},
+		"an identity outside the grammar": {func(r *consume.Record) { r.Identities[0] = "A" }, "authorizationID"},
+		"a replay identity over 64":       {func(r *consume.Record) { r.Identities[1] = strings.Repeat("a", 65) }, "replayID"},
+		"no consumption identity":         {func(r *consume.Record) { r.Identities[2] = "" }, "consumptionID"},
 		"no expiry":                       {func(r *consume.Record) { r.ExpiresAt = time.Time{} }, "expiresAt"},
 	}
 	for name, tc := range tests {
@@ -203,5 +206,22 @@ func TestAuthorizationIDGrammar(t *testing.T) {
 		if err := consume.ValidateAuthorizationID(id); (err == nil) != wantOK {
 			t.Errorf("ValidateAuthorizationID(len %d) = %v, want ok %v", len(id), err, wantOK)
 		}
+	}
+}
+
+func TestAConsumptionHoldsItsIdentitiesForTheLongestLifetime(t *testing.T) {
+	t.Parallel()
+	now := time.Unix(1_000_000, 0)
+	for name, tc := range map[string]struct {
+		expires, want time.Time
+	}{
+		"an hour past the consumption":       {now.Add(5 * time.Minute), now.Add(consume.MaxAuthorizationLifetime)},
+		"never before the artifact's expiry": {now.Add(2 * time.Hour), now.Add(2 * time.Hour)},
+	} {
+		t.Run(name, func(t *testing.T) {
+			if got := consume.HoldUntil(consume.Record{ExpiresAt: tc.expires}, now); !got.Equal(tc.want) {
+				t.Fatalf("HoldUntil = %v, want %v", got, tc.want)
+			}
+		})
 	}
 }

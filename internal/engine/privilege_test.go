@@ -24,6 +24,7 @@ const (
 	boundaryPkg  = modulePath + "/internal/engine/boundary"
 	authorityPkg = modulePath + "/internal/engine/authority"
 	hostPkg      = modulePath + "/internal/host"
+	confirmPkg   = modulePath + "/internal/engine/confirm"
 )
 
 var (
@@ -33,6 +34,8 @@ var (
 		boundaryPkg + ".Boundary":       {boundaryPkg + ".New"},
 		authorityPkg + ".RoleAuthority": {authorityPkg + ".Grant"},
 		hostPkg + ".Host":               {hostPkg + ".New"},
+		// The confirmer attester of toolgate.confirmations/1.
+		confirmPkg + ".Attester": {confirmPkg + ".NewAttester"},
 	}
 	// exemptPackages are not part of the product: testutil is a fixture
 	// package for tests that play the Host, and cannot be imported by

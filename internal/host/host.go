@@ -77,6 +77,9 @@ type Config struct {
 	MaxLifetime uint64
 	// Limits are the Host limits; the zero value means DefaultLimits.
 	Limits Limits
+	// Confirmations opts the domain in to the toolgate.confirmations/1
+	// extension (docs/confirmation.md); nil is exactly Phase 1–6.
+	Confirmations *ConfirmationConfig
 }
 
 // Host is one Host authority domain: the sole owner of its Boundary and
@@ -91,6 +94,8 @@ type Host struct {
 	namespace string
 	maxLife   uint64
 	limits    Limits
+
+	confirm *confirmations // nil unless the domain opted in
 
 	mu         sync.RWMutex
 	registries map[snapshotKey]*registry.Snapshot
@@ -147,6 +152,8 @@ func New(cfg Config) (*Host, error) {
 		declared = append(declared, rb.Role)
 	}
 	errs.Add("executors", checkSubjects(cfg.Executors))
+	h.confirm, err = newConfirmations(h.boundary, cfg.Confirmations)
+	errs.Add("confirmations", err)
 	h.executors = slices.Clone(cfg.Executors)
 	h.authority, err = authority.NewHostAuthority(h.boundary, authority.HostAuthorityDraft{
 		ID: cfg.AuthorityID, Capabilities: cfg.Capabilities, Resources: cfg.Resources, Roles: declared,

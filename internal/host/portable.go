@@ -19,6 +19,12 @@ import (
 // (docs/decisions.md).
 const PortableVersion = "toolgate.authorization/2"
 
+// PortableConfirmedVersion is the version of the portable record of a
+// confirmed Authorization (toolgate.confirmations/1): version 2's fields,
+// then the confirmation's (confirmedRecord). A Phase 1–6 record is
+// unchanged.
+const PortableConfirmedVersion = "toolgate.authorization-confirmed/1"
+
 // maxPortableBytes bounds a portable record before it is decoded: the raw
 // argument bound plus room for every fact at its protocol limits.
 func (h *Host) maxPortableBytes() int { return h.limits.MaxArgumentBytes*2 + 1<<20 }
@@ -45,10 +51,31 @@ type record struct {
 	IssuedAt        uint64
 	ExpiresAt       uint64
 	BindingDigest   string
+	// Confirmed is set exactly for PortableConfirmedVersion.
+	Confirmed *confirmedRecord
+}
+
+// confirmedRecord is what a confirmed issuance adds: the confirmation
+// binding's own fields (the rest is the request's) and the approval. A
+// rebuild builds the binding again from the re-run Decision, attests the
+// approval again with the domain's confirmer attester, accepts it and
+// issues: every rule of the extension is checked again.
+type confirmedRecord struct {
+	Requester                          string
+	NamedConfirmers                    []string
+	ExcludeRequester                   bool
+	RequestedAt, BindingExpiresAt      uint64
+	ID, Confirmer                      string
+	ConfirmedAt, ConfirmationExpiresAt uint64
 }
 
 // encode returns the portable record of a, issued for r.
 func (h *Host) encode(r AuthorizeRequest, p prepared, a *authz.Authorization) ([]byte, error) {
+	return h.encodeRecord(r, p, a, nil)
+}
+
+// encodeRecord is encode, for a confirmed Authorization when cr is set.
+func (h *Host) encodeRecord(r AuthorizeRequest, p prepared, a *authz.Authorization, cr *confirmedRecord) ([]byte, error) {
 	r.Caller = Caller{} // checked at issuance; the service logs who asked
 	var args bytes.Buffer
 	args.Grow(len(r.Proposal.Arguments))
@@ -73,6 +100,9 @@ func (h *Host) encode(r AuthorizeRequest, p prepared, a *authz.Authorization) ([
 		ExpiresAt:       a.ExpiresAt().Seconds(),
 		BindingDigest:   a.Binding().Digest().String(),
 	}
+	if cr != nil {
+		rec.Version, rec.Confirmed = PortableConfirmedVersion, cr
+	}
 	var size recordSizer
 	walkRecord(&size, &rec)
 	w := &recordWriter{b: make([]byte, 0, size.n)}
@@ -95,7 +125,7 @@ type recordCodec interface {
 
 func walkRecord(c recordCodec, rec *record) {
 	c.str(&rec.Version)
-	if rd, ok := c.(*recordReader); ok && rd.fail == nil && rec.Version != PortableVersion {
+	if rd, ok := c.(*recordReader); ok && rd.fail == nil && rec.Version != PortableVersion && rec.Version != PortableConfirmedVersion {
 		rd.fail = errVersion()
 		return
 	}
@@ -175,6 +205,21 @@ func walkRecord(c recordCodec, rec *record) {
 	c.num(&rec.IssuedAt)
 	c.num(&rec.ExpiresAt)
 	c.str(&rec.BindingDigest)
+	if rec.Version == PortableConfirmedVersion {
+		if rec.Confirmed == nil {
+			rec.Confirmed = &confirmedRecord{}
+		}
+		x := rec.Confirmed
+		c.str(&x.Requester)
+		c.strs(&x.NamedConfirmers)
+		c.flag(&x.ExcludeRequester)
+		c.num(&x.RequestedAt)
+		c.num(&x.BindingExpiresAt)
+		c.str(&x.ID)
+		c.str(&x.Confirmer)
+		c.num(&x.ConfirmedAt)
+		c.num(&x.ConfirmationExpiresAt)
+	}
 }
 
 // walkList encodes the length of *s or decodes it (allocating the list
@@ -403,7 +448,13 @@ func (h *Host) rebuild(b []byte) (*authz.Authorization, error) {
 	}
 	r := rec.Request
 	r.rebuilding = true
-	res, err := h.Authorize(r)
+	var res *Result
+	var err error
+	if rec.Confirmed != nil {
+		res, err = h.rebuildConfirmed(r, rec.Confirmed)
+	} else {
+		res, err = h.Authorize(r)
+	}
 	if err != nil {
 		return nil, fault.Within("record.request", err)
 	}

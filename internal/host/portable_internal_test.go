@@ -48,22 +48,28 @@ func fill(v reflect.Value, n *int) {
 // document are deliberately not recorded.
 func TestRecordEncodingCoversEveryField(t *testing.T) {
 	t.Parallel()
-	var rec record
-	n := 0
-	fill(reflect.ValueOf(&rec).Elem(), &n)
-	rec.Version = PortableVersion
-	rec.Request.Caller = Caller{}
-	rec.Request.Facts.IntentBinding = nil
-	w := &recordWriter{}
-	walkRecord(w, &rec)
-	var got record
-	rd := &recordReader{b: w.b}
-	walkRecord(rd, &got)
-	if rd.fail != nil || len(rd.b) != 0 {
-		t.Fatalf("decode: %v, %d bytes left", rd.fail, len(rd.b))
-	}
-	if !reflect.DeepEqual(got, rec) {
-		t.Errorf("the record does not decode to itself:\n got %+v\nwant %+v", got, rec)
+	// Version 2 has no confirmation; the confirmed version has every field.
+	for _, version := range []string{PortableVersion, PortableConfirmedVersion} {
+		var rec record
+		n := 0
+		fill(reflect.ValueOf(&rec).Elem(), &n)
+		rec.Version = version
+		if version == PortableVersion {
+			rec.Confirmed = nil
+		}
+		rec.Request.Caller = Caller{}
+		rec.Request.Facts.IntentBinding = nil
+		w := &recordWriter{}
+		walkRecord(w, &rec)
+		var got record
+		rd := &recordReader{b: w.b}
+		walkRecord(rd, &got)
+		if rd.fail != nil || len(rd.b) != 0 {
+			t.Fatalf("%s decode: %v, %d bytes left", version, rd.fail, len(rd.b))
+		}
+		if !reflect.DeepEqual(got, rec) {
+			t.Errorf("%s: the record does not decode to itself:\n got %+v\nwant %+v", version, got, rec)
+		}
 	}
 }
 
@@ -74,6 +80,7 @@ func TestRecordSizerIsExact(t *testing.T) {
 	var rec record
 	n := 0
 	fill(reflect.ValueOf(&rec).Elem(), &n)
+	rec.Version = PortableConfirmedVersion // every section
 	var size recordSizer
 	walkRecord(&size, &rec)
 	w := &recordWriter{}

@@ -190,6 +190,8 @@ func (h *Host) validate(caller Caller, a *authz.Authorization, exp Expectations,
 		MaxLifetime:     a.MaxLifetime(),
 		ReplayID:        exp.ReplayID,
 		ConsumptionID:   exp.ConsumptionID,
+		// The Host's own record of the confirmation it issued with.
+		Confirmed: a.Confirmed(),
 	}, t)
 	if err != nil {
 		return nil, err

@@ -3,8 +3,10 @@ package manifest
 import (
 	"cmp"
 	"slices"
+	"strconv"
 
 	"github.com/toolgate/toolgate/api/v1alpha1"
+	"github.com/toolgate/toolgate/internal/engine/fault"
 	"github.com/toolgate/toolgate/internal/host"
 )
 
@@ -37,7 +39,41 @@ func HostConfig(o *v1alpha1.HostAuthority) (host.Config, error) {
 	for _, rb := range o.Spec.Roles {
 		c.Roles = append(c.Roles, host.RoleBinding{Role: string(rb.Role), Subjects: subjects(rb.Subjects)})
 	}
+	if cf := o.Spec.Confirmations; cf != nil {
+		req, err := confirmationSeconds(cf.RequestLifetimeSeconds, "spec.confirmations.requestLifetimeSeconds")
+		if err != nil {
+			return host.Config{}, err
+		}
+		ans, err := confirmationSeconds(cf.AnswerLifetimeSeconds, "spec.confirmations.answerLifetimeSeconds")
+		if err != nil {
+			return host.Config{}, err
+		}
+		if err := checkSubjects(cf.Confirmers, "spec.confirmations.confirmers"); err != nil {
+			return host.Config{}, err
+		}
+		c.Confirmations = &host.ConfirmationConfig{
+			Confirmers: subjects(cf.Confirmers), RequestLifetime: req, AnswerLifetime: ans,
+			AllowSelfConfirmation: cf.AllowSelfConfirmation,
+		}
+	}
 	return c, nil
+}
+
+// confirmationSeconds parses a confirmation lifetime: canonical decimal
+// text of 1–3,600 seconds.
+func confirmationSeconds(v v1alpha1.Seconds, path string) (uint64, error) {
+	s := string(v)
+	if s == "" {
+		return 0, fault.At(path, fault.Missing, "a confirmation lifetime is required")
+	}
+	if !isCanonicalDecimal(s) {
+		return 0, fault.At(path, fault.Malformed, "a confirmation lifetime is canonical decimal text, e.g. \"600\"")
+	}
+	n, err := strconv.ParseUint(s, 10, 64)
+	if err != nil || n < 1 || n > MaxAuthorizationLifetimeSeconds {
+		return 0, fault.At(path, fault.OutOfRange, "a confirmation lifetime is 1–3,600 seconds")
+	}
+	return n, nil
 }
 
 // HostAuthority returns the HostAuthority namespace/name of s.

@@ -63,6 +63,13 @@ func (g *Gateway) handler(mt *mappedTool) mcp.ToolHandler {
 		if tok := req.Params.GetProgressToken(); tok != nil {
 			ctx = withDownstream(ctx, downstream{session: req.Session, token: tok})
 		}
+		if g.cfg.Host != nil {
+			sessionID := ""
+			if req.Session != nil {
+				sessionID = req.Session.ID()
+			}
+			return g.hostCall(ctx, mt, req.Params, sessionID), nil
+		}
 		return g.call(ctx, mt, req.Params), nil
 	}
 }
@@ -117,8 +124,14 @@ func (g *Gateway) call(ctx context.Context, mt *mappedTool, p *mcp.CallToolParam
 			return g.refuse(ctx, mt.Name, Refusal{Code: "unavailable", Message: "the toolgate service did not answer; nothing was forwarded"})
 		}
 	}
-	rec := Record{Time: time.Now().UTC(), Event: "consumed", Tool: mt.Name, ToolID: mt.ToolID, Version: mt.Version,
-		AuthorizationID: am.AuthorizationID, ConsumptionID: am.ConsumptionID, Binding: res.Binding}
+	return g.execute(ctx, mt, p, args, Record{Time: time.Now().UTC(), Event: "consumed", Tool: mt.Name, ToolID: mt.ToolID, Version: mt.Version,
+		AuthorizationID: am.AuthorizationID, ConsumptionID: am.ConsumptionID, Binding: res.Binding})
+}
+
+// execute runs a consumed call: the consumed line of rec, the forward
+// unless the client cancelled meanwhile, and the outcome line. Both modes
+// end here.
+func (g *Gateway) execute(ctx context.Context, mt *mappedTool, p *mcp.CallToolParamsRaw, args []byte, rec Record) *mcp.CallToolResult {
 	if err := g.out.Write(rec); err != nil {
 		// Without a record no outcome could be reported: do not execute.
 		return g.refuse(ctx, mt.Name, Refusal{Code: "unavailable", Message: "the outcome log cannot be written; nothing was forwarded"})
@@ -135,7 +148,7 @@ func (g *Gateway) call(ctx context.Context, mt *mappedTool, p *mcp.CallToolParam
 	}
 	rec.Time, rec.Event, rec.Outcome, rec.Reason = time.Now().UTC(), "outcome", outcome, reason
 	if err := g.out.Write(rec); err != nil {
-		g.log.Error("mcp gateway: outcome not recorded", "tool", mt.Name, "authorizationID", am.AuthorizationID, "outcome", outcome)
+		g.log.Error("mcp gateway: outcome not recorded", "tool", mt.Name, "authorizationID", rec.AuthorizationID, "outcome", outcome)
 	}
 	if c, ok := g.outcomeOf[outcome]; ok {
 		c.Inc()

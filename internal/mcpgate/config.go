@@ -57,6 +57,11 @@ type Config struct {
 	// (docs/mcp.md, "Client authentication"). Absent, the MCP endpoint is
 	// open to whoever reaches it, as before.
 	ClientAuth *clientauth.Spec `json:"clientAuth,omitempty"`
+	// Host, when present, is Host mode: the gateway authorizes each call
+	// itself on the authenticated client's behalf (docs/mcp.md, "Host
+	// mode"); it needs ClientAuth. Absent, it consumes the Authorization
+	// an agent runtime attached under params._meta.
+	Host *HostConfig `json:"host,omitempty"`
 }
 
 // Endpoint is the toolgate service and the gateway's bearer token file.
@@ -265,7 +270,7 @@ func (c *Config) check() []error {
 			}
 		}
 	}
-	return errs
+	return append(errs, c.checkHost()...)
 }
 
 // schemaHeaders are the x-mcp-header annotations of an inputSchema's

@@ -105,6 +105,11 @@ type Gateway struct {
 
 // New builds a gateway; Run connects it to the upstream.
 func New(cfg *Config, opts Options) (*Gateway, error) {
+	if cfg.Host != nil && cfg.ClientAuth == nil {
+		// Host mode attests the verified client; without a verifier
+		// there is none (ParseConfig refuses this too).
+		return nil, &ConfigError{Path: "clientAuth", Reason: "is required in Host mode: the gateway attests the verified client's identity"}
+	}
 	token, err := readToken(cfg.Toolgate.TokenFile)
 	if err != nil {
 		return nil, err

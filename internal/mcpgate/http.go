@@ -219,7 +219,7 @@ func (g *Gateway) checkHeaders(h http.Header, env envelope, modern bool) *Refusa
 		return nil
 	}
 	mt, ok := g.tools[env.Name]
-	if !ok || mt.profile == nil || !(modern || hasParamHeader(h)) {
+	if !ok || mt.profile == nil || (!modern && !hasParamHeader(h)) {
 		return nil
 	}
 	args := []byte(env.Arguments)

@@ -185,14 +185,22 @@ func TestARetryIsIdenticalUnderTheSameSelection(t *testing.T) {
 	s.reload(t, keyDir, samplesWith(t, func(ha string) string {
 		return strings.Replace(ha, "  maxAuthorizationLifetimeSeconds:", "  supersededGrace:\n    generations: \"1\"\n  maxAuthorizationLifetimeSeconds:", 1)
 	}, policyGeneration3(t, nil)))
-	// "current" now resolves to generation 3: another request, refused
-	// without issuing, and the first Authorization stays as it was.
-	wantRefusal(t, s.post(t, "/v1/authorize", agentToken, currentSelection(t)), http.StatusConflict, "identityReused", "authorizationID")
+	// "current" now resolves to generation 3: another request under the
+	// same identities, issued as another Authorization (docs/api.md,
+	// "Retries are safe"); only one of the two can ever be consumed.
+	other := wantSelection(t, s.post(t, "/v1/authorize", agentToken, currentSelection(t)), "1", "3", "2")
+	if other.Authorization == nil || other.Authorization.Artifact == first.Authorization.Artifact {
+		t.Fatalf("a current selection resolving to another generation is answered with the first artifact")
+	}
 	// The retry naming generation 2 is the identical request still.
 	third := wantSelection(t, s.post(t, "/v1/authorize", agentToken, explicit), "1", "2", "2")
 	if third.Authorization == nil || third.Authorization.Artifact != first.Authorization.Artifact {
 		t.Fatalf("the explicit retry under the grace is not answered with the same artifact")
 	}
+	if r := s.post(t, "/v1/consume", executorToken, expectations(t, other.Authorization.Artifact)); r.status != http.StatusOK {
+		t.Fatalf("consume of the generation 3 artifact: %d %s", r.status, r.body)
+	}
+	wantRefusal(t, s.post(t, "/v1/consume", executorToken, expectations(t, first.Authorization.Artifact)), http.StatusConflict, "identityReused", "authorizationID")
 }
 
 func TestTheCurrentEndpointSaysWhatCurrentResolvesTo(t *testing.T) {

@@ -20,11 +20,13 @@ import (
 	"github.com/toolgate/toolgate/internal/consume/boltstore"
 	"github.com/toolgate/toolgate/internal/host"
 	"github.com/toolgate/toolgate/internal/server"
+	"github.com/toolgate/toolgate/internal/testutil/apifixture"
 )
 
-// Idempotent authorize (docs/decisions.md): an identity backs one consumable
-// Authorization per domain; an identical authorize is answered with the same
-// Authorization.
+// Idempotent authorize (docs/decisions.md, "The durable write belongs to
+// Consumption"): within a domain at most one Authorization naming an
+// identity is consumed; an identical authorize on the same replica is
+// answered with the same Authorization, without a durable write.
 
 // authorizeRaw posts req as the agent runtime and decodes the answer.
 func (s *service) authorizeRaw(t testing.TB, req client.AuthorizeRequest) (response, client.AuthorizeResponse) {
@@ -40,8 +42,9 @@ func (s *service) authorizeRaw(t testing.TB, req client.AuthorizeRequest) (respo
 func TestIdenticalAuthorizeRepeated64TimesConcurrentlyYieldsOneArtifact(t *testing.T) {
 	t.Parallel()
 	// Every eighth read of the service clock is a second later, so without
-	// the claim the requests would issue several Authorizations; the
-	// clock stops once they are answered, within the artifact's lifetime.
+	// the replica's record of what it issued the requests would get
+	// several Authorizations; the clock stops once they are answered,
+	// within the artifact's lifetime.
 	var tick atomic.Int64
 	var stopped atomic.Bool
 	clock := func() time.Time {
@@ -103,9 +106,10 @@ func TestIdenticalAuthorizeRepeated64TimesConcurrentlyYieldsOneArtifact(t *testi
 }
 
 // TestAnAuthorizeRetryReturnsTheSameArtifact: an identical authorize
-// before the Authorization expires is answered with the same artifact;
-// after it expired, with 409 identityExpired (no dead artifact, no second
-// consumable one under the same identities).
+// on the same replica before the Authorization expires is answered with
+// the same artifact. After it expired, the identical request is issued
+// anew under the same identities (the dead artifact is no answer); once
+// an Authorization naming them is consumed, it is 409 identityReused.
 func TestAnAuthorizeRetryReturnsTheSameArtifact(t *testing.T) {
 	t.Parallel()
 	s := newService(t, t.TempDir())
@@ -125,16 +129,6 @@ func TestAnAuthorizeRetryReturnsTheSameArtifact(t *testing.T) {
 			t.Fatalf("retry %d s later: decision %+v, want %+v", later, again.Decision, first.Decision)
 		}
 	}
-	// Once it has expired (its claim is kept for the retention), the
-	// identical request gets no dead artifact and no fresh one under the
-	// same identities: 409 identityExpired, at authorizationID.
-	for _, later := range []int64{lifetime, lifetime + 5} {
-		s.now.Store(int64(first.Authorization.IssuedAt) + later)
-		r, _ := s.authorizeRaw(t, req)
-		if e := decode[client.ErrorResponse](t, r).Error; r.status != http.StatusConflict || e.Code != "identityExpired" || e.Path != "authorizationID" {
-			t.Fatalf("retry %d s later, after expiry: %d %s; want 409 identityExpired at authorizationID", later, r.status, r.body)
-		}
-	}
 	s.now.Store(int64(first.Authorization.IssuedAt) + 1)
 	if got := s.logText(); !strings.Contains(got, `"result":"reissued"`) {
 		t.Errorf("the decision log does not tell a retry from an issuance:\n%s", got)
@@ -146,41 +140,44 @@ func TestAnAuthorizeRetryReturnsTheSameArtifact(t *testing.T) {
 	if again := decode[client.AuthorizeResponse](t, r); r.status != http.StatusOK || again.Authorization == nil || *again.Authorization != *first.Authorization {
 		t.Fatalf("the same request laid out differently: %d %s", r.status, r.body)
 	}
+	// Once it has expired, the identical request is issued anew at the
+	// service's clock, under the same identities: a second artifact, of
+	// which at most one is ever consumed.
+	at := int64(first.Authorization.IssuedAt) + lifetime + 5
+	s.now.Store(at)
+	r, fresh := s.authorizeRaw(t, req)
+	if r.status != http.StatusOK || fresh.Authorization == nil || fresh.Authorization.Artifact == first.Authorization.Artifact ||
+		fresh.Authorization.ID != first.Authorization.ID || int64(fresh.Authorization.IssuedAt) != at {
+		t.Fatalf("the identical request after expiry: %d %s; want a new artifact issued now under the same identities", r.status, r.body)
+	}
+	if r := s.post(t, "/v1/consume", executorToken, expectations(t, fresh.Authorization.Artifact)); r.status != http.StatusOK {
+		t.Fatalf("consume the new artifact: %d %s", r.status, r.body)
+	}
+	// Consumed and expired, its identities are held: neither artifact
+	// again, nor a third.
+	s.now.Store(at + lifetime)
+	r, _ = s.authorizeRaw(t, req)
+	if e := decode[client.ErrorResponse](t, r).Error; r.status != http.StatusConflict || e.Code != "identityReused" || e.Path != "authorizationID" {
+		t.Fatalf("the identical request after its Authorization was consumed and expired: %d %s; want 409 identityReused at authorizationID", r.status, r.body)
+	}
 }
 
+// TestReusingAnIdentityForAnotherRequestIsRefused: once an Authorization is
+// consumed, an authorize of another request naming one of its identities
+// is refused at that identity's path.
 func TestReusingAnIdentityForAnotherRequestIsRefused(t *testing.T) {
 	t.Parallel()
 	s := newService(t, t.TempDir())
 	req := example(t, "payment-allow.yaml")
-	if _, first := s.authorizeRaw(t, req); first.Authorization == nil {
+	_, first := s.authorizeRaw(t, req)
+	if first.Authorization == nil {
 		t.Fatal("the allow example issued no authorization")
 	}
+	if r := s.post(t, "/v1/consume", executorToken, expectations(t, first.Authorization.Artifact)); r.status != http.StatusOK {
+		t.Fatalf("consume: %d %s", r.status, r.body)
+	}
 	s.now.Add(2)
-	fresh := func(r *client.AuthorizeRequest, keep string) {
-		if keep != "authorizationID" {
-			r.AuthorizationID += "-other"
-		}
-		if keep != "replayID" {
-			r.ReplayID += "-other"
-		}
-		if keep != "consumptionID" {
-			r.ConsumptionID += "-other"
-		}
-	}
-	tests := map[string]struct {
-		change   func(*client.AuthorizeRequest)
-		wantPath string
-	}{
-		"every identity, another decision identity": {func(r *client.AuthorizeRequest) { r.DecisionID += "-other" }, "authorizationID"},
-		"every identity, a shorter lifetime":        {func(r *client.AuthorizeRequest) { r.MaxLifetimeSeconds-- }, "authorizationID"},
-		"every identity, other arguments": {func(r *client.AuthorizeRequest) {
-			r.Proposal.Arguments = json.RawMessage(`{"currency":"eur","amount":12501,"debtor-account":"acct-1001","creditor-account":"acct-2002"}`)
-		}, "authorizationID"},
-		"the Authorization identity only": {func(r *client.AuthorizeRequest) { fresh(r, "authorizationID"); r.DecisionID += "-o" }, "authorizationID"},
-		"the replay identity only":        {func(r *client.AuthorizeRequest) { fresh(r, "replayID"); r.DecisionID += "-o" }, "replayID"},
-		"the Consumption identity only":   {func(r *client.AuthorizeRequest) { fresh(r, "consumptionID"); r.DecisionID += "-o" }, "consumptionID"},
-	}
-	for name, tc := range tests {
+	for name, tc := range identityReuses() {
 		t.Run(name, func(t *testing.T) {
 			other := example(t, "payment-allow.yaml")
 			tc.change(&other)
@@ -196,29 +193,139 @@ func TestReusingAnIdentityForAnotherRequestIsRefused(t *testing.T) {
 	}
 }
 
-func TestAuthorizeFailsClosedWhenTheClaimCannotBeRecorded(t *testing.T) {
+// identityReuses are requests other than payment-allow.yaml's that name
+// one or more of its identities, and the path a refusal names.
+func identityReuses() map[string]struct {
+	change   func(*client.AuthorizeRequest)
+	wantPath string
+} {
+	fresh := func(r *client.AuthorizeRequest, keep string) {
+		if keep != "authorizationID" {
+			r.AuthorizationID += "-other"
+		}
+		if keep != "replayID" {
+			r.ReplayID += "-other"
+		}
+		if keep != "consumptionID" {
+			r.ConsumptionID += "-other"
+		}
+	}
+	return map[string]struct {
+		change   func(*client.AuthorizeRequest)
+		wantPath string
+	}{
+		"every identity, another decision identity": {func(r *client.AuthorizeRequest) { r.DecisionID += "-other" }, "authorizationID"},
+		"every identity, a shorter lifetime":        {func(r *client.AuthorizeRequest) { r.MaxLifetimeSeconds-- }, "authorizationID"},
+		"every identity, other arguments": {func(r *client.AuthorizeRequest) {
+			r.Proposal.Arguments = json.RawMessage(`{"currency":"eur","amount":12501,"debtor-account":"acct-1001","creditor-account":"acct-2002"}`)
+		}, "authorizationID"},
+		"the Authorization identity only": {func(r *client.AuthorizeRequest) { fresh(r, "authorizationID"); r.DecisionID += "-o" }, "authorizationID"},
+		"the replay identity only":        {func(r *client.AuthorizeRequest) { fresh(r, "replayID"); r.DecisionID += "-o" }, "replayID"},
+		"the Consumption identity only":   {func(r *client.AuthorizeRequest) { fresh(r, "consumptionID"); r.DecisionID += "-o" }, "consumptionID"},
+	}
+}
+
+// TestTwoArtifactsNamingOneIdentityPermitOneConsumption: two Authorizations
+// naming one identity — another request on the same replica, the
+// identical request on another replica (a second later), the identical
+// request after a restart — are both issued, and only the first consumed
+// is ever consumed: the other is 409 identityReused at the first identity
+// they share, on either replica, and stays so; the first one's own
+// artifact again is 409 consumed.
+func TestTwoArtifactsNamingOneIdentityPermitOneConsumption(t *testing.T) {
+	t.Parallel()
+	tests := map[string]struct {
+		change   func(*client.AuthorizeRequest)
+		replica  bool // the second authorize on the other replica, a second later
+		restart  bool // the second authorize on a restarted replica
+		wantPath string
+	}{
+		"the identical request on another replica":        {func(*client.AuthorizeRequest) {}, true, false, "authorizationID"},
+		"the identical request after a restart":           {func(*client.AuthorizeRequest) {}, false, true, "authorizationID"},
+		"another request naming the consumption identity": {identityReuses()["the Consumption identity only"].change, false, false, "consumptionID"},
+		"another request naming every identity":           {identityReuses()["every identity, another decision identity"].change, true, false, "authorizationID"},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			keys := t.TempDir()
+			a := newService(t, keys)
+			share := func(c *server.Config) { c.Store = a.store }
+			b := newServiceWith(t, keys, share)
+			req := example(t, "payment-allow.yaml")
+			_, x := a.authorizeRaw(t, req)
+			other := example(t, "payment-allow.yaml")
+			tc.change(&other)
+			second := a
+			switch {
+			case tc.replica:
+				second = b
+			case tc.restart:
+				second = newServiceWith(t, keys, share) // nothing issued survives but the key set
+			}
+			// A second later on another replica or after a restart (in the
+			// same second, deterministic issuance gives the same artifact).
+			later := a.now.Load() + 1
+			for _, s := range []*service{a, b, second} {
+				s.now.Store(later)
+			}
+			_, y := second.authorizeRaw(t, other)
+			if x.Authorization == nil || y.Authorization == nil || x.Authorization.Artifact == y.Authorization.Artifact {
+				t.Fatalf("want two artifacts: %+v, %+v", x.Authorization, y.Authorization)
+			}
+			if r := b.post(t, "/v1/consume", executorToken, apifixture.Expectations(other, y.Authorization.Artifact)); r.status != http.StatusOK {
+				t.Fatalf("consume the second artifact: %d %s", r.status, r.body)
+			}
+			for _, s := range []*service{a, b} {
+				r := s.post(t, "/v1/consume", executorToken, apifixture.Expectations(req, x.Authorization.Artifact))
+				if e := decode[client.ErrorResponse](t, r).Error; r.status != http.StatusConflict || e.Code != "identityReused" || e.Path != tc.wantPath {
+					t.Fatalf("consume the first artifact after the second: %d %s; want 409 identityReused at %s", r.status, r.body, tc.wantPath)
+				}
+				r = s.post(t, "/v1/consume", executorToken, apifixture.Expectations(other, y.Authorization.Artifact))
+				if e := decode[client.ErrorResponse](t, r).Error; r.status != http.StatusConflict || e.Code != "consumed" {
+					t.Fatalf("consume the second artifact again: %d %s; want 409 consumed", r.status, r.body)
+				}
+			}
+		})
+	}
+}
+
+// TestAuthorizeFailsClosedWhenTheStoreCannotAnswer: an issuing authorize
+// asks the store whether an identity is held; when it cannot answer,
+// nothing is issued. A deny asks nothing, and an identical retry on the
+// same replica is answered from what it issued.
+func TestAuthorizeFailsClosedWhenTheStoreCannotAnswer(t *testing.T) {
 	t.Parallel()
 	s := newService(t, t.TempDir())
+	_, first := s.authorizeRaw(t, example(t, "payment-allow.yaml"))
+	if first.Authorization == nil {
+		t.Fatal("the allow example issued no authorization")
+	}
 	s.store.setDown(true)
-	r := s.post(t, "/v1/authorize", agentToken, example(t, "payment-allow.yaml"))
+	other := example(t, "payment-allow.yaml")
+	other.AuthorizationID, other.ReplayID, other.ConsumptionID = other.AuthorizationID+"-2", other.ReplayID+"-2", other.ConsumptionID+"-2"
+	r := s.post(t, "/v1/authorize", agentToken, other)
 	if e := decode[client.ErrorResponse](t, r).Error; r.status != http.StatusServiceUnavailable || e.Code != "unavailable" {
 		t.Fatalf("%d %s; want 503 unavailable", r.status, r.body)
 	}
-	// A deny issues nothing and needs no claim: still answered.
+	// A deny issues nothing and asks nothing: still answered.
 	r = s.post(t, "/v1/authorize", agentToken, example(t, "payment-deny.yaml"))
 	if res := decode[client.AuthorizeResponse](t, r); r.status != http.StatusOK || res.Decision.Outcome != "deny" {
 		t.Fatalf("deny while the store is down: %d %s", r.status, r.body)
 	}
+	if _, again := s.authorizeRaw(t, example(t, "payment-allow.yaml")); again.Authorization == nil || *again.Authorization != *first.Authorization {
+		t.Fatalf("an identical retry while the store is down: %+v, want the first authorization", again.Authorization)
+	}
 	s.store.setDown(false)
-	if _, res := s.authorizeRaw(t, example(t, "payment-allow.yaml")); res.Authorization == nil {
+	if _, res := s.authorizeRaw(t, other); res.Authorization == nil {
 		t.Fatal("no authorization once the store answers again")
 	}
 }
 
-// The idempotent retry rests on this: issuance is a function of the
+// The same-replica retry rests on this: issuance is a function of the
 // request and the time, and Ed25519 signatures are deterministic, so two
 // services holding the same key issue the same bytes for one request at
-// one time.
+// one time (and a replica re-issuing at a recorded time reproduces it).
 func TestIssuanceIsDeterministic(t *testing.T) {
 	t.Parallel()
 	keys := t.TempDir()
@@ -322,9 +429,8 @@ func TestRequestDigestIsTheRequestAsDecodedAndItsCaller(t *testing.T) {
 }
 
 // referenceRequestDigest is RequestDigest as first written (idempotent
-// authorize's first version), with json.Marshal: the digest is stored in
-// every claim, so its octets must not change across an upgrade, or a retry
-// of a request in flight would be refused as another request.
+// authorize's first version), with json.Marshal: the pooled form must
+// write the same octets, so that it is the same relation on requests.
 func referenceRequestDigest(req *client.AuthorizeRequest, caller host.Caller) string {
 	h := sha256.New()
 	field := func(b []byte) {

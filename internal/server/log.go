@@ -31,9 +31,14 @@ type Entry struct {
 	MatchedRules    []string `json:"matchedRules,omitempty"`
 	AuthorizationID string   `json:"authorizationID,omitempty"`
 	Binding         string   `json:"binding,omitempty"`
-	Result          string   `json:"result"`
-	Code            string   `json:"code,omitempty"`
-	Path            string   `json:"path,omitempty"`
+	// Confirmation is the confirmation binding's digest and Requester who
+	// asked for it, on every step of a confirmation (docs/confirmation.md);
+	// Caller is then who acted (asked, approved, denied, listed, used).
+	Confirmation string `json:"confirmation,omitempty"`
+	Requester    string `json:"requester,omitempty"`
+	Result       string `json:"result"`
+	Code         string `json:"code,omitempty"`
+	Path         string `json:"path,omitempty"`
 	// Shadow records the shadow generation evaluated beside an authorize
 	// that selected the current generation (shadow.go).
 	Shadow *ShadowEntry `json:"shadow,omitempty"`
@@ -246,6 +251,8 @@ func (e *Entry) appendJSON(b []byte) []byte {
 	b = appendList(b, "matchedRules", e.MatchedRules)
 	b = appendField(b, "authorizationID", e.AuthorizationID, true)
 	b = appendField(b, "binding", e.Binding, true)
+	b = appendField(b, "confirmation", e.Confirmation, true)
+	b = appendField(b, "requester", e.Requester, true)
 	b = appendField(b, "result", e.Result, false)
 	b = appendField(b, "code", e.Code, true)
 	b = appendField(b, "path", e.Path, true)

@@ -44,9 +44,18 @@ func (s wireSchemas) paths() map[string]any {
 			reflect.TypeFor[client.ValidateRequest](), reflect.TypeFor[client.ValidateResponse](), "409", "503"),
 		"/v1/current": s.post("What the domain serves as current: the current generation of each snapshot identity and the active version of each policy, what a selection of \"current\" resolves to now (agent runtimes, executors)",
 			reflect.TypeFor[client.CurrentRequest](), reflect.TypeFor[client.CurrentResponse]()),
-		"/healthz": s.probe("liveness"),
-		"/readyz":  s.probe("readiness: domains loaded and the Consumption store answers"),
-		"/metrics": map[string]any{"get": map[string]any{"summary": "Prometheus metrics", "responses": map[string]any{"200": s.reply("text exposition format", nil)}}},
+		// toolgate.confirmations/1 (docs/confirmation.md).
+		"/v1/confirmations": map[string]any{"get": s.authenticatedGet(
+			"List the pending confirmation requests visible to the caller (its own requests; all of a domain it confirms in)",
+			reflect.TypeFor[client.ConfirmationList](), nil)},
+		"/v1/confirmations/{id}": map[string]any{"get": s.authenticatedGet(
+			"Show one confirmation request visible to the caller",
+			reflect.TypeFor[client.Confirmation](), s.idParameter(), "404")},
+		"/v1/confirmations/{id}/approve": s.answer("Approve one confirmation request, as one of its domain's confirmers; an answer is final"),
+		"/v1/confirmations/{id}/deny":    s.answer("Refuse one confirmation request, as one of its domain's confirmers; a no is final"),
+		"/healthz":                       s.probe("liveness"),
+		"/readyz":                        s.probe("readiness: domains loaded and the Consumption store answers"),
+		"/metrics":                       map[string]any{"get": map[string]any{"summary": "Prometheus metrics", "responses": map[string]any{"200": s.reply("text exposition format", nil)}}},
 	}
 }
 
@@ -62,6 +71,39 @@ func (s wireSchemas) post(summary string, in, out reflect.Type, extra ...string)
 	return map[string]any{"post": map[string]any{
 		"summary": summary, "security": []any{map[string]any{"bearer": []any{}}},
 		"requestBody": body, "responses": responses,
+	}}
+}
+
+// authenticatedGet is one authenticated GET answering out, with the API's
+// error body for every refusal status.
+func (s wireSchemas) authenticatedGet(summary string, out reflect.Type, params []any, extra ...string) map[string]any {
+	responses := map[string]any{"200": s.reply("success", out)}
+	for _, c := range append([]string{"401", "404"}, extra...) {
+		responses[c] = s.reply("rejected; see docs/api.md for the status table", reflect.TypeFor[client.ErrorResponse]())
+	}
+	op := map[string]any{"summary": summary, "security": []any{map[string]any{"bearer": []any{}}}, "responses": responses}
+	if params != nil {
+		op["parameters"] = params
+	}
+	return op
+}
+
+// idParameter is the confirmation request identity in the path.
+func (s wireSchemas) idParameter() []any {
+	return []any{map[string]any{"name": "id", "in": "path", "required": true,
+		"description": "the hex of the confirmation binding digest", "schema": map[string]any{"type": "string"}}}
+}
+
+// answer is one authenticated POST without a body that answers a
+// confirmation request.
+func (s wireSchemas) answer(summary string) map[string]any {
+	responses := map[string]any{"200": s.reply("answered", reflect.TypeFor[client.Confirmation]())}
+	for _, c := range []string{"400", "401", "403", "404", "409"} {
+		responses[c] = s.reply("rejected; see docs/confirmation.md for the refusal codes", reflect.TypeFor[client.ErrorResponse]())
+	}
+	return map[string]any{"post": map[string]any{
+		"summary": summary, "security": []any{map[string]any{"bearer": []any{}}},
+		"parameters": s.idParameter(), "responses": responses,
 	}}
 }
 

@@ -48,7 +48,7 @@ func newFilesService(t *testing.T, keyDir string) *service {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := &service{store: &memStore{seen: map[consume.Key]bool{}, claims: map[[3]string]*consume.Claim{}}, log: &bytes.Buffer{}, logMu: &sync.Mutex{},
+	s := &service{store: &memStore{seen: map[consume.Key]bool{}, held: map[[3]string]string{}}, log: &bytes.Buffer{}, logMu: &sync.Mutex{},
 		set: &set, now: &atomic.Int64{}}
 	s.now.Store(exampleTime + 1)
 	s.store.clock = func() time.Time { return time.Unix(s.now.Load(), 0) }

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"encoding/json"
 	"strconv"
 
 	"github.com/toolgate/toolgate/client"
@@ -35,6 +36,11 @@ func appendAuthorizeResponse(b []byte, r *client.AuthorizeResponse) []byte {
 		b = append(b, `,"ineligible":`...)
 		b = appendError(b, r.Ineligible)
 	}
+	if r.Confirmation != nil {
+		// Rare (requireConfirmation in a domain that takes confirmations):
+		// encoding/json itself, which is what the appenders imitate.
+		b = appendMarshaled(append(b, `,"confirmation":`...), r.Confirmation)
+	}
 	return append(b, '}', '\n')
 }
 
@@ -52,6 +58,16 @@ func appendSelection(b []byte, s *client.Selection) []byte {
 	b = append(b, `,"policyGeneration":`...)
 	b = jsonlex.AppendString(b, s.Policy.PolicyGeneration, jsonlex.HTMLSafe)
 	return append(b, `}}`...)
+}
+
+// appendMarshaled appends encoding/json's encoding of v, which cannot fail
+// for the wire types (strings, numbers, lists and structs of them).
+func appendMarshaled(b []byte, v any) []byte {
+	out, err := json.Marshal(v)
+	if err != nil {
+		return append(b, "null"...)
+	}
+	return append(b, out...)
 }
 
 func appendDecision(b []byte, d *client.Decision) []byte {

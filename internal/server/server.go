@@ -46,6 +46,10 @@ type Config struct {
 	// validate and the consume of the same envelope;
 	// DefaultRebuildCacheEntries when 0, none when negative.
 	RebuildCacheEntries int
+	// IssuedCacheEntries bounds the Authorizations this replica remembers
+	// issuing, so that an identical authorize gets the same one;
+	// DefaultIssuedCacheEntries when 0, none when negative.
+	IssuedCacheEntries int
 }
 
 // Server serves the API.
@@ -57,9 +61,12 @@ type Server struct {
 	log     *DecisionLog
 	limit   int64
 	cache   *rebuildCache
+	issued  *issuedCache
 	buffers sync.Pool // of *response
 	bodies  sync.Pool // of *[]byte, for reading request bodies
 	metrics *metrics
+	// confirmations are the open confirmation requests (confirmations.go).
+	confirmations *confirmationStore
 }
 
 // New returns a Server for cfg.
@@ -72,6 +79,8 @@ func New(cfg Config) (*Server, error) {
 		bodies:  sync.Pool{New: func() any { return new([]byte) }},
 		domains: cfg.Domains, auth: cfg.Auth, store: cfg.Store, clock: cfg.Clock, log: cfg.Log,
 		limit: cfg.MaxBodyBytes, cache: newRebuildCache(cfg.RebuildCacheEntries),
+		confirmations: newConfirmationStore(),
+		issued:        newIssuedCache(cfg.IssuedCacheEntries),
 	}
 	if s.clock == nil {
 		s.clock = time.Now
@@ -90,6 +99,7 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("/v1/validate", s.post("validate", s.validate))
 	mux.HandleFunc("/v1/consume", s.post("consume", s.consume))
 	mux.HandleFunc("/v1/current", s.post("current", s.current))
+	s.confirmationRoutes(mux)
 	mux.Handle("/healthz", s.get(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusOK) })))
 	mux.Handle("/readyz", s.get(http.HandlerFunc(s.ready)))
 	mux.Handle("/metrics", s.get(promhttp.HandlerFor(s.metrics.registry, promhttp.HandlerOpts{})))
@@ -231,9 +241,27 @@ func (s *Server) authorize(ctx context.Context, q *call, r *http.Request) (int, 
 	// snapshots Select found served, and the policy version once the Host
 	// found it in the snapshot (a missing one is caller input).
 	q.entry.Selection = sel.RegistryID + "@" + sel.RegistryGeneration + " " + sel.PolicyID + "@" + sel.PolicyGeneration
-	res, envelope, err := s.decide(q, d, HostRequest(req, q.caller, uint64(q.now.Unix())), requested, sel, definitionCurrent)
-	if err != nil {
-		return statusOf(err), apiError(err)
+	hr := HostRequest(req, q.caller, uint64(q.now.Unix()))
+	var res *host.Result
+	var envelope string
+	var pending *client.Confirmation
+	if req.Confirmation != "" {
+		// A confirmed call (confirmations.go).
+		var status int
+		var e *client.Error
+		if res, envelope, status, e = s.authorizeConfirmed(q, d, hr, req.Confirmation); e != nil {
+			return status, *e
+		}
+	} else {
+		var err error
+		// With the domain's shadow evaluated beside it when the request
+		// selected the current generation (shadow.go).
+		if res, envelope, err = s.decide(q, d, hr, requested, sel, definitionCurrent); err != nil {
+			return statusOf(err), apiError(err)
+		}
+		if pending, err = s.openConfirmation(q, d, hr, res, req.Confirmers); err != nil {
+			return statusOf(err), apiError(err)
+		}
 	}
 	if p := res.Decision.Policy(); p != nil {
 		q.entry.Selection += " " + p.ID().String() + "@" + p.Generation().String()
@@ -241,12 +269,13 @@ func (s *Server) authorize(ctx context.Context, q *call, r *http.Request) (int, 
 	retry := false
 	if res.Authorization != nil {
 		// A revoked tool version or Authorization identity issues nothing:
-		// the artifact is dropped unsent, before any identity is claimed.
+		// the artifact is dropped unsent, before the store is asked.
 		if err := d.Standing(res.Authorization, d.KeyID()); err != nil {
 			return stateRefusal(err)
 		}
-		// Claim its identities before handing it out (idempotent.go).
-		got, status, e := s.claim(ctx, q, d, &req, issued{res: res, envelope: envelope})
+		// The same Authorization for an identical request, and none for
+		// an identity a Consumption holds (idempotent.go).
+		got, status, e := s.answer(ctx, q, d, &req, issued{res: res, envelope: envelope})
 		if e != nil {
 			q.entry.DecisionID, q.entry.Outcome = res.Decision.ID().String(), res.Decision.Outcome().String()
 			return status, *e
@@ -271,7 +300,7 @@ func (s *Server) authorize(ctx context.Context, q *call, r *http.Request) (int, 
 	for _, reason := range wire.Reasons {
 		s.metrics.reasons.get(reason).Inc()
 	}
-	out := client.AuthorizeResponse{Decision: wire, Selection: client.Selection{Registry: req.Registry, Policy: req.Policy}}
+	out := client.AuthorizeResponse{Decision: wire, Selection: client.Selection{Registry: req.Registry, Policy: req.Policy}, Confirmation: pending}
 	q.entry.Result = "decided"
 	if res.Ineligible != nil {
 		e := apiError(res.Ineligible)
@@ -435,10 +464,11 @@ func (s *Server) consume(ctx context.Context, q *call, r *http.Request) (int, an
 	}
 	digest := b.Digest().String()
 	err := s.store.Consume(ctx, consume.Record{
-		Key:             consume.Key{Domain: d.Instance(), Binding: digest[len("sha256:"):]},
-		AuthorizationID: a.ID().String(),
-		ExpiresAt:       time.Unix(int64(b.ExpiresAt().Seconds()), 0),
+		Key:        consume.Key{Domain: d.Instance(), Binding: digest[len("sha256:"):]},
+		Identities: [3]string{a.ID().String(), a.ReplayID().String(), a.ConsumptionID().String()},
+		ExpiresAt:  time.Unix(int64(b.ExpiresAt().Seconds()), 0),
 	})
+	var reused *consume.IdentityReusedError
 	switch {
 	case err == nil:
 		s.metrics.consumption.get("consumed").Inc()
@@ -453,6 +483,13 @@ func (s *Server) consume(ctx context.Context, q *call, r *http.Request) (int, an
 		s.metrics.consumption.get("conflict").Inc()
 		q.entry.Result = "conflict"
 		return http.StatusConflict, client.Error{Code: "consumed", Message: "this authorization was already consumed"}
+	case errors.As(err, &reused):
+		// Another Authorization naming this identity was consumed: the
+		// one side effect the identity permits is spent (docs/api.md).
+		s.metrics.consumption.get("conflict").Inc()
+		q.entry.Result = "conflict"
+		return http.StatusConflict, client.Error{Code: codeIdentityReused, Path: reused.Field,
+			Message: "another authorization naming this identity was consumed; this one permits nothing"}
 	default:
 		s.metrics.consumption.get("unavailable").Inc()
 		q.entry.Result = "unavailable"
@@ -553,6 +590,8 @@ func (s *Server) writeJSON(w http.ResponseWriter, status int, body any) {
 		out.buf = append(append(out.buf, enc...), '\n')
 	case client.ErrorResponse:
 		out.buf = appendErrorResponse(out.buf, &v)
+	case client.Confirmation, client.ConfirmationList:
+		out.buf = append(appendMarshaled(out.buf, v), '\n')
 	default:
 		status = http.StatusInternalServerError
 		out.buf = append(out.buf, `{"error":{"code":"internal","message":"the response could not be encoded"}}`+"\n"...)

@@ -36,39 +36,33 @@ const (
 )
 
 // memStore is an in-process consume.Store for the service's own tests;
-// the durable backends have their own suites.
+// the durable backends have their own suites. Like them, a Consume
+// records its key and holds its three identities in one step.
 type memStore struct {
-	mu     sync.Mutex
-	seen   map[consume.Key]bool
-	claims map[[3]string]*consume.Claim // domain, identity index, identity
-	down   bool
-	clock  func() time.Time // the service's clock
+	mu    sync.Mutex
+	seen  map[consume.Key]bool
+	held  map[[3]string]string // domain, identity index, identity → binding
+	helds int                  // calls of Held
+	down  bool
+	clock func() time.Time // the service's clock
 }
 
-// Claim decides with consume.Resolve under one lock, as the durable
-// stores do in one transaction.
-func (m *memStore) Claim(_ context.Context, c consume.Claim) (consume.Claim, error) {
-	if err := c.Validate(); err != nil {
-		return consume.Claim{}, err
+func (m *memStore) Held(_ context.Context, domain string, ids [3]string) error {
+	if err := consume.ValidateIdentities(domain, ids); err != nil {
+		return err
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	m.helds++
 	if m.down {
-		return consume.Claim{}, consume.ErrUnavailable
+		return consume.ErrUnavailable
 	}
-	var keys [3][3]string
-	var stored [3]*consume.Claim
-	for i, id := range c.Identities {
-		keys[i] = [3]string{c.Domain, strconv.Itoa(i), id}
-		stored[i] = m.claims[keys[i]]
-	}
-	out, record, err := consume.Resolve(c, stored)
-	if record {
-		for _, k := range keys {
-			m.claims[k] = &c
+	for i, id := range ids {
+		if _, ok := m.held[[3]string{domain, strconv.Itoa(i), id}]; ok {
+			return consume.Reused(i)
 		}
 	}
-	return out, err
+	return nil
 }
 
 func (m *memStore) Consume(_ context.Context, r consume.Record) error {
@@ -85,7 +79,17 @@ func (m *memStore) Consume(_ context.Context, r consume.Record) error {
 	case m.seen[r.Key]:
 		return consume.ErrConsumed
 	}
+	var keys [3][3]string
+	for i, id := range r.Identities {
+		keys[i] = [3]string{r.Key.Domain, strconv.Itoa(i), id}
+		if b, ok := m.held[keys[i]]; ok && b != r.Key.Binding {
+			return consume.Reused(i)
+		}
+	}
 	m.seen[r.Key] = true
+	for _, k := range keys {
+		m.held[k] = r.Key.Binding
+	}
 	return nil
 }
 
@@ -145,11 +149,13 @@ func newServiceWith(t testing.TB, keyDir string, change func(*server.Config)) *s
 		{Token: agentToken, Name: "system:serviceaccount:payments:payments-agent-runtime"},
 		{Token: executorToken, Name: "system:serviceaccount:payments:payments-executor"},
 		{Token: strangerToken, Name: "system:serviceaccount:payments:someone-else"},
+		{Token: approverToken, Name: "carol", Groups: []string{"payments-approvers"}},
+		{Token: aliceApproverToken, Name: "alice", Groups: []string{"payments-approvers"}},
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	svc := &service{store: &memStore{seen: map[consume.Key]bool{}, claims: map[[3]string]*consume.Claim{}}, log: &bytes.Buffer{}, logMu: &sync.Mutex{},
+	svc := &service{store: &memStore{seen: map[consume.Key]bool{}, held: map[[3]string]string{}}, log: &bytes.Buffer{}, logMu: &sync.Mutex{},
 		set: &set, now: &atomic.Int64{}}
 	svc.now.Store(exampleTime + 1)
 	svc.store.clock = func() time.Time { return time.Unix(svc.now.Load(), 0) }

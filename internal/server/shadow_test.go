@@ -88,7 +88,7 @@ func newShadowService(t testing.TB, extra string, change ...func(*server.Config)
 	if err != nil {
 		t.Fatal(err)
 	}
-	svc := &service{store: &memStore{seen: map[consume.Key]bool{}, claims: map[[3]string]*consume.Claim{}}, log: &bytes.Buffer{}, logMu: &sync.Mutex{},
+	svc := &service{store: &memStore{seen: map[consume.Key]bool{}, held: map[[3]string]string{}}, log: &bytes.Buffer{}, logMu: &sync.Mutex{},
 		set: &set, now: &atomic.Int64{}}
 	svc.now.Store(exampleTime + 1)
 	svc.store.clock = func() time.Time { return time.Unix(svc.now.Load(), 0) }

@@ -9,7 +9,7 @@ import (
 // The members of each wire type, in field order: the index of a name is the
 // member's case in its decoding method.
 var (
-	namesAuthorizeRequest = []string{"hostAuthority", "proposal", "registry", "policy", "decisionID", "facts", "requestedCapabilities", "requestedResources", "authorizationID", "replayID", "consumptionID", "maxLifetimeSeconds"}
+	namesAuthorizeRequest = []string{"hostAuthority", "proposal", "registry", "policy", "decisionID", "facts", "requestedCapabilities", "requestedResources", "authorizationID", "replayID", "consumptionID", "maxLifetimeSeconds", "confirmation", "confirmers"}
 	namesHostAuthority    = []string{"namespace", "name"}
 	namesProposal         = []string{"proposalID", "toolID", "version", "arguments"}
 	namesRegistry         = []string{"snapshotID", "generation"}
@@ -72,8 +72,12 @@ func (d *scanner) authorizeRequest(path string, v *client.AuthorizeRequest) erro
 			return d.String(path, "replayID", &v.ReplayID)
 		case 10:
 			return d.String(path, "consumptionID", &v.ConsumptionID)
-		default:
+		case 11:
 			return d.Uint(path, "maxLifetimeSeconds", &v.MaxLifetimeSeconds)
+		case 12:
+			return d.String(path, "confirmation", &v.Confirmation)
+		default:
+			return d.Strings(path, "confirmers", &v.Confirmers)
 		}
 	})
 }

@@ -30,7 +30,7 @@ import (
 )
 
 // Standalone replicas on etcd (docs/decisions.md): two standalone `toolgate
-// serve` replicas, no Kubernetes, share single use and identity claims
+// serve` replicas, no Kubernetes, share single use and held identities
 // through one etcd reached over mutual TLS under a deployment's own key
 // prefix; the second replica's state directory holds a copy of the first
 // one's key sets, so each verifies the other's artifacts.
@@ -290,18 +290,28 @@ var _ = Describe("standalone toolgate serve replicas on one etcd", Ordered, func
 		expectCode(err, http.StatusUnprocessableEntity, "artifact")
 	})
 
-	It("share identity claims: the same authorize on the other replica gets the same artifact, another request reusing an identity is refused on both", func() {
-		req, _ := standaloneRequest("standalone-claim")
+	It("share held identities: the same authorize on the other replica gets an equivalent artifact, only one of the two consumes, and another request reusing an identity is then refused on both", func() {
+		req, exp := standaloneRequest("standalone-claim")
 		first, err := replicas[0].client(standaloneAgent).Authorize(ctx, req)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(first.Authorization).NotTo(BeNil())
-		Expect(standaloneKeys(etcd)).To(ContainElements(
-			HaveSuffix("/claim/0/"+req.AuthorizationID), HaveSuffix("/claim/1/"+req.ReplayID), HaveSuffix("/claim/2/"+req.ConsumptionID)))
+		Expect(standaloneKeys(etcd)).NotTo(ContainElement(HaveSuffix("/claim/0/"+req.AuthorizationID)), "an issuing authorize writes nothing")
 
+		time.Sleep(1100 * time.Millisecond) // the service clock has whole seconds
 		again, err := replicas[1].client(standaloneAgent).Authorize(ctx, req)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(again.Authorization).NotTo(BeNil())
-		Expect(again.Authorization.Artifact).To(Equal(first.Authorization.Artifact))
+		Expect(again.Authorization.ID).To(Equal(first.Authorization.ID))
+		Expect(again.Authorization.Artifact).NotTo(Equal(first.Authorization.Artifact))
+
+		_, err = replicas[1].client(standaloneExecutor).Consume(ctx, tgclient.ValidateRequest{Artifact: again.Authorization.Artifact, Expectations: exp})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(standaloneKeys(etcd)).To(ContainElements(
+			HaveSuffix("/claim/0/"+req.AuthorizationID), HaveSuffix("/claim/1/"+req.ReplayID), HaveSuffix("/claim/2/"+req.ConsumptionID)))
+		for _, p := range replicas {
+			_, err := p.client(standaloneExecutor).Consume(ctx, tgclient.ValidateRequest{Artifact: first.Authorization.Artifact, Expectations: exp})
+			expectCode(err, http.StatusConflict, "identityReused")
+		}
 
 		other, _ := standaloneRequest("standalone-claim-other")
 		other.ConsumptionID = req.ConsumptionID
@@ -331,7 +341,7 @@ var _ = Describe("standalone toolgate serve replicas on one etcd", Ordered, func
 		for i, p := range replicas {
 			fresh, _ := standaloneRequest(fmt.Sprintf("outage-%d", i))
 			_, err := p.client(standaloneAgent).Authorize(ctx, fresh)
-			Expect(err).To(HaveOccurred(), "%s issued an artifact without claiming its identities", p.name)
+			Expect(err).To(HaveOccurred(), "%s issued an artifact without asking the store whether its identities are held", p.name)
 			expectCode(err, http.StatusServiceUnavailable, "unavailable")
 		}
 

@@ -6,7 +6,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -15,8 +14,8 @@ import (
 )
 
 // importFixture is a saved tools/list answer with one MCP construct per tool
-// (testdata/import-tools-list.json): two that narrow safely, five that must
-// be refused.
+// (testdata/import-tools-list.json): two whose closed Schema narrows safely,
+// five the closed Schema cannot hold; each has an argument profile.
 var importFixture = filepath.Join("testdata", "import-tools-list.json")
 
 // runToolgate runs the built toolgate binary and returns its exit code,
@@ -72,9 +71,11 @@ type draftRegistry struct {
 	Spec struct {
 		SnapshotID  string `json:"snapshotID"`
 		Definitions []struct {
-			ToolID  string `json:"toolID"`
-			Version string `json:"version"`
-			Schema  struct {
+			ToolID    string         `json:"toolID"`
+			Version   string         `json:"version"`
+			DocRef    string         `json:"docRef"`
+			Arguments map[string]any `json:"arguments"`
+			Schema    struct {
 				Root struct {
 					Kind   string       `json:"kind"`
 					Fields []draftField `json:"fields"`
@@ -103,78 +104,80 @@ var _ = Describe("toolgate registry import", func() {
 	// Every expectation below is written from the fixture's constructs and
 	// the narrowing rules (docs/decisions.md, "MCP import"), not from the
 	// importer's output.
-	It("drafts the safely narrowable tools and reports every refusal of a varied tools/list at once", func() {
+	It("drafts every tool of a varied tools/list with its argument profile, every choice's reason printed and listed", func() {
 		out := filepath.Join(workDir, "import-e2e")
 		code, stdout, stderr := runToolgate("registry", "import", "--from-file", importFixture, "--tool-prefix", "ops",
 			"--out", out, "--namespace", "ops", "--snapshot-id", "ops-mcp", "--host-authority", "ops/ops-host")
 
-		By("exiting 1 and naming the count of refused tools: grep_text, pick, choose, follow_chain, schedule")
-		Expect(code).To(Equal(1), stderr)
-		Expect(stderr).To(ContainSubstring("5 tools refused"))
-		Expect(stdout).To(ContainSubstring("drafted ops-mcp generation 1: 2 tools; 7 refusals"))
+		By("exiting 0: each construct has a profile choice (docs/arguments.md, Proposals from tools/list)")
+		Expect(code).To(Equal(0), stderr)
+		Expect(stdout).To(ContainSubstring("drafted ops-mcp generation 1: 7 tools (7 with an argument profile); 0 refusals"))
 
-		By("listing the complete refusal list, each with its pointer and a reason naming the construct")
-		refused, _ := reportLines(stdout, "refused ")
-		wantRefused := map[finding]string{
-			{"grep_text", "/properties/expr/pattern"}:                                  "pattern",
-			{"pick", "/properties/value/anyOf"}:                                        "differing shapes", // string | boolean
-			{"choose", "/properties/choice/oneOf"}:                                     "differing shapes", // integer | object
-			{"follow_chain", "/properties/start/properties/next/properties/back/$ref"}: "cycle",            // a → b → a
-			{"schedule", "/properties/at/format"}:                                      "format",           // date-time: a string that means a time
-			{"schedule", "/properties/contact/format"}:                                 "format",           // email
-			{"schedule", "/properties/every/pattern"}:                                  "pattern",
+		By("printing the reason of every choice that needed judgment, at its pointer")
+		chose, _ := reportLines(stdout, "chose   ")
+		wantChose := map[finding]string{
+			{"get_status", "/properties/count"}:                                        "decimal at scale 2", // number
+			{"get_status", "/properties/count/minimum"}:                                "unsignedInteger",
+			{"get_status", "/properties/ticket"}:                                       "SHA-256 and length", // free text
+			{"set_mode", "/properties/target/oneOf"}:                                   "bound as a digest",  // two strings
+			{"grep_text", "/properties/expr"}:                                          "SHA-256 and length", // the pattern is kept
+			{"pick", "/properties/value/anyOf/0"}:                                      "SHA-256 and length",
+			{"pick", "/properties/value/anyOf"}:                                        "union tagged by the kind", // string | boolean
+			{"choose", "/properties/choice/oneOf"}:                                     "union tagged by the kind", // integer | object
+			{"follow_chain", "/properties/start/properties/next/properties/back/$ref"}: "recursive value is bound as a digest",
+			{"schedule", "/properties/at/format"}:                                      "not enforced", // date-time
+			{"schedule", "/properties/at"}:                                             "SHA-256 and length",
+			{"schedule", "/properties/contact/format"}:                                 "not enforced", // email
+			{"schedule", "/properties/contact"}:                                        "SHA-256 and length",
+			{"schedule", "/properties/every"}:                                          "SHA-256 and length",
+			{"schedule", "/properties/name"}:                                           "SHA-256 and length",
 		}
-		Expect(refused).To(HaveLen(len(wantRefused)), stdout)
-		for f, word := range wantRefused {
-			Expect(refused).To(HaveKey(f), stdout)
-			Expect(refused[f]).To(ContainSubstring(word))
+		Expect(chose).To(HaveLen(len(wantChose)), stdout)
+		for f, words := range wantChose {
+			Expect(chose).To(HaveKey(f), stdout)
+			Expect(chose[f]).To(ContainSubstring(words))
 		}
-
-		By("reporting each narrowing of the drafted tools per field, and none of the refused ones")
-		narrowed, tools := reportLines(stdout, "narrowed")
-		const ascii = "string narrowed to printable ASCII (0x20–0x7E): any other character rejects"
-		Expect(narrowed).To(Equal(map[finding]string{
-			{"get_status", ""}:                         "object closed: members not declared in properties reject",
-			{"get_status", "/properties/count/type"}:   "number read as integer: a fraction rejects",
-			{"get_status", "/properties/count"}:        "integer with minimum 0 bounded to the protocol's unsigned 64-bit range",
-			{"get_status", "/properties/ticket"}:       ascii + "; string bounded to the protocol's 1024 octets",
-			{"set_mode", "/properties/target/oneOf/0"}: ascii + "; string bounded to the protocol's 1024 octets",
-		}), stdout)
-		Expect(slices.Compact(tools)).To(Equal([]string{"get_status", "set_mode"}))
+		Expect(stdout).NotTo(ContainSubstring("narrowed "))
 
 		By("echoing no value of the server's schemas")
 		for _, v := range []string{"^[a-z]{1,8}$", "^[0-9]+[smh]$", "date-time", "email", "a host name"} {
 			Expect(stdout + stderr).NotTo(ContainSubstring(v))
 		}
 
-		By("drafting a closed Schema per mapped tool, unconfirmed")
+		By("drafting each tool bound to its profile, every suggestion listed in the annotation")
 		raw, err := os.ReadFile(filepath.Join(out, "toolregistry.yaml"))
 		Expect(err).NotTo(HaveOccurred())
 		var reg draftRegistry
 		Expect(yaml.Unmarshal(raw, &reg)).To(Succeed())
-		Expect(reg.Metadata.Annotations).To(HaveKeyWithValue("import.toolgate.dev/unconfirmed", "true"))
+		listed := strings.Split(strings.TrimSpace(reg.Metadata.Annotations["import.toolgate.dev/unconfirmed"]), "\n")
+		Expect(listed).To(HaveLen(7*4 + len(wantChose)))
+		Expect(listed).To(ContainElements("ops-get-status-1 risk", "ops-get-status-1 arguments /properties/ticket",
+			"ops-follow-chain-1 arguments /properties/start/properties/next/properties/back/$ref"))
 		Expect(reg.Spec.SnapshotID).To(Equal("ops-mcp"))
-		Expect(reg.Spec.Definitions).To(HaveLen(2))
+		Expect(reg.Spec.Definitions).To(HaveLen(7))
 		byTool := map[string][]draftField{}
 		for _, d := range reg.Spec.Definitions {
 			Expect(d.Version).To(Equal("1"))
+			Expect(d.DocRef).To(MatchRegexp(`^argprofile\.[0-9a-f]{52}$`))
+			Expect(d.Arguments).To(HaveKeyWithValue("profile", "toolgate.mcp-arguments/1"))
 			Expect(d.Schema.Root.Kind).To(Equal("object"))
 			byTool[d.ToolID] = d.Schema.Root.Fields
 		}
-		Expect(byTool).To(Equal(map[string][]draftField{
-			"ops.get-status": {
-				field("count", "optional", "unsignedInteger"),
-				field("ticket", "required", "string"),
-				field("verbose", "optional", "bool"),
-			},
-			"ops.set-mode": {
-				field("mode", "required", "enumeration", "fast", "safe"),
-				field("target", "required", "string"),
-			},
+		// The protocol Schema each profile derives to: a digest is
+		// {length, sha256}, a decimal an integer, a rename a field name.
+		Expect(byTool["ops.get-status"]).To(Equal([]draftField{
+			field("count", "optional", "unsignedInteger"),
+			field("ticket", "required", "object"),
+			field("verbose", "optional", "bool"),
+		}))
+		Expect(byTool["ops.set-mode"]).To(Equal([]draftField{
+			field("mode", "required", "enumeration", "fast", "safe"),
+			field("target", "required", "object"),
 		}))
 		code, vout, _ := runToolgate("validate", "-f", filepath.Join(out, "toolregistry.yaml"))
 		Expect(code).To(Equal(1))
-		Expect(vout).To(ContainSubstring("an unconfirmed import draft"))
+		Expect(strings.Count(vout, "an unconfirmed import draft")).To(Equal(len(listed)))
+		Expect(vout).To(ContainSubstring("spec.definitions[0].arguments/properties/ticket: malformed: an unconfirmed import draft"))
 
 		By("mapping exactly the drafted tools to their toolID and version, with the server's own definitions under review")
 		raw, err = os.ReadFile(filepath.Join(out, "mcp-gateway.yaml"))
@@ -196,7 +199,8 @@ var _ = Describe("toolgate registry import", func() {
 			Expect(m.Definition.Description).To(Equal(fixture[m.Name].Description))
 			Expect(m.Definition.InputSchema).To(MatchJSON(fixture[m.Name].InputSchema))
 		}
-		Expect(mapped).To(Equal([]string{"get_status=ops.get-status@1", "set_mode=ops.set-mode@1"}))
+		Expect(mapped).To(Equal([]string{"get_status=ops.get-status@1", "set_mode=ops.set-mode@1", "grep_text=ops.grep-text@1",
+			"pick=ops.pick@1", "choose=ops.choose@1", "follow_chain=ops.follow-chain@1", "schedule=ops.schedule@1"}))
 	})
 })
 

@@ -7,7 +7,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
 	"sync"
 	"time"
 
@@ -71,7 +70,7 @@ var _ = Describe("progress and cancellation through the gateway to the reference
 		Expect(err).NotTo(HaveOccurred())
 		manifests := filepath.Join(workDir, "progress-manifests")
 		Expect(os.MkdirAll(manifests, 0o755)).To(Succeed())
-		confirmed := strings.Replace(string(raw), "  annotations:\n    import.toolgate.dev/unconfirmed: \"true\"\n", "", 1)
+		confirmed := unconfirmedAnnotation.ReplaceAllString(string(raw), "")
 		Expect(os.WriteFile(filepath.Join(manifests, "toolregistry.yaml"), []byte(confirmed), 0o600)).To(Succeed())
 		for src, dst := range map[string]string{
 			filepath.Join(referenceDir, "hostauthority.yaml"): "hostauthority.yaml",

@@ -75,11 +75,11 @@ var _ = Describe("a published reference MCP server from npm", Ordered, func() {
 			"--out", importDir, "--namespace", "everything", "--snapshot-id", "everything-mcp",
 			"--host-authority", "everything/everything-host", "--toolgate-url", "http://"+serviceAddr,
 			"--token-file", tokenFile, "--outcome-log", outcomes)
-		// Some of its tools use constructs the closed Schema refuses
-		// (exit 1, listed); echo, one string argument, must be drafted.
+		// Some of its tools are refused (exit 1, listed); echo, one
+		// string argument, is drafted with its profile.
 		Expect(code).To(BeNumerically("<=", 1), stderr)
 		Expect(stdout).To(ContainSubstring("drafted everything-mcp generation 1:"))
-		Expect(stdout).To(ContainSubstring("narrowed echo /properties/message: string bounded"))
+		Expect(stdout).To(ContainSubstring("chose    echo /properties/message: free text: bound as its SHA-256 and length"))
 		Expect(stdout).NotTo(MatchRegexp(`refused +echo `))
 
 		By("reviewing the draft: refused until confirmed, valid after")
@@ -89,7 +89,7 @@ var _ = Describe("a published reference MCP server from npm", Ordered, func() {
 		Expect(vout).To(ContainSubstring("an unconfirmed import draft"))
 		raw, err := os.ReadFile(draft)
 		Expect(err).NotTo(HaveOccurred())
-		confirmed := strings.Replace(string(raw), "  annotations:\n    import.toolgate.dev/unconfirmed: \"true\"\n", "", 1)
+		confirmed := unconfirmedAnnotation.ReplaceAllString(string(raw), "")
 		Expect(confirmed).NotTo(Equal(string(raw)), "the draft carries the unconfirmed annotation")
 		manifests := filepath.Join(workDir, "reference-manifests")
 		Expect(os.MkdirAll(manifests, 0o755)).To(Succeed())

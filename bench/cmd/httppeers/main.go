@@ -17,9 +17,9 @@
 //     POST /v1/authorize for examples/api/authorize-allow.json with fresh
 //     identities per request: bearer-token authentication, strict decoding,
 //     argument validation and canonicalization, the policy decision, about
-//     13 digests, an Ed25519-signed artifact, and the durable claim of the
-//     three identities in the bbolt Consumption store (one fsync, shared
-//     by concurrent requests) before the answer.
+//     13 digests, an Ed25519-signed artifact, and a read of the bbolt
+//     Consumption store (are its three identities held?) before the
+//     answer; nothing durable is written.
 //   - toolgate-deny: the same service and request path on
 //     examples/api/authorize-deny.json, which the policy refuses: every
 //     step up to the decision and its digest, but no artifact, no signature

@@ -9,10 +9,12 @@
 // object — is consume.ErrUnavailable: the store never says yes unless the
 // apiserver stored the object.
 //
-// Claims are IdentityClaim objects, one per identity, named
+// A Consume first holds the Authorization's identities: IdentityClaim
+// objects, one per identity, named
 // "<domain>.<authorization|replay|consumption>.<identity>", created in
-// that fixed order (see Store.Claim for why that is sound without a
-// transaction); the Collector deletes them like Consumptions.
+// that fixed order before the Consumption (see Store.Consume for why that
+// is sound without a transaction); the Collector deletes them like
+// Consumptions.
 //
 // The apiserver has no clock a Create can be conditioned on, so a Consume
 // reads its own clock immediately before the Create and refuses an expired
@@ -46,7 +48,7 @@ import (
 )
 
 // The service account running the store needs these verbs (the Collector
-// lists and deletes, Ready gets, Consume creates, Claim creates and gets).
+// lists and deletes, Ready gets, Consume creates and gets, Held gets).
 // +kubebuilder:rbac:groups=stk.toolgate.dev,resources=consumptions,verbs=get;list;create;delete
 // +kubebuilder:rbac:groups=stk.toolgate.dev,resources=identityclaims,verbs=get;list;create;delete
 
@@ -65,7 +67,7 @@ type Options struct {
 	// Timeout bounds every call whose context has no earlier deadline; 0
 	// means DefaultTimeout.
 	Timeout time.Duration
-	// Reader reads IdentityClaims (Claim, after AlreadyExists); nil means
+	// Reader reads IdentityClaims (Held, and Consume after AlreadyExists); nil means
 	// the client. Give a manager's client here its API reader
 	// (manager.GetAPIReader): a cached read can miss an object another
 	// replica has just created, and would hold every claim in memory.
@@ -102,8 +104,26 @@ func New(c client.Client, namespace string, opts Options) *Store {
 	return &Store{c: c, reader: opts.Reader, namespace: namespace, clock: opts.Clock, timeout: opts.Timeout}
 }
 
-// Consume creates the Consumption object of r, unless r is expired by the
-// clock read immediately before the Create.
+// Consume creates the IdentityClaim objects of r's three identities, one
+// at a time in a fixed order (authorization, replay, consumption), then the
+// Consumption object of r, unless r is expired by the clock read
+// immediately before the first Create. The apiserver has no transaction
+// over four objects, so the rule is made sound per object:
+//
+//   - Each object is created once (name uniqueness) and never changed
+//     (its spec is immutable), so an identity is held by exactly one
+//     binding while its object exists.
+//   - An IdentityClaim that exists already holds its identity for the
+//     binding it names: another binding is refused
+//     (consume.ErrIdentityReused); the same one (a Consume of r that
+//     stopped midway, or r consumed before) goes on to the next object.
+//   - The Consumption object is created last, only once all three
+//     identities are held for r: it is the one yes, as before.
+//
+// So two bindings naming one identity are never both consumed. A Consume
+// that fails midway (unavailable, or refused at the second or third
+// identity) leaves the objects it created: they hold those identities for
+// r's binding until collected, and a retry of r completes them.
 func (s *Store) Consume(ctx context.Context, r consume.Record) error {
 	if err := r.Validate(); err != nil {
 		return err
@@ -118,12 +138,32 @@ func (s *Store) Consume(ctx context.Context, r consume.Record) error {
 		Spec: v1alpha1.ConsumptionSpec{
 			Domain:          v1alpha1.LowerToken(r.Key.Domain),
 			BindingDigest:   v1alpha1.SHA256Hex(r.Key.Binding),
-			AuthorizationID: v1alpha1.LowerToken(r.AuthorizationID),
+			AuthorizationID: v1alpha1.LowerToken(r.Identities[consume.AuthorizationIdentity]),
 			ExpiresAt:       metav1.NewTime(wholeSecondsUp(r.ExpiresAt)),
 		},
 	}
-	if r.Expired(s.clock()) {
+	now := s.clock()
+	if r.Expired(now) {
 		return consume.ErrExpired
+	}
+	hold := consume.HoldUntil(r, now)
+	for i := range claimIdentities {
+		claim := claimObject(r, i, hold, s.namespace)
+		err := s.c.Create(ctx, claim)
+		switch {
+		case err == nil:
+			continue
+		case !apierrors.IsAlreadyExists(err):
+			return consume.Unavailable("create claim", sanitize(err))
+		}
+		var got v1alpha1.IdentityClaim
+		if err := s.reader.Get(ctx, client.ObjectKeyFromObject(claim), &got); err != nil {
+			// NotFound too: collected between the two calls; a retry decides.
+			return consume.Unavailable("read claim", sanitize(err))
+		}
+		if string(got.Spec.BindingDigest) != r.Key.Binding {
+			return consume.Reused(i)
+		}
 	}
 	err := s.c.Create(ctx, obj)
 	switch {
@@ -137,97 +177,52 @@ func (s *Store) Consume(ctx context.Context, r consume.Record) error {
 }
 
 // claimIdentities name the identities in IdentityClaim names and
-// spec.identity, indexed like consume.Claim.Identities.
+// spec.identity, indexed like consume.Record.Identities.
 var claimIdentities = [3]string{"authorization", "replay", "consumption"}
 
-// ClaimName is the IdentityClaim object name of identity i of a claim in
-// domain: "<domain>.<authorization|replay|consumption>.<identity>".
+// ClaimName is the IdentityClaim object name of identity i held in domain:
+// "<domain>.<authorization|replay|consumption>.<identity>".
 func ClaimName(domain string, i int, id string) string {
 	return domain + "." + claimIdentities[i] + "." + id
 }
 
-// Claim creates the IdentityClaim objects of c's three identities, one at
-// a time in a fixed order (authorization, replay, consumption). The
-// apiserver has no transaction over three objects, so the rule is made
-// sound per object:
-//
-//   - Each object is created once (name uniqueness) and never changed
-//     (its spec is immutable), so an identity is held by exactly one
-//     claim while its object exists.
-//   - The first object decides: when it exists already and was made by
-//     the same request, the claim it holds is adopted and the other two
-//     are created with (or must already hold) exactly that claim; made by
-//     another request, the Claim is refused.
-//   - A claim is returned only when all three objects hold it; any other
-//     content is a refusal (consume.ErrIdentityReused).
-//
-// So two different requests never both get a claim that shares an
-// identity, and concurrent identical requests all adopt the claim of
-// whichever created the first object: the fixed order is what keeps them
-// from each winning one object and refusing one another. A Claim that
-// fails midway (unavailable, or refused at the second or third identity)
-// leaves the objects it created: they hold the identities for this request
-// until collected, and a retry of the same request completes them.
-func (s *Store) Claim(ctx context.Context, c consume.Claim) (consume.Claim, error) {
-	if err := c.Validate(); err != nil {
-		return consume.Claim{}, err
+// Held reads the IdentityClaim objects of ids without a cache (the
+// Reader): NotFound for all three is nil, a found one is
+// consume.ErrIdentityReused.
+func (s *Store) Held(ctx context.Context, domain string, ids [3]string) error {
+	if err := consume.ValidateIdentities(domain, ids); err != nil {
+		return err
 	}
 	if s.closed.Load() {
-		return consume.Claim{}, consume.Unavailable("create claim", errClosed)
+		return consume.Unavailable("read claim", errClosed)
 	}
 	ctx, cancel := context.WithTimeout(ctx, s.timeout)
 	defer cancel()
-	cur := c
-	for i := range claimIdentities {
-		obj := claimObject(cur, i, s.namespace)
-		err := s.c.Create(ctx, obj)
+	for i, id := range ids {
+		var got v1alpha1.IdentityClaim
+		err := s.reader.Get(ctx, client.ObjectKey{Namespace: s.namespace, Name: ClaimName(domain, i, id)}, &got)
 		switch {
 		case err == nil:
-			continue
-		case !apierrors.IsAlreadyExists(err):
-			return consume.Claim{}, consume.Unavailable("create claim", sanitize(err))
-		}
-		var got v1alpha1.IdentityClaim
-		if err := s.reader.Get(ctx, client.ObjectKeyFromObject(obj), &got); err != nil {
-			// NotFound too: collected between the two calls; a retry decides.
-			return consume.Claim{}, consume.Unavailable("read claim", sanitize(err))
-		}
-		stored := claimOf(&got)
-		switch {
-		case stored.Request != c.Request:
-			return consume.Claim{}, consume.Reused(i)
-		case i == 0:
-			cur = stored // the first object decides
-		case !stored.Same(cur):
-			return consume.Claim{}, consume.Reused(i)
+			return consume.Reused(i)
+		case !apierrors.IsNotFound(err):
+			return consume.Unavailable("read claim", sanitize(err))
 		}
 	}
-	return cur, nil
+	return nil
 }
 
-func claimObject(c consume.Claim, i int, namespace string) *v1alpha1.IdentityClaim {
+func claimObject(r consume.Record, i int, hold time.Time, namespace string) *v1alpha1.IdentityClaim {
 	return &v1alpha1.IdentityClaim{
-		ObjectMeta: metav1.ObjectMeta{Name: ClaimName(c.Domain, i, c.Identities[i]), Namespace: namespace},
+		ObjectMeta: metav1.ObjectMeta{Name: ClaimName(r.Key.Domain, i, r.Identities[i]), Namespace: namespace},
 		Spec: v1alpha1.IdentityClaimSpec{
-			Domain:          v1alpha1.LowerToken(c.Domain),
+			Domain:          v1alpha1.LowerToken(r.Key.Domain),
 			Identity:        claimIdentities[i],
-			AuthorizationID: v1alpha1.LowerToken(c.Identities[consume.AuthorizationIdentity]),
-			ReplayID:        v1alpha1.LowerToken(c.Identities[consume.ReplayIdentity]),
-			ConsumptionID:   v1alpha1.LowerToken(c.Identities[consume.ConsumptionIdentity]),
-			RequestDigest:   v1alpha1.SHA256Hex(c.Request),
-			BindingDigest:   v1alpha1.SHA256Hex(c.Binding),
-			IssuedAt:        metav1.NewTime(time.Unix(c.IssuedAt.Unix(), 0)),
-			ExpiresAt:       metav1.NewTime(wholeSecondsUp(c.ExpiresAt)),
+			AuthorizationID: v1alpha1.LowerToken(r.Identities[consume.AuthorizationIdentity]),
+			ReplayID:        v1alpha1.LowerToken(r.Identities[consume.ReplayIdentity]),
+			ConsumptionID:   v1alpha1.LowerToken(r.Identities[consume.ConsumptionIdentity]),
+			BindingDigest:   v1alpha1.SHA256Hex(r.Key.Binding),
+			ExpiresAt:       metav1.NewTime(wholeSecondsUp(hold)),
 		},
-	}
-}
-
-func claimOf(o *v1alpha1.IdentityClaim) consume.Claim {
-	return consume.Claim{
-		Domain:     string(o.Spec.Domain),
-		Identities: [3]string{string(o.Spec.AuthorizationID), string(o.Spec.ReplayID), string(o.Spec.ConsumptionID)},
-		Request:    string(o.Spec.RequestDigest), Binding: string(o.Spec.BindingDigest),
-		IssuedAt: o.Spec.IssuedAt.Time, ExpiresAt: o.Spec.ExpiresAt.Time,
 	}
 }
 

@@ -58,7 +58,7 @@ var _ = Describe("Store", func() {
 	It("writes the Consumption object named <domain>.<binding> with the Authorization identity and expiry rounded up", func() {
 		k := consumetest.NewKey(consumetest.NewDomain())
 		exp := time.Unix(1_900_000_000, 250_000_000)
-		Expect(replicas[0].Consume(ctx, consume.Record{Key: k, AuthorizationID: "authz-42", ExpiresAt: exp})).To(Succeed())
+		Expect(replicas[0].Consume(ctx, consume.Record{Key: k, Identities: [3]string{"authz-42", "replay-42", "consumption-42"}, ExpiresAt: exp})).To(Succeed())
 		var got v1alpha1.Consumption
 		Expect(k8s.Get(ctx, client.ObjectKey{Namespace: ns, Name: k.Domain + "." + k.Binding}, &got)).To(Succeed())
 		Expect(got.Spec.Domain).To(BeEquivalentTo(k.Domain))
@@ -69,7 +69,7 @@ var _ = Describe("Store", func() {
 
 	It("rejects a malformed Authorization identity with a KeyError that does not echo it", func() {
 		k := consumetest.NewKey(consumetest.NewDomain())
-		err := replicas[0].Consume(ctx, consume.Record{Key: k, AuthorizationID: "Echo-Canary", ExpiresAt: time.Now().Add(time.Hour)})
+		err := replicas[0].Consume(ctx, consume.Record{Key: k, Identities: [3]string{"Echo-Canary", "replay-1", "consumption-1"}, ExpiresAt: time.Now().Add(time.Hour)})
 		var ke *consume.KeyError
 		Expect(errors.As(err, &ke)).To(BeTrue(), "got %v", err)
 		Expect(ke.Field).To(Equal("authorizationID"))
@@ -77,80 +77,77 @@ var _ = Describe("Store", func() {
 		Expect(replicas[0].Consume(ctx, consumetest.RecordAt(k, time.Now().Add(time.Hour)))).To(Succeed(), "the rejected call wrote nothing")
 	})
 
-	It("returns a claim to every retry of its request, on every replica", func() {
-		Expect(consumetest.CheckClaimRetry(ctx, replicas)).To(Succeed())
+	It("refuses another binding naming a consumed identity, on every replica", func() {
+		Expect(consumetest.CheckIdentityReuse(ctx, replicas)).To(Succeed())
 	})
-	It("refuses another request naming a claimed identity", func() {
-		Expect(consumetest.CheckClaimReuse(ctx, replicas)).To(Succeed())
+	It("gives 64 concurrent bindings sharing a consumption identity one yes", func() {
+		Expect(consumetest.CheckIdentityConcurrently(ctx, replicas)).To(Succeed())
 	})
-	It("gives 64 concurrent retries one claim, and 64 requests sharing an identity one winner", func() {
-		Expect(consumetest.CheckClaimConcurrently(ctx, replicas)).To(Succeed())
-	})
-	It("rejects malformed claims without echo", func() {
-		Expect(consumetest.CheckInvalidClaims(ctx, replicas[0])).To(Succeed())
+	It("rejects malformed identities without echo", func() {
+		Expect(consumetest.CheckInvalidIdentities(ctx, replicas[0])).To(Succeed())
 	})
 
-	It("writes one IdentityClaim per identity, named <domain>.<identity>.<value>, each holding the whole claim", func() {
-		c := consumetest.NewClaim(consumetest.NewDomain())
-		Expect(replicas[0].Claim(ctx, c)).To(Satisfy(c.Same))
+	It("writes one IdentityClaim per identity, named <domain>.<identity>.<value>, holding it for the binding an hour past the Consumption", func() {
+		r := consumetest.NewRecord(consumetest.NewDomain())
+		before := time.Now()
+		Expect(replicas[0].Consume(ctx, r)).To(Succeed())
 		var list v1alpha1.IdentityClaimList
 		Expect(k8s.List(ctx, &list, client.InNamespace(ns))).To(Succeed())
 		var names []string
 		for _, o := range list.Items {
+			if string(o.Spec.Domain) != r.Key.Domain {
+				continue
+			}
 			names = append(names, o.Name)
-			Expect(o.Spec.RequestDigest).To(BeEquivalentTo(c.Request))
-			Expect(o.Spec.BindingDigest).To(BeEquivalentTo(c.Binding))
-			Expect(o.Spec.IssuedAt.Unix()).To(Equal(c.IssuedAt.Unix()))
-			Expect(o.Spec.ExpiresAt.Unix()).To(Equal(c.ExpiresAt.Unix()))
-			Expect([3]string{string(o.Spec.AuthorizationID), string(o.Spec.ReplayID), string(o.Spec.ConsumptionID)}).To(Equal(c.Identities))
+			Expect(o.Spec.BindingDigest).To(BeEquivalentTo(r.Key.Binding))
+			Expect(o.Spec.ExpiresAt.Time).To(BeTemporally(">=", before.Add(consume.MaxAuthorizationLifetime).Truncate(time.Second)))
+			Expect([3]string{string(o.Spec.AuthorizationID), string(o.Spec.ReplayID), string(o.Spec.ConsumptionID)}).To(Equal(r.Identities))
 		}
 		Expect(names).To(ConsistOf(
-			c.Domain+".authorization."+c.Identities[0], c.Domain+".replay."+c.Identities[1], c.Domain+".consumption."+c.Identities[2]))
+			r.Key.Domain+".authorization."+r.Identities[0], r.Key.Domain+".replay."+r.Identities[1], r.Key.Domain+".consumption."+r.Identities[2]))
 	})
 
-	It("completes a claim a failed request left half made, and never lets another request finish it", func() {
-		// The first identity's object alone: what a request that lost the
+	It("completes a Consume a failed call left half made, and never lets another binding finish it", func() {
+		// The first identity's object alone: what a Consume that lost the
 		// apiserver after its first Create leaves.
-		c := consumetest.NewClaim(consumetest.NewDomain())
+		r := consumetest.NewRecord(consumetest.NewDomain())
 		half := apistore.New(newClient(), ns, apistore.Options{})
-		Expect(k8s.Create(ctx, claimObject(ns, c, 0))).To(Succeed())
-		// Another request naming the replay and consumption identities
-		// only gets them: the half claim does not hold them.
-		other := consumetest.NewClaim(c.Domain)
-		other.Identities[1] = c.Identities[1]
-		Expect(half.Claim(ctx, other)).To(Satisfy(other.Same))
-		// The half-made request's retry is refused at the replay identity,
+		Expect(k8s.Create(ctx, claimObject(ns, r, 0))).To(Succeed())
+		// Another binding naming the replay and consumption identities
+		// only gets them: the half-made Consume does not hold them.
+		other := consumetest.NewRecord(r.Key.Domain)
+		other.Identities[1], other.Identities[2] = r.Identities[1], r.Identities[2]
+		Expect(half.Consume(ctx, other)).To(Succeed())
+		// The half-made Consume's retry is refused at the replay identity,
 		// and still holds its Authorization identity.
-		_, err := half.Claim(ctx, c)
+		err := half.Consume(ctx, r)
 		Expect(err).To(MatchError(consume.ErrIdentityReused))
 		Expect(err.Error()).To(HaveSuffix("replayID"))
-		third := consumetest.NewClaim(c.Domain)
-		third.Identities[0] = c.Identities[0]
-		_, err = half.Claim(ctx, third)
+		third := consumetest.NewRecord(r.Key.Domain)
+		third.Identities[0] = r.Identities[0]
+		err = half.Consume(ctx, third)
 		Expect(err).To(MatchError(consume.ErrIdentityReused))
+		Expect(half.Held(ctx, r.Key.Domain, third.Identities)).To(MatchError(consume.ErrIdentityReused))
 
-		// A request whose first object alone exists completes the claim on
-		// retry, at the time that object holds.
-		d := consumetest.NewClaim(c.Domain)
+		// A Consume whose first object alone exists completes on retry,
+		// once, on any replica.
+		d := consumetest.NewRecord(r.Key.Domain)
 		Expect(k8s.Create(ctx, claimObject(ns, d, 0))).To(Succeed())
-		retry := d
-		retry.IssuedAt, retry.ExpiresAt = d.IssuedAt.Add(time.Minute), d.ExpiresAt.Add(time.Minute)
-		Expect(replicas[1].Claim(ctx, retry)).To(Satisfy(d.Same))
-		Expect(replicas[0].Claim(ctx, d)).To(Satisfy(d.Same))
+		Expect(replicas[1].Consume(ctx, d)).To(Succeed())
+		Expect(replicas[0].Consume(ctx, d)).To(MatchError(consume.ErrConsumed))
 	})
 })
 
-// claimObject is the IdentityClaim apistore writes for identity i of c.
-func claimObject(ns string, c consume.Claim, i int) *v1alpha1.IdentityClaim {
+// claimObject is the IdentityClaim apistore writes for identity i of r.
+func claimObject(ns string, r consume.Record, i int) *v1alpha1.IdentityClaim {
 	kinds := [3]string{"authorization", "replay", "consumption"}
 	return &v1alpha1.IdentityClaim{
-		ObjectMeta: metav1.ObjectMeta{Name: apistore.ClaimName(c.Domain, i, c.Identities[i]), Namespace: ns},
+		ObjectMeta: metav1.ObjectMeta{Name: apistore.ClaimName(r.Key.Domain, i, r.Identities[i]), Namespace: ns},
 		Spec: v1alpha1.IdentityClaimSpec{
-			Domain: v1alpha1.LowerToken(c.Domain), Identity: kinds[i],
-			AuthorizationID: v1alpha1.LowerToken(c.Identities[0]), ReplayID: v1alpha1.LowerToken(c.Identities[1]),
-			ConsumptionID: v1alpha1.LowerToken(c.Identities[2]),
-			RequestDigest: v1alpha1.SHA256Hex(c.Request), BindingDigest: v1alpha1.SHA256Hex(c.Binding),
-			IssuedAt: metav1.NewTime(c.IssuedAt), ExpiresAt: metav1.NewTime(c.ExpiresAt),
+			Domain: v1alpha1.LowerToken(r.Key.Domain), Identity: kinds[i],
+			AuthorizationID: v1alpha1.LowerToken(r.Identities[0]), ReplayID: v1alpha1.LowerToken(r.Identities[1]),
+			ConsumptionID: v1alpha1.LowerToken(r.Identities[2]),
+			BindingDigest: v1alpha1.SHA256Hex(r.Key.Binding), ExpiresAt: metav1.NewTime(r.ExpiresAt.Truncate(time.Second)),
 		},
 	}
 }
@@ -291,29 +288,33 @@ var _ = Describe("Collector", func() {
 		Eventually(done, 5*time.Second).Should(Receive(BeNil()))
 	})
 
-	It("deletes IdentityClaims past their retention too, freeing the identities", func() {
-		c := consumetest.NewClaim(consumetest.NewDomain())
-		c.IssuedAt, c.ExpiresAt = t0, t0.Add(10*time.Second)
-		Expect(store.Claim(ctx, c)).To(Satisfy(c.Same))
+	It("deletes IdentityClaims past their hold and retention too, freeing the identities", func() {
+		r := consumetest.RecordAt(consumetest.NewKey(consumetest.NewDomain()), t0.Add(10*time.Second))
+		Expect(store.Consume(ctx, r)).To(Succeed())
 		claims := func() int {
 			var list v1alpha1.IdentityClaimList
 			Expect(k8s.List(ctx, &list, client.InNamespace(ns))).To(Succeed())
 			return len(list.Items)
 		}
 		gc := apistore.NewCollector(k8s, ns, apistore.CollectorOptions{Clock: clock, PageSize: 2, Retention: 5 * time.Second})
-		now.Store(t0.Add(14 * time.Second).Unix())
+		hold := t0.Add(consume.MaxAuthorizationLifetime)
+		// The record goes after its own expiry; the identities stay held
+		// for the longest lifetime past the Consumption.
+		now.Store(t0.Add(15 * time.Second).Unix())
+		Expect(gc.Collect(ctx)).To(Equal(1))
+		Expect(claims()).To(Equal(3))
+		now.Store(hold.Add(4 * time.Second).Unix())
 		Expect(gc.Collect(ctx)).To(Equal(0))
 		Expect(claims()).To(Equal(3))
-		other := consumetest.NewClaim(c.Domain)
-		other.Identities = c.Identities
-		other.IssuedAt, other.ExpiresAt = t0.Add(20*time.Second), t0.Add(30*time.Second)
-		_, err := store.Claim(ctx, other)
-		Expect(err).To(MatchError(consume.ErrIdentityReused))
+		other := consumetest.RecordAt(consumetest.NewKey(r.Key.Domain), hold.Add(time.Minute))
+		other.Identities = r.Identities
+		Expect(store.Consume(ctx, other)).To(MatchError(consume.ErrIdentityReused))
 
-		now.Store(t0.Add(15 * time.Second).Unix())
+		now.Store(hold.Add(5 * time.Second).Unix())
 		Expect(gc.Collect(ctx)).To(Equal(3))
 		Expect(claims()).To(Equal(0))
-		Expect(store.Claim(ctx, other)).To(Satisfy(other.Same))
+		Expect(store.Held(ctx, r.Key.Domain, r.Identities)).To(Succeed())
+		Expect(store.Consume(ctx, other)).To(Succeed())
 	})
 
 	It("fails closed on a List it may not do", func() {

@@ -27,10 +27,12 @@
 // without writing: batches run one at a time, and a sweep deletes only what
 // a checkpoint already wrote to the file, long after its expiry.
 //
-// A Claim reads the three identities' entries (bucket "claims", key
-// domain/index/identity) and writes all three or none.
+// A Consume also holds the consumed Authorization's three identities
+// (bucket "claims", key domain/index/identity, value the binding digest),
+// in the same decision and the same journal write as its record: all four
+// are written, or none. Held reads those entries without the commit queue.
 //
-// Records and claims expire: a background goroutine, started by Open and
+// Records and held identities expire: a background goroutine, started by Open and
 // stopped by Close, deletes every record whose expiresAt lies more than
 // Options.Retention in the past, every Options.SweepInterval. An expiry
 // index (bucket "expiry", keys big-endian expiry seconds + record key)
@@ -39,6 +41,7 @@
 package boltstore
 
 import (
+	"bytes"
 	"context"
 	"encoding/binary"
 	"errors"
@@ -76,7 +79,7 @@ const (
 var (
 	bucketRecords     = []byte("consumptions") // key domain/binding → 8-byte expiry seconds
 	bucketExpiry      = []byte("expiry")       // key 8-byte expiry seconds + domain/binding → empty
-	bucketClaims      = []byte("claims")       // key domain/field/identity → encoded claim
+	bucketClaims      = []byte("claims")       // key domain/field/identity → the binding digest holding it
 	bucketClaimExpiry = []byte("claim-expiry") // key 8-byte expiry seconds + claim key → empty
 )
 
@@ -132,7 +135,8 @@ type Store struct {
 	broken  bool
 
 	// Owned by the leading write (leadership passes through a channel):
-	// the segment appended to and the entries it holds.
+	// the segment appended to and the entries it holds. mem is changed
+	// only under fmu's write lock, so Held reads it under the read lock.
 	seg      *segment
 	mem      map[string]entry
 	memBytes int64
@@ -233,8 +237,9 @@ func Open(dir string, opts Options) (*Store, error) {
 	return s, nil
 }
 
-// Consume records r unless it is recorded already or expired by the clock
-// read while its batch is decided.
+// Consume records r and holds its identities, unless r is recorded
+// already, one of its identities is held by another binding, or r is
+// expired by the clock read while its batch is decided.
 func (s *Store) Consume(ctx context.Context, r consume.Record) error {
 	if err := r.Validate(); err != nil {
 		return err
@@ -244,10 +249,19 @@ func (s *Store) Consume(ctx context.Context, r consume.Record) error {
 	}
 	rk := recordKey(r.Key)
 	exp := expirySeconds(r.ExpiresAt)
-	var consumed, expired bool
+	var ids [3][]byte
+	for i, id := range r.Identities {
+		ids[i] = claimKey(r.Key.Domain, i, id)
+	}
+	binding := []byte(r.Key.Binding)
+	var (
+		consumed, expired bool
+		refusal           error
+	)
 	err := s.commit(func(t *txn) error {
-		consumed, expired = false, false // a failed batch runs this function again alone
-		if r.Expired(s.clock()) {
+		consumed, expired, refusal = false, false, nil // a failed batch runs this function again alone
+		now := s.clock()
+		if r.Expired(now) {
 			expired = true
 			return nil
 		}
@@ -255,7 +269,25 @@ func (s *Store) Consume(ctx context.Context, r consume.Record) error {
 			consumed = true
 			return nil
 		}
+		for i, k := range ids {
+			v := t.get(kindClaim, k)
+			if v == nil {
+				continue
+			}
+			by, err := holder(v)
+			if err != nil {
+				return err
+			}
+			if !bytes.Equal(by, binding) {
+				refusal = consume.Reused(i)
+				return nil
+			}
+		}
 		t.put(entry{kind: kindRecord, exp: exp, key: rk, value: binary.BigEndian.AppendUint64(nil, exp)})
+		hold := expirySeconds(consume.HoldUntil(r, now))
+		for _, k := range ids {
+			t.put(entry{kind: kindClaim, exp: hold, key: k, value: binding})
+		}
 		return nil
 	})
 	switch {
@@ -265,6 +297,8 @@ func (s *Store) Consume(ctx context.Context, r consume.Record) error {
 		return consume.ErrExpired
 	case consumed:
 		return consume.ErrConsumed
+	case refusal != nil:
+		return refusal
 	}
 	return nil
 }
@@ -305,7 +339,7 @@ var (
 // checkpoint.
 func (s *Store) Len() (int, error) { return s.count(bucketRecords) }
 
-// Claims returns the number of claimed identities held (three per claim),
+// Claims returns the number of identities held (three per Consumption),
 // after a checkpoint.
 func (s *Store) Claims() (int, error) { return s.count(bucketClaims) }
 

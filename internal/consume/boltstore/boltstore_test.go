@@ -326,7 +326,7 @@ func TestTrickledConsumeAcrossASweepIsRefused(t *testing.T) {
 	}
 }
 
-func TestClaimsSurviveRestart(t *testing.T) {
+func TestHeldIdentitiesSurviveRestart(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	ctx := context.Background()
@@ -334,80 +334,85 @@ func TestClaimsSurviveRestart(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := consumetest.NewClaim(consumetest.NewDomain())
-	if got, err := s.Claim(ctx, c); err != nil || !got.Same(c) {
-		t.Fatalf("Claim: %+v, %v", got, err)
+	r := consumetest.NewRecord(consumetest.NewDomain())
+	if err := s.Consume(ctx, r); err != nil {
+		t.Fatalf("Consume: %v", err)
 	}
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}
 
 	s2 := open(t, dir, boltstore.Options{})
-	retry := c
-	retry.IssuedAt, retry.ExpiresAt = c.IssuedAt.Add(time.Minute), c.ExpiresAt.Add(time.Minute)
-	if got, err := s2.Claim(ctx, retry); err != nil || !got.Same(c) {
-		t.Fatalf("the same request after reopen: %+v, %v; want the claim made before", got, err)
+	if err := s2.Consume(ctx, r); !errors.Is(err, consume.ErrConsumed) {
+		t.Fatalf("the same record after reopen: %v; want ErrConsumed", err)
 	}
-	other := consumetest.NewClaim(c.Domain)
-	other.Identities[1] = c.Identities[1]
-	if _, err := s2.Claim(ctx, other); !errors.Is(err, consume.ErrIdentityReused) {
-		t.Fatalf("another request after reopen: %v, want ErrIdentityReused", err)
+	other := consumetest.NewRecord(r.Key.Domain)
+	other.Identities[1] = r.Identities[1]
+	if err := s2.Consume(ctx, other); !errors.Is(err, consume.ErrIdentityReused) {
+		t.Fatalf("another binding naming its replay identity after reopen: %v, want ErrIdentityReused", err)
+	}
+	if err := s2.Held(ctx, r.Key.Domain, other.Identities); !errors.Is(err, consume.ErrIdentityReused) {
+		t.Fatalf("Held after reopen: %v, want ErrIdentityReused", err)
 	}
 }
 
-func TestSweepFreesClaimedIdentitiesOnlyAfterTheRetention(t *testing.T) {
+// TestSweepFreesHeldIdentitiesOnlyAfterTheLongestLifetimeAndTheRetention:
+// a Consumption holds its identities for consume.MaxAuthorizationLifetime
+// past the moment it was recorded (however short the artifact's own
+// lifetime) plus the retention, then a sweep frees them.
+func TestSweepFreesHeldIdentitiesOnlyAfterTheLongestLifetimeAndTheRetention(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	t0 := time.Unix(1_800_000_000, 0)
 	clock := consumetest.NewClock(t0)
 	const retention = 5 * time.Second
 	s := open(t, t.TempDir(), boltstore.Options{Clock: clock.Now, SweepInterval: -1, Retention: retention})
-	c := consumetest.NewClaim(consumetest.NewDomain())
-	c.IssuedAt, c.ExpiresAt = t0, t0.Add(10*time.Second)
-	if _, err := s.Claim(ctx, c); err != nil {
+	r := consumetest.RecordAt(consumetest.NewKey(consumetest.NewDomain()), t0.Add(10*time.Second))
+	if err := s.Consume(ctx, r); err != nil {
 		t.Fatal(err)
 	}
-	other := consumetest.NewClaim(c.Domain)
-	other.Identities = c.Identities
-	other.IssuedAt, other.ExpiresAt = t0.Add(20*time.Second), t0.Add(30*time.Second)
+	hold := consume.MaxAuthorizationLifetime
 	for _, tc := range []struct {
-		at        time.Duration
-		wantHeld  int
-		wantReuse bool
+		at       time.Duration
+		wantHeld int
 	}{
-		{at: 10 * time.Second, wantHeld: 3, wantReuse: true}, // expired, kept for the retention
-		{at: 14*time.Second + 999*time.Millisecond, wantHeld: 3, wantReuse: true},
-		{at: 15 * time.Second, wantHeld: 0, wantReuse: false},
+		{at: 15 * time.Second, wantHeld: 3}, // the record is swept; the identities stay
+		{at: hold + retention - time.Millisecond, wantHeld: 3},
+		{at: hold + retention, wantHeld: 0},
 	} {
 		clock.Set(t0.Add(tc.at))
 		if _, err := s.Sweep(ctx); err != nil {
 			t.Fatal(err)
 		}
 		if n, err := s.Claims(); err != nil || n != tc.wantHeld {
-			t.Fatalf("at +%v: Claims %d, %v; want %d", tc.at, n, err, tc.wantHeld)
+			t.Fatalf("at +%v: %d identities held, %v; want %d", tc.at, n, err, tc.wantHeld)
 		}
-		if !tc.wantReuse {
-			break
+		other := consumetest.RecordAt(consumetest.NewKey(r.Key.Domain), t0.Add(tc.at+time.Minute))
+		other.Identities = r.Identities
+		err := s.Held(ctx, r.Key.Domain, r.Identities)
+		if tc.wantHeld > 0 && !errors.Is(err, consume.ErrIdentityReused) || tc.wantHeld == 0 && err != nil {
+			t.Fatalf("at +%v: Held %v; want held %v", tc.at, err, tc.wantHeld > 0)
 		}
-		if _, err := s.Claim(ctx, other); !errors.Is(err, consume.ErrIdentityReused) {
-			t.Fatalf("at +%v: another request: %v, want ErrIdentityReused", tc.at, err)
+		if tc.wantHeld == 0 {
+			if err := s.Consume(ctx, other); err != nil {
+				t.Fatalf("after the sweep: %v; want the identities free", err)
+			}
+		} else if err := s.Consume(ctx, other); !errors.Is(err, consume.ErrIdentityReused) {
+			t.Fatalf("at +%v: another binding: %v, want ErrIdentityReused", tc.at, err)
 		}
-	}
-	if got, err := s.Claim(ctx, other); err != nil || !got.Same(other) {
-		t.Fatalf("after the sweep: %+v, %v; want the identities free", got, err)
 	}
 }
 
-// TestAWriteThatFailsInASharedCommitFailsAlone stores a corrupt claim
-// entry, then runs Claims of it beside many concurrent Consumes and Claims
-// of fresh identities: the group commit rolls back a batch in which one
+// TestAWriteThatFailsInASharedCommitFailsAlone stores a corrupt identity
+// entry, then runs Consumes naming it beside many concurrent Consumes of
+// fresh keys and identities: the group commit rolls back a batch in which one
 // write fails and re-runs each write alone, so every other write still
 // succeeds and only the corrupt one fails closed.
 func TestAWriteThatFailsInASharedCommitFailsAlone(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	domain := consumetest.NewDomain()
-	corrupt := consumetest.NewClaim(domain)
+	corrupt := consumetest.NewRecord(domain)
 	s := open(t, dir, boltstore.Options{})
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
@@ -434,12 +439,15 @@ func TestAWriteThatFailsInASharedCommitFailsAlone(t *testing.T) {
 			for i := range 20 {
 				switch {
 				case g%8 == 0:
-					if _, err := s.Claim(ctx, corrupt); !errors.Is(err, consume.ErrUnavailable) {
-						t.Errorf("Claim of the corrupt entry: %v, want ErrUnavailable", err)
+					if err := s.Consume(ctx, corrupt); !errors.Is(err, consume.ErrUnavailable) {
+						t.Errorf("Consume naming the corrupt entry: %v, want ErrUnavailable", err)
+					}
+					if err := s.Held(ctx, domain, corrupt.Identities); !errors.Is(err, consume.ErrUnavailable) {
+						t.Errorf("Held of the corrupt entry: %v, want ErrUnavailable", err)
 					}
 				case g%2 == 0:
-					if _, err := s.Claim(ctx, consumetest.NewClaim(domain)); err != nil {
-						t.Errorf("goroutine %d, Claim %d of fresh identities: %v", g, i, err)
+					if err := s.Consume(ctx, consumetest.RecordOf(consumetest.NewKey(domain))); err != nil {
+						t.Errorf("goroutine %d, Consume %d of fresh identities: %v", g, i, err)
 					}
 				default:
 					if err := s.Consume(ctx, consumetest.RecordAt(consumetest.NewKey(domain), exp)); err != nil {

@@ -77,8 +77,9 @@ func (s *Store) freeze() error {
 	_ = s.seg.f.Close() // synced by its seal
 	s.fmu.Lock()
 	s.frozen = append(s.frozen, generation{seq: s.seg.seq, entries: s.mem})
+	s.mem = map[string]entry{}
 	s.fmu.Unlock()
-	s.seg, s.mem, s.memBytes = next, map[string]entry{}, 0
+	s.seg, s.memBytes = next, 0
 	return nil
 }
 

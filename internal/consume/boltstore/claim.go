@@ -1,65 +1,77 @@
-// Claims: an issuance's three identities, read and written in one
-// transaction (bucket "claims", key domain/index/identity).
+// Held identities: a Consumption's three identities, written with its
+// record (bucket "claims", key domain/index/identity, value the binding
+// digest).
 
 package boltstore
 
 import (
 	"context"
-	"encoding/binary"
 	"errors"
-	"time"
+
+	bberrors "go.etcd.io/bbolt/errors"
 
 	"github.com/toolgate/toolgate/internal/consume"
 )
 
-// Claim records c's identities, decided by consume.Resolve over what the
-// store holds for them: all three are written, or none.
-func (s *Store) Claim(ctx context.Context, c consume.Claim) (consume.Claim, error) {
-	if err := c.Validate(); err != nil {
-		return consume.Claim{}, err
+// Held reports whether one of ids is held in domain, reading what the
+// journal and the file hold without joining the commit queue: an issuing
+// authorize waits for no group commit and no fdatasync. An entry a batch
+// has written but not yet answered may already be seen (it is about to
+// be held: the answer can only be the safer one).
+func (s *Store) Held(ctx context.Context, domain string, ids [3]string) error {
+	if err := consume.ValidateIdentities(domain, ids); err != nil {
+		return err
 	}
 	if err := ctx.Err(); err != nil {
-		return consume.Claim{}, consume.Unavailable("claim", err)
+		return consume.Unavailable("held", err)
 	}
-	var keys [3][]byte
-	for i, id := range c.Identities {
-		keys[i] = claimKey(c.Domain, i, id)
-	}
-	value := encodeClaim(c)
-	exp := expirySeconds(c.ExpiresAt)
-	var (
-		out     consume.Claim
-		refusal error
-	)
-	err := s.commit(func(t *txn) error {
-		out, refusal = consume.Claim{}, nil // a failed batch runs this function again alone
-		var stored [3]*consume.Claim
-		for i, k := range keys {
-			if v := t.get(kindClaim, k); v != nil {
-				got, err := decodeClaim(c.Domain, v)
-				if err != nil {
-					return err
-				}
-				stored[i] = &got
-			}
-		}
-		var record bool
-		out, record, refusal = consume.Resolve(c, stored)
-		if !record || refusal != nil {
-			return nil
-		}
-		for _, k := range keys {
-			t.put(entry{kind: kindClaim, exp: exp, key: k, value: value})
-		}
-		return nil
-	})
+	s.mu.Lock()
+	closed, broken := s.closed, s.broken
+	s.mu.Unlock()
 	switch {
-	case err != nil:
-		return consume.Claim{}, consume.Unavailable("commit claim", err)
-	case refusal != nil:
-		return consume.Claim{}, refusal
+	case closed:
+		return consume.Unavailable("held", bberrors.ErrDatabaseNotOpen)
+	case broken:
+		return consume.Unavailable("held", errJournalFailed)
 	}
-	return out, nil
+	// As in run: the read lock spans the read transaction.
+	s.fmu.RLock()
+	defer s.fmu.RUnlock()
+	rtx, err := s.db.Begin(false)
+	if err != nil {
+		return consume.Unavailable("held", err)
+	}
+	defer func() { _ = rtx.Rollback() }()
+	t := &txn{s: s, rtx: rtx}
+	for i, id := range ids {
+		if v := t.get(kindClaim, claimKey(domain, i, id)); v != nil {
+			if _, err := holder(v); err != nil {
+				return consume.Unavailable("held", err)
+			}
+			return consume.Reused(i)
+		}
+	}
+	return nil
+}
+
+// legacyClaimLen is the shortest claim an earlier release wrote at
+// issuance (issuedAt, expiresAt, the request and binding digests, three
+// one-octet lengths): such an entry holds its identities until it is swept.
+const legacyClaimLen = 16 + 2*consume.BindingLen + 3
+
+var errCorruptClaim = errors.New("corrupt identity entry")
+
+// holder is the binding digest an identity entry holds its identity for:
+// nil for a legacy claim (held for no binding a Consume can name), and an
+// error (a corrupt file, which fails closed) for anything else.
+func holder(v []byte) ([]byte, error) {
+	switch {
+	case len(v) == consume.BindingLen:
+		return v, nil
+	case len(v) >= legacyClaimLen:
+		return nil, nil
+	}
+	return nil, errCorruptClaim
 }
 
 // claimKey is "<domain>/<i>/<identity>": no part contains '/', and i (the
@@ -69,50 +81,4 @@ func claimKey(domain string, i int, id string) []byte {
 	b = append(b, domain...)
 	b = append(b, '/', byte('0'+i), '/')
 	return append(b, id...)
-}
-
-// encodeClaim is issuedAt and expiresAt (8 octets each, big-endian Unix
-// seconds), the request and binding digests (64 hex digits each) and the
-// three identities, each after one length octet. The domain is the key's.
-func encodeClaim(c consume.Claim) []byte {
-	b := make([]byte, 16, 16+2*consume.DigestLen+3+3*consume.MaxAuthorizationIDLen)
-	binary.BigEndian.PutUint64(b[0:8], uint64(c.IssuedAt.Unix()))
-	binary.BigEndian.PutUint64(b[8:16], uint64(c.ExpiresAt.Unix()))
-	b = append(b, c.Request...)
-	b = append(b, c.Binding...)
-	for _, id := range c.Identities {
-		b = append(b, byte(len(id)))
-		b = append(b, id...)
-	}
-	return b
-}
-
-var errCorruptClaim = errors.New("corrupt claim")
-
-// decodeClaim reads encodeClaim's form; anything else is a corrupt file
-// (which fails closed: unavailable).
-func decodeClaim(domain string, v []byte) (consume.Claim, error) {
-	const fixed = 16 + 2*consume.DigestLen
-	if len(v) < fixed {
-		return consume.Claim{}, errCorruptClaim
-	}
-	c := consume.Claim{
-		Domain:    domain,
-		IssuedAt:  time.Unix(int64(binary.BigEndian.Uint64(v[0:8])), 0),
-		ExpiresAt: time.Unix(int64(binary.BigEndian.Uint64(v[8:16])), 0),
-		Request:   string(v[16 : 16+consume.DigestLen]),
-		Binding:   string(v[16+consume.DigestLen : fixed]),
-	}
-	rest := v[fixed:]
-	for i := range c.Identities {
-		if len(rest) < 1 || len(rest) < 1+int(rest[0]) {
-			return consume.Claim{}, errCorruptClaim
-		}
-		c.Identities[i] = string(rest[1 : 1+int(rest[0])])
-		rest = rest[1+int(rest[0]):]
-	}
-	if len(rest) != 0 {
-		return consume.Claim{}, errCorruptClaim
-	}
-	return c, nil
 }

@@ -160,9 +160,12 @@ func (s *Store) run(batch []*write) {
 			answer(batch, errJournalFailed)
 			return
 		}
+		// Held reads mem outside the commit queue, under fmu's read lock.
+		s.fmu.Lock()
 		for _, e := range t.puts {
 			s.mem[memKey(e.kind, e.key)] = e
 		}
+		s.fmu.Unlock()
 		s.memBytes += int64(len(buf))
 	}
 	freeze := s.memBytes >= checkpointBytes

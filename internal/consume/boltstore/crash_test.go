@@ -26,12 +26,21 @@ func crashKey(i int) consume.Key {
 	return consume.Key{Domain: "crash-domain", Binding: fmt.Sprintf("%064x", i)}
 }
 
+// crashRecord is Consume i of the child: its key and three identities of
+// its own.
+func crashRecord(i int, exp time.Time) consume.Record {
+	return consume.Record{Key: crashKey(i), ExpiresAt: exp,
+		Identities: [3]string{fmt.Sprintf("crash-a-%d", i), fmt.Sprintf("crash-r-%d", i), fmt.Sprintf("crash-c-%d", i)}}
+}
+
 // TestEveryAnsweredConsumeOfABatchSurvivesAKill runs 16 goroutines of
 // Consumes in a child process, which prints the index of each Consume the
 // store answered yes, and kills the child with SIGKILL while its group
 // commits are in flight. Every index printed before the kill must be held
-// by the reopened file: a write is answered only after the transaction
-// holding it committed, never on joining a batch.
+// by the reopened file, with the identities it holds: a write is answered
+// only after the journal write holding it was synced, never on joining a
+// batch, so another Authorization naming its consumption identity is
+// refused after the kill.
 func TestEveryAnsweredConsumeOfABatchSurvivesAKill(t *testing.T) {
 	if dir := os.Getenv(crashEnv); dir != "" {
 		crashChild(dir)
@@ -66,10 +75,17 @@ func TestEveryAnsweredConsumeOfABatchSurvivesAKill(t *testing.T) {
 
 	s := open(t, dir, boltstore.Options{})
 	exp := time.Now().Add(time.Hour)
+	var re *consume.IdentityReusedError
 	for _, i := range yes {
-		err := s.Consume(context.Background(), consume.Record{Key: crashKey(i), AuthorizationID: "crash", ExpiresAt: exp})
+		err := s.Consume(context.Background(), crashRecord(i, exp))
 		if !errors.Is(err, consume.ErrConsumed) {
 			t.Fatalf("Consume %d was answered yes before the kill but is not held after it: %v", i, err)
+		}
+		other := crashRecord(i, exp)
+		other.Key.Binding = fmt.Sprintf("%064x", 1<<40+i)
+		other.Identities[0], other.Identities[1] = "other-a", "other-r"
+		if err := s.Consume(context.Background(), other); !errors.As(err, &re) || re.Field != "consumptionID" {
+			t.Fatalf("another binding naming consumption identity %d after the kill: %v, want ErrIdentityReused at consumptionID", i, err)
 		}
 	}
 }
@@ -91,7 +107,7 @@ func crashChild(dir string) {
 	for g := range 16 {
 		wg.Go(func() {
 			for i := g; ; i += 16 {
-				if s.Consume(context.Background(), consume.Record{Key: crashKey(i), AuthorizationID: "crash", ExpiresAt: exp}) != nil {
+				if s.Consume(context.Background(), crashRecord(i, exp)) != nil {
 					continue
 				}
 				mu.Lock()

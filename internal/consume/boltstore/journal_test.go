@@ -22,9 +22,9 @@ var noCheckpoint = boltstore.Options{SweepInterval: -1, CheckpointInterval: -1}
 
 func rec(i int) consume.Record {
 	return consume.Record{
-		Key:             consume.Key{Domain: "journal-domain", Binding: fmt.Sprintf("%064x", i)},
-		AuthorizationID: "journal",
-		ExpiresAt:       time.Now().Add(time.Hour),
+		Key:        consume.Key{Domain: "journal-domain", Binding: fmt.Sprintf("%064x", i)},
+		Identities: [3]string{fmt.Sprintf("journal-a-%d", i), fmt.Sprintf("journal-r-%d", i), fmt.Sprintf("journal-c-%d", i)},
+		ExpiresAt:  time.Now().Add(time.Hour),
 	}
 }
 
@@ -61,12 +61,6 @@ func TestAnAnsweredConsumeIsHeldAfterACrashBeforeAnyCheckpoint(t *testing.T) {
 		t.Fatal(err)
 	}
 	consumeAll(t, s, 0, 50)
-	c := consume.Claim{Domain: "journal-domain", IssuedAt: time.Unix(1000, 0), ExpiresAt: time.Now().Add(time.Hour).Truncate(time.Second),
-		Request: strings.Repeat("a", consume.DigestLen), Binding: strings.Repeat("b", consume.DigestLen),
-		Identities: [3]string{"assessment-1", "decision-1", "authorization-1"}}
-	if _, err := s.Claim(context.Background(), c); err != nil {
-		t.Fatalf("Claim: %v", err)
-	}
 	s.Crash()
 
 	s2 := open(t, dir, noCheckpoint)
@@ -75,10 +69,14 @@ func TestAnAnsweredConsumeIsHeldAfterACrashBeforeAnyCheckpoint(t *testing.T) {
 			t.Fatalf("Consume %d after the crash = %v, want ErrConsumed", i, err)
 		}
 	}
-	other := c
-	other.Request = strings.Repeat("c", consume.DigestLen)
-	if _, err := s2.Claim(context.Background(), other); err == nil {
-		t.Fatal("a claim of identities claimed before the crash by another request was accepted")
+	// Another binding naming an identity consumed before the crash.
+	other := rec(1 << 20)
+	other.Identities[consume.ReplayIdentity] = rec(7).Identities[consume.ReplayIdentity]
+	if err := s2.Consume(context.Background(), other); !errors.Is(err, consume.ErrIdentityReused) {
+		t.Fatalf("another binding naming an identity consumed before the crash: %v, want ErrIdentityReused", err)
+	}
+	if err := s2.Held(context.Background(), "journal-domain", rec(9).Identities); !errors.Is(err, consume.ErrIdentityReused) {
+		t.Fatalf("Held after the crash: %v, want ErrIdentityReused", err)
 	}
 	if segs := journalSegments(t, dir); len(segs) != 1 {
 		t.Errorf("after replay the journal has %d segments, want the one new segment", len(segs))

@@ -6,87 +6,47 @@ import (
 	"fmt"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/toolgate/toolgate/internal/consume"
 )
 
-// NewClaim returns a claim in domain with fresh identities, a fresh
-// request and binding digest, issued now (whole seconds) and expiring
-// Expiry later.
-func NewClaim(domain string) consume.Claim {
-	now := time.Unix(time.Now().Unix(), 0)
-	return consume.Claim{
-		Domain:     domain,
-		Identities: [3]string{"authz-" + NewKey("x").Binding[:16], "replay-" + NewKey("x").Binding[:16], "consumption-" + NewKey("x").Binding[:16]},
-		Request:    NewKey("x").Binding, Binding: NewKey("x").Binding,
-		IssuedAt: now, ExpiresAt: now.Add(Expiry),
-	}
+// NewIdentities returns three fresh identities (authorization, replay,
+// consumption).
+func NewIdentities() [3]string {
+	return [3]string{"authz-" + NewKey("x").Binding[:16], "replay-" + NewKey("x").Binding[:16], "consumption-" + NewKey("x").Binding[:16]}
 }
 
-// retryOf is c as the same request would claim it later: the same
-// identities and request digest, issued (and so bound and expiring)
-// later.
-func retryOf(c consume.Claim, later time.Duration) consume.Claim {
-	r := c
-	r.IssuedAt, r.ExpiresAt = c.IssuedAt.Add(later), c.ExpiresAt.Add(later)
-	r.Binding = NewKey("x").Binding
-	return r
-}
-
-// otherRequest is a claim of a different request (another digest) that
-// names c's identities where share is true and fresh ones elsewhere.
-func otherRequest(c consume.Claim, share [3]bool) consume.Claim {
-	o := NewClaim(c.Domain)
+// sharing is another Authorization of r's domain: a fresh binding, naming
+// r's identities where share is true and fresh ones elsewhere.
+func sharing(r consume.Record, share [3]bool) consume.Record {
+	o := NewRecord(r.Key.Domain)
 	for i, s := range share {
 		if s {
-			o.Identities[i] = c.Identities[i]
+			o.Identities[i] = r.Identities[i]
 		}
 	}
 	return o
 }
 
-// reusedAt reports whether err refuses a Claim at the identity field.
+// reusedAt reports whether err refuses at the identity field.
 func reusedAt(err error, field string) bool {
 	var re *consume.IdentityReusedError
 	return errors.As(err, &re) && errors.Is(err, consume.ErrIdentityReused) && re.Field == field
 }
 
-// CheckClaimRetry claims a fresh claim on stores[0], then claims it again
-// and claims a later retry of the same request on every store: each must
-// return the first claim, unchanged. The same identities in another
-// domain are another claim.
-func CheckClaimRetry(ctx context.Context, stores []consume.Store) error {
-	c := NewClaim(NewDomain())
-	got, err := stores[0].Claim(ctx, c)
-	if err != nil || !got.Same(c) {
-		return fmt.Errorf("first Claim: %+v, %v; want the claim itself", got, err)
+// CheckIdentityReuse consumes a fresh record, then, on every store,
+// consumes other Authorizations (other bindings) that share one, two or
+// all of its identities: each must be refused with an
+// *IdentityReusedError naming the first shared identity, Held must name
+// its first identity and pass fresh ones, and the record itself must
+// still be ErrConsumed. The same identities in another domain are free.
+func CheckIdentityReuse(ctx context.Context, stores []consume.Store) error {
+	r := NewRecord(NewDomain())
+	if err := stores[0].Held(ctx, r.Key.Domain, r.Identities); err != nil {
+		return fmt.Errorf("held before the Consume: %v, want nil", err)
 	}
-	for i, s := range stores {
-		for _, again := range []consume.Claim{c, retryOf(c, 7*time.Second)} {
-			got, err := s.Claim(ctx, again)
-			if err != nil || !got.Same(c) {
-				return fmt.Errorf("replica %d: Claim of the same request: %+v, %v; want the first claim", i, got, err)
-			}
-		}
-	}
-	other := retryOf(c, 3*time.Second)
-	other.Domain = NewDomain()
-	if got, err := stores[len(stores)-1].Claim(ctx, other); err != nil || !got.Same(other) {
-		return fmt.Errorf("same identities, other domain: %+v, %v; want the new claim", got, err)
-	}
-	return nil
-}
-
-// CheckClaimReuse claims a fresh claim, then claims, on every store,
-// claims of other requests that share one, two or all of its identities:
-// each must be refused with an *IdentityReusedError naming the first
-// shared identity, and the first claim must still be returned to its own
-// request afterwards.
-func CheckClaimReuse(ctx context.Context, stores []consume.Store) error {
-	c := NewClaim(NewDomain())
-	if _, err := stores[0].Claim(ctx, c); err != nil {
-		return fmt.Errorf("first Claim: %w", err)
+	if err := stores[0].Consume(ctx, r); err != nil {
+		return fmt.Errorf("first Consume: %w", err)
 	}
 	cases := []struct {
 		share [3]bool
@@ -100,149 +60,147 @@ func CheckClaimReuse(ctx context.Context, stores []consume.Store) error {
 	}
 	for i, s := range stores {
 		for _, tc := range cases {
-			o := otherRequest(c, tc.share)
-			got, err := s.Claim(ctx, o)
+			o := sharing(r, tc.share)
+			// Held first: on the apiserver a refused Consume may hold the
+			// identities it created before the refusal.
+			if err := s.Held(ctx, o.Key.Domain, o.Identities); !reusedAt(err, tc.field) {
+				return fmt.Errorf("replica %d: Held of identities sharing %v: %v; want ErrIdentityReused at %s", i, tc.share, err, tc.field)
+			}
+			err := s.Consume(ctx, o)
 			if !reusedAt(err, tc.field) {
-				return fmt.Errorf("replica %d: another request sharing %v: %+v, %v; want ErrIdentityReused at %s", i, tc.share, got, err, tc.field)
+				return fmt.Errorf("replica %d: another binding sharing %v: %v; want ErrIdentityReused at %s", i, tc.share, err, tc.field)
 			}
-			if strings.Contains(err.Error(), c.Identities[0]) || strings.Contains(err.Error(), c.Request) {
-				return fmt.Errorf("replica %d: the refusal quotes a claim", i)
+			if strings.Contains(err.Error(), r.Identities[0]) || strings.Contains(err.Error(), o.Key.Binding[:16]) {
+				return fmt.Errorf("replica %d: the refusal quotes an identity or a binding", i)
 			}
 		}
-		if got, err := s.Claim(ctx, c); err != nil || !got.Same(c) {
-			return fmt.Errorf("replica %d: the first request after the refusals: %+v, %v; want its claim", i, got, err)
+		if err := s.Consume(ctx, r); !errors.Is(err, consume.ErrConsumed) {
+			return fmt.Errorf("replica %d: the first record again: %v; want ErrConsumed", i, err)
 		}
+		if err := s.Held(ctx, r.Key.Domain, NewIdentities()); err != nil {
+			return fmt.Errorf("replica %d: Held of fresh identities: %v; want nil", i, err)
+		}
+	}
+	other := sharing(r, [3]bool{true, true, true})
+	other.Key.Domain = NewDomain()
+	if err := stores[len(stores)-1].Consume(ctx, other); err != nil {
+		return fmt.Errorf("same identities, other domain: %v; want nil", err)
 	}
 	return nil
 }
 
-// CheckClaimAtomic holds a store whose Claim is one transaction (bbolt,
-// etcd) to "all or nothing": a claim refused for one shared identity
-// records none of its others, so a third request may claim them.
-func CheckClaimAtomic(ctx context.Context, stores []consume.Store) error {
-	c := NewClaim(NewDomain())
-	if _, err := stores[0].Claim(ctx, c); err != nil {
-		return fmt.Errorf("first Claim: %w", err)
+// CheckIdentitiesAtomic holds a store whose Consume is one transaction
+// (bbolt, etcd) to "all or nothing": a Consume refused for one held
+// identity records neither its key nor its other identities, so another
+// binding may hold them, and the refused record stays refused.
+func CheckIdentitiesAtomic(ctx context.Context, stores []consume.Store) error {
+	r := NewRecord(NewDomain())
+	if err := stores[0].Consume(ctx, r); err != nil {
+		return fmt.Errorf("first Consume: %w", err)
 	}
-	refused := otherRequest(c, [3]bool{false, false, true})
-	if _, err := stores[0].Claim(ctx, refused); !reusedAt(err, "consumptionID") {
-		return fmt.Errorf("claim sharing the consumption identity: %v, want ErrIdentityReused", err)
+	refused := sharing(r, [3]bool{false, false, true})
+	if err := stores[0].Consume(ctx, refused); !reusedAt(err, "consumptionID") {
+		return fmt.Errorf("a binding sharing the consumption identity: %v, want ErrIdentityReused", err)
 	}
-	third := NewClaim(c.Domain)
+	if err := stores[len(stores)-1].Held(ctx, r.Key.Domain, [3]string{refused.Identities[0], refused.Identities[1], NewIdentities()[2]}); err != nil {
+		return fmt.Errorf("held of the refused record's other identities: %v; want them free", err)
+	}
+	third := NewRecord(r.Key.Domain)
 	third.Identities[consume.AuthorizationIdentity] = refused.Identities[consume.AuthorizationIdentity]
 	third.Identities[consume.ReplayIdentity] = refused.Identities[consume.ReplayIdentity]
-	if got, err := stores[len(stores)-1].Claim(ctx, third); err != nil || !got.Same(third) {
-		return fmt.Errorf("the refused claim's other identities: %+v, %v; want them unclaimed", got, err)
+	if err := stores[len(stores)-1].Consume(ctx, third); err != nil {
+		return fmt.Errorf("the refused record's other identities: %v; want them free", err)
+	}
+	if err := stores[0].Consume(ctx, refused); !reusedAt(err, "authorizationID") {
+		return fmt.Errorf("the refused record again: %v; want ErrIdentityReused at authorizationID", err)
 	}
 	return nil
 }
 
-// CheckClaimConcurrently starts Goroutines callers spread over stores. In
-// the first round every caller claims the same request at a different
-// time (a retry storm): every one must get the same claim, one of theirs.
-// In the second, every caller is a different request naming one shared
-// replay identity: exactly one must get its own claim and every other
-// ErrIdentityReused.
-func CheckClaimConcurrently(ctx context.Context, stores []consume.Store) error {
-	base := NewClaim(NewDomain())
-	claims := make([]consume.Claim, Goroutines)
-	for i := range claims {
-		claims[i] = retryOf(base, time.Duration(i)*time.Second)
+// CheckIdentityConcurrently starts Goroutines callers spread over stores,
+// each consuming a different binding that names one shared consumption
+// identity (two replicas issued two artifacts for one consumption
+// identity): exactly one must get nil and every other ErrIdentityReused
+// at consumptionID. Then every caller consumes the winner's record again:
+// each must get ErrConsumed.
+func CheckIdentityConcurrently(ctx context.Context, stores []consume.Store) error {
+	shared := NewRecord(NewDomain())
+	records := make([]consume.Record, Goroutines)
+	for i := range records {
+		records[i] = sharing(shared, [3]bool{false, false, true})
 	}
-	got, errs := claimAll(ctx, stores, claims)
+	errs := consumeAll(ctx, stores, records)
 	winner := -1
 	for i, err := range errs {
-		if err != nil {
-			return fmt.Errorf("retry storm, caller %d: %w, want the one claim", i, err)
-		}
-		if winner < 0 {
-			for j := range claims {
-				if got[i].Same(claims[j]) {
-					winner = j
-				}
-			}
-			if winner < 0 {
-				return fmt.Errorf("retry storm: caller %d got a claim nobody made", i)
-			}
-		}
-		if !got[i].Same(claims[winner]) {
-			return fmt.Errorf("retry storm: callers got different claims (%d and %d)", winner, i)
-		}
-	}
-
-	shared := NewClaim(NewDomain())
-	for i := range claims {
-		claims[i] = otherRequest(shared, [3]bool{false, true, false})
-	}
-	got, errs = claimAll(ctx, stores, claims)
-	yes := 0
-	for i, err := range errs {
 		switch {
-		case err == nil && got[i].Same(claims[i]):
-			yes++
+		case err == nil && winner >= 0:
+			return fmt.Errorf("distinct bindings sharing a consumption identity: callers %d and %d both consumed", winner, i)
 		case err == nil:
-			return fmt.Errorf("distinct requests, caller %d: got another request's claim", i)
-		case !reusedAt(err, "replayID"):
-			return fmt.Errorf("distinct requests, caller %d: %w, want ErrIdentityReused at replayID", i, err)
+			winner = i
+		case !reusedAt(err, "consumptionID"):
+			return fmt.Errorf("distinct bindings, caller %d: %w, want ErrIdentityReused at consumptionID", i, err)
 		}
 	}
-	if yes != 1 {
-		return fmt.Errorf("%d distinct requests sharing a replay identity: %d claimed it, want 1", Goroutines, yes)
+	if winner < 0 {
+		return fmt.Errorf("%d distinct bindings sharing a consumption identity: none consumed, want 1", Goroutines)
+	}
+	again := make([]consume.Record, Goroutines)
+	for i := range again {
+		again[i] = records[winner]
+	}
+	for i, err := range consumeAll(ctx, stores, again) {
+		if !errors.Is(err, consume.ErrConsumed) {
+			return fmt.Errorf("the winner's record again, caller %d: %v, want ErrConsumed", i, err)
+		}
 	}
 	return nil
 }
 
-func claimAll(ctx context.Context, stores []consume.Store, claims []consume.Claim) ([]consume.Claim, []error) {
-	got := make([]consume.Claim, len(claims))
-	errs := make([]error, len(claims))
+func consumeAll(ctx context.Context, stores []consume.Store, records []consume.Record) []error {
+	errs := make([]error, len(records))
 	var wg sync.WaitGroup
 	start := make(chan struct{})
-	for i := range claims {
+	for i := range records {
 		wg.Go(func() {
 			<-start
-			got[i], errs[i] = stores[i%len(stores)].Claim(ctx, claims[i])
+			errs[i] = stores[i%len(stores)].Consume(ctx, records[i])
 		})
 	}
 	close(start)
 	wg.Wait()
-	return got, errs
+	return errs
 }
 
-// CheckInvalidClaims sends malformed claims: each must be rejected with a
-// *consume.KeyError that matches no sentinel and quotes nothing, and none
-// may claim anything.
-func CheckInvalidClaims(ctx context.Context, s consume.Store) error {
-	good := NewClaim(NewDomain())
-	bad := map[string]func(*consume.Claim){
-		"uppercase domain":             func(c *consume.Claim) { c.Domain = "Echo-Canary" },
-		"empty authorization identity": func(c *consume.Claim) { c.Identities[0] = "" },
-		"replay identity with a slash": func(c *consume.Claim) { c.Identities[1] = canary + "/x" },
-		"consumption identity over 64": func(c *consume.Claim) { c.Identities[2] = canary + strings.Repeat("a", 60) },
-		"identity with a dot":          func(c *consume.Claim) { c.Identities[0] = canary + ".x" },
-		"short request digest":         func(c *consume.Claim) { c.Request = c.Request[:63] },
-		"non-hex binding digest":       func(c *consume.Claim) { c.Binding = canary + c.Binding[len(canary):] },
-		"no issuance time":             func(c *consume.Claim) { c.IssuedAt = time.Time{} },
-		"expiry before issuance":       func(c *consume.Claim) { c.ExpiresAt = c.IssuedAt.Add(-time.Second) },
-		"fractional expiry":            func(c *consume.Claim) { c.ExpiresAt = c.ExpiresAt.Add(time.Millisecond) },
+// CheckInvalidIdentities asks Held about malformed identities: each must
+// be rejected with a *consume.KeyError that matches no sentinel and quotes
+// nothing.
+func CheckInvalidIdentities(ctx context.Context, s consume.Store) error {
+	domain, good := NewDomain(), NewIdentities()
+	bad := map[string]func(d *string, ids *[3]string){
+		"uppercase domain":             func(d *string, _ *[3]string) { *d = "Echo-Canary" },
+		"empty authorization identity": func(_ *string, ids *[3]string) { ids[0] = "" },
+		"replay identity with a slash": func(_ *string, ids *[3]string) { ids[1] = canary + "/x" },
+		"consumption identity over 64": func(_ *string, ids *[3]string) { ids[2] = canary + strings.Repeat("a", 60) },
+		"identity with a dot":          func(_ *string, ids *[3]string) { ids[0] = canary + ".x" },
 	}
 	for name, change := range bad {
-		c := good
-		change(&c)
-		_, err := s.Claim(ctx, c)
+		d, ids := domain, good
+		change(&d, &ids)
+		err := s.Held(ctx, d, ids)
 		var ke *consume.KeyError
 		switch {
 		case err == nil:
-			return fmt.Errorf("%s: Claim returned nil", name)
+			return fmt.Errorf("%s: Held returned nil", name)
 		case !errors.As(err, &ke):
-			return fmt.Errorf("%s: Claim: %v, want a *consume.KeyError", name, err)
+			return fmt.Errorf("%s: Held: %v, want a *consume.KeyError", name, err)
 		case errors.Is(err, consume.ErrIdentityReused) || errors.Is(err, consume.ErrUnavailable):
 			return fmt.Errorf("%s: a KeyError must match no sentinel", name)
 		case strings.Contains(strings.ToLower(err.Error()), canary):
-			return fmt.Errorf("%s: the error quotes the claim", name)
+			return fmt.Errorf("%s: the error quotes the identity", name)
 		}
 	}
-	if got, err := s.Claim(ctx, good); err != nil || !got.Same(good) {
-		return fmt.Errorf("valid claim after rejected ones: %+v, %v", got, err)
+	if err := s.Held(ctx, domain, good); err != nil {
+		return fmt.Errorf("valid identities after rejected ones: %v", err)
 	}
 	return nil
 }

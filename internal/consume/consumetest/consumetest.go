@@ -4,11 +4,10 @@
 // rejected without echo, an expired Authorization refused whether or not it
 // was recorded, a store that cannot answer never saying yes, (with a
 // real service in front, CheckTrickledConsume) no second yes for a request
-// that straddles a sweep, and issuance claims (claim.go): a claim returned
-// to every retry of its request, refused to any other request naming one
-// of its identities, one claim per request and one request per identity
-// among 64 concurrent callers, all or nothing where Claim is one
-// transaction.
+// that straddles a sweep, and the identities a Consumption holds
+// (claim.go): another binding naming a consumed identity refused, one yes
+// among 64 concurrent bindings sharing a consumption identity, all or
+// nothing where Consume is one transaction.
 //
 // It is for tests only: only _test.go files may import it (depguard rule
 // no-testutil and TestNoProductionCodeImportsConsumetest). The checks
@@ -50,19 +49,19 @@ func NewKey(domain string) consume.Key {
 	return consume.Key{Domain: domain, Binding: hex.EncodeToString(b[:])}
 }
 
-// NewRecord returns a Record of a fresh random Key in domain, with a fresh
-// Authorization identity, expiring Expiry from now.
+// NewRecord returns a Record of a fresh random Key in domain, with fresh
+// identities, expiring Expiry from now.
 func NewRecord(domain string) consume.Record {
 	return RecordOf(NewKey(domain))
 }
 
-// RecordOf returns the Record of k with a fresh Authorization identity,
-// expiring Expiry from now.
+// RecordOf returns the Record of k with fresh identities, expiring Expiry
+// from now.
 func RecordOf(k consume.Key) consume.Record {
-	return consume.Record{Key: k, AuthorizationID: "authz-" + NewKey("x").Binding[:16], ExpiresAt: time.Now().Add(Expiry)}
+	return consume.Record{Key: k, Identities: NewIdentities(), ExpiresAt: time.Now().Add(Expiry)}
 }
 
-// RecordAt returns the Record of k with a fresh Authorization identity,
+// RecordAt returns the Record of k with fresh identities,
 // expiring at exp.
 func RecordAt(k consume.Key, exp time.Time) consume.Record {
 	r := RecordOf(k)
@@ -190,11 +189,14 @@ func CheckInvalidKeys(ctx context.Context, s consume.Store) error {
 		"domain with a slash":      {Domain: canary + "/x", Binding: good.Binding},
 		"binding of 65 hex digits": {Domain: canary, Binding: good.Binding + "0"},
 	}
+	ids := goodRecord.Identities
 	records := map[string]consume.Record{
-		"no authorization identity":        {Key: good, ExpiresAt: goodRecord.ExpiresAt},
-		"uppercase authorization identity": {Key: good, AuthorizationID: "Echo-Canary", ExpiresAt: goodRecord.ExpiresAt},
-		"authorization identity over 64":   {Key: good, AuthorizationID: canary + strings.Repeat("a", 65-len(canary)), ExpiresAt: goodRecord.ExpiresAt},
-		"no expiry":                        {Key: good, AuthorizationID: goodRecord.AuthorizationID},
+		"no identities":                    {Key: good, ExpiresAt: goodRecord.ExpiresAt},
+		"uppercase authorization identity": {Key: good, Identities: [3]string{"Echo-Canary", ids[1], ids[2]}, ExpiresAt: goodRecord.ExpiresAt},
+		"authorization identity over 64":   {Key: good, Identities: [3]string{canary + strings.Repeat("a", 65-len(canary)), ids[1], ids[2]}, ExpiresAt: goodRecord.ExpiresAt},
+		"no replay identity":               {Key: good, Identities: [3]string{ids[0], "", ids[2]}, ExpiresAt: goodRecord.ExpiresAt},
+		"consumption identity with a dot":  {Key: good, Identities: [3]string{ids[0], ids[1], canary + ".x"}, ExpiresAt: goodRecord.ExpiresAt},
+		"no expiry":                        {Key: good, Identities: ids},
 	}
 	for name, k := range bad {
 		r := goodRecord
@@ -260,7 +262,8 @@ func CheckExpired(ctx context.Context, stores []consume.Store) error {
 // CheckUnavailable asserts that s, a store that cannot answer (its server
 // stopped, its file closed), fails closed: Ready and every Consume return
 // an error wrapping ErrUnavailable, never nil, for fresh Keys and for a Key
-// consumed before (and so does a Claim) (consumed, which may be the zero Key to skip that part).
+// consumed before (consumed, which may be the zero Key to skip that part),
+// and so does Held.
 // ctx should carry a deadline: a store that cannot answer must still return.
 func CheckUnavailable(ctx context.Context, s consume.Store, consumed consume.Key) error {
 	if err := s.Ready(ctx); !errors.Is(err, consume.ErrUnavailable) {
@@ -275,8 +278,8 @@ func CheckUnavailable(ctx context.Context, s consume.Store, consumed consume.Key
 			return fmt.Errorf("key %d: Consume: %v, want ErrUnavailable", i, err)
 		}
 	}
-	if got, err := s.Claim(ctx, NewClaim(NewDomain())); !errors.Is(err, consume.ErrUnavailable) {
-		return fmt.Errorf("claim: %+v, %v; want ErrUnavailable", got, err)
+	if err := s.Held(ctx, NewDomain(), NewIdentities()); !errors.Is(err, consume.ErrUnavailable) {
+		return fmt.Errorf("held: %v; want ErrUnavailable", err)
 	}
 	return nil
 }
@@ -288,16 +291,15 @@ func CheckUnavailable(ctx context.Context, s consume.Store, consumed consume.Key
 func Run(t *testing.T, newStores func(t *testing.T) []consume.Store) {
 	t.Helper()
 	checks := map[string]func(context.Context, []consume.Store) error{
-		"one key is consumed once, then ErrConsumed on every replica":           CheckOnce,
-		"64 goroutines on one key get one nil and 63 ErrConsumed":               CheckOneKeyConcurrently,
-		"distinct keys from many goroutines are each consumed once":             CheckDistinctKeys,
-		"malformed records reject with a KeyError that does not echo them":      func(ctx context.Context, s []consume.Store) error { return CheckInvalidKeys(ctx, s[0]) },
-		"an expired authorization is refused and records nothing":               CheckExpired,
-		"a claim is returned to every retry of its request":                     CheckClaimRetry,
-		"another request naming a claimed identity is refused":                  CheckClaimReuse,
-		"a refused claim records none of its identities":                        CheckClaimAtomic,
-		"64 concurrent claims: one claim per request, one request per identity": CheckClaimConcurrently,
-		"malformed claims reject with a KeyError that does not echo them":       func(ctx context.Context, s []consume.Store) error { return CheckInvalidClaims(ctx, s[0]) },
+		"one key is consumed once, then ErrConsumed on every replica":         CheckOnce,
+		"64 goroutines on one key get one nil and 63 ErrConsumed":             CheckOneKeyConcurrently,
+		"distinct keys from many goroutines are each consumed once":           CheckDistinctKeys,
+		"malformed records reject with a KeyError that does not echo them":    func(ctx context.Context, s []consume.Store) error { return CheckInvalidKeys(ctx, s[0]) },
+		"an expired authorization is refused and records nothing":             CheckExpired,
+		"another binding naming a consumed identity is refused":               CheckIdentityReuse,
+		"a refused consume holds none of its identities":                      CheckIdentitiesAtomic,
+		"64 bindings sharing a consumption identity: one consumes":            CheckIdentityConcurrently,
+		"malformed identities reject with a KeyError that does not echo them": func(ctx context.Context, s []consume.Store) error { return CheckInvalidIdentities(ctx, s[0]) },
 		"a ready store says so": func(ctx context.Context, s []consume.Store) error {
 			for i, st := range s {
 				if err := st.Ready(ctx); err != nil {

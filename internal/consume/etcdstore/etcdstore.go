@@ -11,10 +11,10 @@
 // consume.ErrUnavailable: the client retries a transaction only when it was
 // never sent, so a yes is never given twice.
 //
-// A Claim is one transaction over its three identity keys
-// (<Prefix><domain>/claim/<index>/<identity>): all absent, it writes all
-// three (with the lease of the claim's expiry); otherwise it reads them in
-// the same revision and writes nothing.
+// The same transaction holds the consumed Authorization's three identities
+// (keys <Prefix><domain>/claim/<index>/<identity>, value the binding, with
+// the lease of the hold's window, consume.HoldUntil): the record and all
+// three identities are written, or none.
 //
 // etcd has no clock a transaction can compare with, so a Consume reads its
 // own clock immediately before the transaction and refuses an expired
@@ -41,7 +41,6 @@ import (
 	"context"
 	"errors"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
 
@@ -163,38 +162,73 @@ func ReconnectParams(opts Options) grpc.ConnectParams {
 // Key returns the etcd key of k.
 func (s *Store) Key(k consume.Key) string { return s.opts.Prefix + k.Domain + "/" + k.Binding }
 
-// Consume records r with a lease reaching Retention past its expiry,
-// unless it is recorded already or expired by the clock read immediately
-// before the transaction.
+// Consume records r and holds its identities in one transaction,
+//
+//	If(CreateRevision(key) == 0, CreateRevision(i0) == 0, … (i1), … (i2)).
+//	Then(Put(key, expiry, WithLease(record lease)), Put(i0..i2, binding, WithLease(hold lease))).
+//	Else(Get(key), Get(i0), Get(i1), Get(i2))
+//
+// unless r is expired by the clock read immediately before it: all four
+// are written or none, and a transaction that writes nothing reads, in the
+// same revision, why (the key: ErrConsumed; else the first identity held).
 func (s *Store) Consume(ctx context.Context, r consume.Record) error {
 	if err := r.Validate(); err != nil {
 		return err
 	}
 	ctx, cancel := context.WithTimeout(ctx, s.opts.Timeout)
 	defer cancel()
-	key := s.Key(r.Key)
+	keys := [4]string{s.Key(r.Key)}
+	for i, id := range r.Identities {
+		keys[1+i] = s.ClaimKey(r.Key.Domain, i, id)
+	}
 	value := strconv.FormatInt(r.ExpiresAt.Unix(), 10)
 	for attempt := 0; ; attempt++ {
 		window, lease, err := s.lease(ctx, r.ExpiresAt)
 		if err != nil {
 			return consume.Unavailable("grant lease", err)
 		}
+		now := s.opts.Clock()
+		holdWindow, hold, err := s.lease(ctx, consume.HoldUntil(r, now))
+		if err != nil {
+			return consume.Unavailable("grant lease", err)
+		}
 		if r.Expired(s.opts.Clock()) {
 			return consume.ErrExpired
 		}
-		resp, err := s.cli.Txn(ctx).
-			If(clientv3.Compare(clientv3.CreateRevision(key), "=", 0)).
-			Then(clientv3.OpPut(key, value, clientv3.WithLease(lease))).
-			Commit()
+		cmps := make([]clientv3.Cmp, 0, len(keys))
+		puts := make([]clientv3.Op, 0, len(keys))
+		gets := make([]clientv3.Op, 0, len(keys))
+		for i, k := range keys {
+			cmps = append(cmps, clientv3.Compare(clientv3.CreateRevision(k), "=", 0))
+			if i == 0 {
+				puts = append(puts, clientv3.OpPut(k, value, clientv3.WithLease(lease)))
+			} else {
+				puts = append(puts, clientv3.OpPut(k, r.Key.Binding, clientv3.WithLease(hold)))
+			}
+			gets = append(gets, clientv3.OpGet(k, clientv3.WithCountOnly()))
+		}
+		resp, err := s.cli.Txn(ctx).If(cmps...).Then(puts...).Else(gets...).Commit()
 		switch {
 		case err == nil && resp.Succeeded:
 			return nil
 		case err == nil:
-			return consume.ErrConsumed
+			for i, op := range resp.Responses {
+				if op.GetResponseRange().GetCount() == 0 {
+					continue
+				}
+				if i == 0 {
+					return consume.ErrConsumed
+				}
+				return consume.Reused(i - 1)
+			}
+			// Held when compared, gone when read cannot happen in one
+			// revision; refuse rather than guess.
+			return consume.Unavailable("read", errInconsistent)
 		case attempt == 0 && isLeaseNotFound(err):
-			// The lease vanished (revoked, or a restored cluster): the
-			// transaction wrote nothing, so forget the lease and retry once.
+			// A lease vanished (revoked, or a restored cluster): the
+			// transaction wrote nothing, so forget the leases and retry once.
 			s.forget(window, lease)
+			s.forget(holdWindow, hold)
 			continue
 		default:
 			return consume.Unavailable("txn", err)
@@ -203,102 +237,37 @@ func (s *Store) Consume(ctx context.Context, r consume.Record) error {
 }
 
 // ClaimKey returns the etcd key of the identity i (consume.
-// AuthorizationIdentity, …) of a claim in domain: "<Prefix><domain>/claim/
-// <i>/<identity>", which no record key (<domain>/<binding>) can equal.
+// AuthorizationIdentity, …) held in domain: "<Prefix><domain>/claim/<i>/
+// <identity>", which no record key (<domain>/<binding>) can equal.
 func (s *Store) ClaimKey(domain string, i int, id string) string {
 	return s.opts.Prefix + domain + "/claim/" + strconv.Itoa(i) + "/" + id
 }
 
-// Claim records c's identities in one transaction,
-//
-//	If(CreateRevision(k0) == 0, CreateRevision(k1) == 0, CreateRevision(k2) == 0).
-//	Then(Put(k0, c), Put(k1, c), Put(k2, c), each WithLease(lease)).
-//	Else(Get(k0), Get(k1), Get(k2))
-//
-// so all three are written or none, and a transaction that writes nothing
-// reads, in the same revision, what consume.Resolve decides on.
-func (s *Store) Claim(ctx context.Context, c consume.Claim) (consume.Claim, error) {
-	if err := c.Validate(); err != nil {
-		return consume.Claim{}, err
+// Held reads the three identity keys in one read-only transaction: a
+// linearizable read, which needs a quorum but no write and no fsync.
+func (s *Store) Held(ctx context.Context, domain string, ids [3]string) error {
+	if err := consume.ValidateIdentities(domain, ids); err != nil {
+		return err
 	}
 	ctx, cancel := context.WithTimeout(ctx, s.opts.Timeout)
 	defer cancel()
-	var keys [3]string
-	for i, id := range c.Identities {
-		keys[i] = s.ClaimKey(c.Domain, i, id)
+	gets := make([]clientv3.Op, 0, len(ids))
+	for i, id := range ids {
+		gets = append(gets, clientv3.OpGet(s.ClaimKey(domain, i, id), clientv3.WithCountOnly()))
 	}
-	value := encodeClaim(c)
-	for attempt := 0; ; attempt++ {
-		window, lease, err := s.lease(ctx, c.ExpiresAt)
-		if err != nil {
-			return consume.Claim{}, consume.Unavailable("grant lease", err)
-		}
-		cmps := make([]clientv3.Cmp, 0, len(keys))
-		puts := make([]clientv3.Op, 0, len(keys))
-		gets := make([]clientv3.Op, 0, len(keys))
-		for _, k := range keys {
-			cmps = append(cmps, clientv3.Compare(clientv3.CreateRevision(k), "=", 0))
-			puts = append(puts, clientv3.OpPut(k, value, clientv3.WithLease(lease)))
-			gets = append(gets, clientv3.OpGet(k))
-		}
-		resp, err := s.cli.Txn(ctx).If(cmps...).Then(puts...).Else(gets...).Commit()
-		switch {
-		case err == nil && resp.Succeeded:
-			return c, nil
-		case err == nil:
-			var stored [3]*consume.Claim
-			for i, r := range resp.Responses {
-				kvs := r.GetResponseRange().GetKvs()
-				if len(kvs) == 0 {
-					continue
-				}
-				got, ok := decodeClaim(c.Domain, string(kvs[0].Value))
-				if !ok {
-					return consume.Claim{}, consume.Unavailable("read claim", errCorruptClaim)
-				}
-				stored[i] = &got
-			}
-			if stored == [3]*consume.Claim{} {
-				// Claimed when compared, gone when read cannot happen in
-				// one revision; refuse rather than guess.
-				return consume.Claim{}, consume.Unavailable("read claim", errCorruptClaim)
-			}
-			out, _, err := consume.Resolve(c, stored)
-			return out, err
-		case attempt == 0 && isLeaseNotFound(err):
-			s.forget(window, lease)
-			continue
-		default:
-			return consume.Claim{}, consume.Unavailable("txn", err)
+	resp, err := s.cli.Txn(ctx).Then(gets...).Commit()
+	if err != nil {
+		return consume.Unavailable("read", err)
+	}
+	for i, op := range resp.Responses {
+		if op.GetResponseRange().GetCount() > 0 {
+			return consume.Reused(i)
 		}
 	}
+	return nil
 }
 
-var errCorruptClaim = errors.New("unreadable claim")
-
-// encodeClaim is "<issuedAt> <expiresAt> <request> <binding> <authorization
-// id> <replay id> <consumption id>", times in Unix seconds; no part
-// contains a space.
-func encodeClaim(c consume.Claim) string {
-	return strconv.FormatInt(c.IssuedAt.Unix(), 10) + " " + strconv.FormatInt(c.ExpiresAt.Unix(), 10) + " " +
-		c.Request + " " + c.Binding + " " + strings.Join(c.Identities[:], " ")
-}
-
-func decodeClaim(domain, v string) (consume.Claim, bool) {
-	f := strings.Split(v, " ")
-	if len(f) != 7 {
-		return consume.Claim{}, false
-	}
-	issued, err1 := strconv.ParseInt(f[0], 10, 64)
-	expires, err2 := strconv.ParseInt(f[1], 10, 64)
-	if err1 != nil || err2 != nil {
-		return consume.Claim{}, false
-	}
-	return consume.Claim{
-		Domain: domain, Identities: [3]string{f[4], f[5], f[6]}, Request: f[2], Binding: f[3],
-		IssuedAt: time.Unix(issued, 0), ExpiresAt: time.Unix(expires, 0),
-	}, true
-}
+var errInconsistent = errors.New("a compared key was not read")
 
 // Ready performs one linearizable read (it needs a quorum).
 func (s *Store) Ready(ctx context.Context) error {

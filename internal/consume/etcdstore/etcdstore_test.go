@@ -55,12 +55,9 @@ func TestStoppedServerFailsClosedAndRestartKeepsRecords(t *testing.T) {
 	e := consumetest.StartEtcd(t, consumetest.Assets(t))
 	s := open(t, e, etcdstore.Options{Timeout: time.Second})
 	ctx := context.Background()
-	k := consumetest.NewKey(consumetest.NewDomain())
-	if err := s.Consume(ctx, consumetest.RecordAt(k, time.Now().Add(time.Hour))); err != nil {
-		t.Fatal(err)
-	}
-	claim := consumetest.NewClaim(consumetest.NewDomain())
-	if _, err := s.Claim(ctx, claim); err != nil {
+	first := consumetest.RecordAt(consumetest.NewKey(consumetest.NewDomain()), time.Now().Add(time.Hour))
+	k := first.Key
+	if err := s.Consume(ctx, first); err != nil {
 		t.Fatal(err)
 	}
 
@@ -91,15 +88,16 @@ func TestStoppedServerFailsClosedAndRestartKeepsRecords(t *testing.T) {
 	if err := s.Consume(ctx, consumetest.RecordAt(consumetest.NewKey(consumetest.NewDomain()), time.Now().Add(time.Hour))); err != nil {
 		t.Fatalf("fresh key after restart: %v", err)
 	}
-	retry := claim
-	retry.IssuedAt, retry.ExpiresAt = claim.IssuedAt.Add(time.Minute), claim.ExpiresAt.Add(time.Minute)
-	if got, err := s.Claim(ctx, retry); err != nil || !got.Same(claim) {
-		t.Fatalf("the same request after restart: %+v, %v; want the claim made before the crash", got, err)
+	// The identities it holds survived too: another Authorization naming
+	// its consumption identity is refused, and Held says so.
+	other := consumetest.NewRecord(k.Domain)
+	other.Identities[consume.ConsumptionIdentity] = first.Identities[consume.ConsumptionIdentity]
+	var re *consume.IdentityReusedError
+	if err := s.Consume(ctx, other); !errors.As(err, &re) || re.Field != "consumptionID" {
+		t.Fatalf("another binding naming its consumption identity after restart: %v, want ErrIdentityReused at consumptionID", err)
 	}
-	other := consumetest.NewClaim(claim.Domain)
-	other.Identities[2] = claim.Identities[2]
-	if _, err := s.Claim(ctx, other); !errors.Is(err, consume.ErrIdentityReused) {
-		t.Fatalf("another request after restart: %v, want ErrIdentityReused", err)
+	if err := s.Held(ctx, k.Domain, first.Identities); !errors.Is(err, consume.ErrIdentityReused) {
+		t.Fatalf("Held after restart: %v, want ErrIdentityReused", err)
 	}
 }
 
@@ -210,9 +208,9 @@ func TestTrickledConsumeAcrossASweepIsRefused(t *testing.T) {
 	sweep := func(ctx context.Context) error {
 		for {
 			// The record's lease ends now, as its expiry would: the lease
-			// was granted at issuance for the Authorization's expiry window
-			// (the identity claim of idempotent authorize took it first) and
-			// its TTL runs in real time, which this check's clock skips.
+			// was granted at the first consume for the Authorization's
+			// expiry window and its TTL runs in real time, which this
+			// check's clock skips (the identities' hold lease goes too).
 			resp, err := cli.Get(ctx, prefix, clientv3.WithPrefix())
 			if err != nil {
 				return err

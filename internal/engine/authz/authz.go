@@ -19,6 +19,7 @@ import (
 	"slices"
 
 	"github.com/toolgate/toolgate/internal/engine/boundary"
+	"github.com/toolgate/toolgate/internal/engine/confirm"
 	"github.com/toolgate/toolgate/internal/engine/digest"
 	"github.com/toolgate/toolgate/internal/engine/epoch"
 	"github.com/toolgate/toolgate/internal/engine/evalinput"
@@ -55,6 +56,12 @@ type IssueRequest struct {
 	ExpiresAt epoch.Time // exclusive
 	// MaxLifetime is the Host-requested maximum lifetime, 1–3,600 seconds.
 	MaxLifetime uint64
+
+	// Confirmed is set only by the toolgate.confirmations/1 extension
+	// (docs/confirmation.md): an accepted confirmation of exactly Decision,
+	// a requireConfirmation Decision. It is the one satisfaction of that
+	// outcome and of the requireConfirmation obligation; nil is Phase 1–6.
+	Confirmed *confirm.Confirmed
 }
 
 // Authorization is controlled, immutable structural evidence that one
@@ -68,6 +75,9 @@ type Authorization struct {
 	reg     *registry.Snapshot
 	dec     *policy.Decision
 	binding *ConsumptionBinding
+	// confirmed is the accepted confirmation a confirmed Authorization was
+	// issued with (toolgate.confirmations/1); nil for Phase 1–6.
+	confirmed *confirm.Confirmed
 }
 
 // Issue is the controlled issuer. b is the Host's independently retained
@@ -77,12 +87,13 @@ func Issue(b boundary.Boundary, r IssueRequest) (*Authorization, error) {
 		input: r.Input, policy: r.Policy, registry: r.Registry, decision: r.Decision, selection: r.Selection,
 		authorizationID: r.AuthorizationID, replayID: r.ReplayID, consumptionID: r.ConsumptionID,
 		generation: r.Generation, issuedAt: r.IssuedAt, expiresAt: r.ExpiresAt, maxLifetime: r.MaxLifetime,
+		confirmed: r.Confirmed,
 	})
 	if err != nil {
 		return nil, err
 	}
 	sealed := bind.seal(r.Input)
-	return &Authorization{domain: b.Domain(), input: r.Input, policy: r.Policy, reg: r.Registry, dec: r.Decision, binding: sealed}, nil
+	return &Authorization{domain: b.Domain(), input: r.Input, policy: r.Policy, reg: r.Registry, dec: r.Decision, binding: sealed, confirmed: r.Confirmed}, nil
 }
 
 // ID returns the Authorization identity.
@@ -139,6 +150,10 @@ func (a *Authorization) ConsumptionID() ident.ArtifactID { return a.binding.cons
 // Obligations returns the obligations retained from the Decision.
 func (a *Authorization) Obligations() []policy.Obligation { return a.dec.Obligations() }
 
+// Confirmed returns the accepted confirmation the Authorization was issued
+// with (toolgate.confirmations/1), or nil for a Phase 1–6 Authorization.
+func (a *Authorization) Confirmed() *confirm.Confirmed { return a.confirmed }
+
 // Binding returns the complete Authorization Consumption Binding.
 func (a *Authorization) Binding() *ConsumptionBinding { return a.binding }
 
@@ -164,6 +179,7 @@ type bound struct {
 	generation                               ident.Generation
 	issuedAt, expiresAt                      epoch.Time
 	maxLifetime                              uint64
+	confirmed                                *confirm.Confirmed
 }
 
 // derive checks every issuance precondition of Sections 23–28 over the
@@ -187,9 +203,8 @@ func derive(b boundary.Boundary, v bound) (ConsumptionBinding, error) {
 	if !b.Holds(v.input.Domain()) || !b.Holds(v.policy.Domain()) || !b.Holds(v.decision.Domain()) {
 		return ConsumptionBinding{}, fault.At("domain", fault.MixedDomain, "input, policy and decision must belong to the retained boundary's domain")
 	}
-	if v.decision.Outcome() != vocab.Allow {
-		return ConsumptionBinding{}, fault.At("decision.outcome", fault.Ineligible,
-			"only an allow decision is eligible; deny and requireConfirmation never issue")
+	if err := checkOutcome(b, v); err != nil {
+		return ConsumptionBinding{}, err
 	}
 	if err := checkDecision(v); err != nil {
 		return ConsumptionBinding{}, err
@@ -211,6 +226,26 @@ func derive(b boundary.Boundary, v bound) (ConsumptionBinding, error) {
 		return ConsumptionBinding{}, err
 	}
 	return newBinding(b, v, ids), nil
+}
+
+// checkOutcome admits an allow Decision, and a requireConfirmation Decision
+// only together with the accepted confirmation of exactly that Decision
+// (toolgate.confirmations/1); a confirmation for any other Decision rejects.
+func checkOutcome(b boundary.Boundary, v bound) error {
+	if v.confirmed != nil {
+		if !b.Holds(v.confirmed.Domain()) || !v.confirmed.Decision().Equal(v.decision) {
+			return fault.At("confirmed", fault.Mismatch, "a confirmation satisfies exactly the decision it was accepted for")
+		}
+		if v.decision.Outcome() != vocab.RequireConfirmation {
+			return fault.At("decision.outcome", fault.Ineligible, "only a requireConfirmation decision is confirmed")
+		}
+		return nil
+	}
+	if v.decision.Outcome() != vocab.Allow {
+		return fault.At("decision.outcome", fault.Ineligible,
+			"only an allow decision is eligible; deny and requireConfirmation never issue")
+	}
+	return nil
 }
 
 // checkDecision compares the supplied Decision with the exact input and
@@ -373,7 +408,11 @@ func checkObligations(v bound) error {
 		//exhaustive:enforce
 		switch o.Kind() {
 		case vocab.ObligationRequireConfirmation:
-			return fault.At(path(), fault.Unsupported, "confirmation collection does not exist in this protocol phase")
+			// Satisfied only by an accepted confirmation of this exact
+			// Decision (checkOutcome), an extension beyond Phase 1–6.
+			if v.confirmed == nil {
+				return fault.At(path(), fault.Unsupported, "confirmation collection does not exist in this protocol phase")
+			}
 		case vocab.ObligationRequireAuditEvent:
 			return fault.At(path(), fault.Unsupported, "an audit event cannot be proven by the protocol core")
 		case vocab.ObligationMaximumEvaluationAge:

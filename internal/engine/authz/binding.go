@@ -37,6 +37,9 @@ type ConsumptionBinding struct {
 
 	decision, input, request, definition, host, registry, policy digest.Digest
 	replayScope                                                  digest.Digest
+	// confirmation is the accepted confirmation's digest
+	// (toolgate.confirmations/1), zero for Phase 1–6.
+	confirmation digest.Digest
 
 	digest digest.Digest
 }
@@ -65,7 +68,15 @@ func newBinding(b boundary.Boundary, v bound, id ids) ConsumptionBinding {
 		host:            in.Host().Digest(),
 		registry:        v.registry.Digest(),
 		policy:          v.policy.Digest(),
+		confirmation:    confirmationDigest(v),
 	}
+}
+
+func confirmationDigest(v bound) digest.Digest {
+	if v.confirmed == nil {
+		return digest.Digest{}
+	}
+	return v.confirmed.Digest()
 }
 
 // seal returns the complete binding: c with the effective scope, the
@@ -123,7 +134,7 @@ func (c *ConsumptionBinding) matches(a *ConsumptionBinding, in *evalinput.Input)
 		a.evaluatedAt != c.evaluatedAt || a.renewal != c.renewal ||
 		!a.decision.Equal(c.decision) || !a.input.Equal(c.input) || !a.request.Equal(c.request) ||
 		!a.definition.Equal(c.definition) || !a.host.Equal(c.host) || !a.registry.Equal(c.registry) ||
-		!a.policy.Equal(c.policy) {
+		!a.policy.Equal(c.policy) || !a.confirmation.Equal(c.confirmation) {
 		return false
 	}
 	if len(a.capabilities) != in.NumRequestedCapabilities() || len(a.resources) != in.NumRequestedResources() {
@@ -178,6 +189,12 @@ func (c *ConsumptionBinding) computeDigest() digest.Digest {
 		b.Digest(d)
 	}
 	b.Uint(uint64(vocab.AtomicSingleUseRequired))
+	// A confirmed binding ends with the confirmation's digest; a Phase 1–6
+	// binding's octets are unchanged. The end of the encoding delimits it,
+	// so the two never coincide.
+	if !c.confirmation.IsZero() {
+		b.Digest(c.confirmation)
+	}
 	return b.Sum()
 }
 

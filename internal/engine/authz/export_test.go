@@ -79,5 +79,6 @@ func BindingVariants(a *Authorization, other boundary.Domain, id principal.Ident
 		"host":            variant(func(c *ConsumptionBinding) { flip(&c.host) }),
 		"registry":        variant(func(c *ConsumptionBinding) { flip(&c.registry) }),
 		"policy":          variant(func(c *ConsumptionBinding) { flip(&c.policy) }),
+		"confirmation":    variant(func(c *ConsumptionBinding) { flip(&c.confirmation) }),
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/toolgate/toolgate/internal/engine/boundary"
+	"github.com/toolgate/toolgate/internal/engine/confirm"
 	"github.com/toolgate/toolgate/internal/engine/epoch"
 	"github.com/toolgate/toolgate/internal/engine/evalinput"
 	"github.com/toolgate/toolgate/internal/engine/fault"
@@ -68,6 +69,11 @@ type ValidationContext struct {
 	// identities the Host assigned at issuance.
 	ReplayID      string
 	ConsumptionID string
+
+	// Confirmed is the accepted confirmation from the Host's own issuance
+	// record, for a confirmed Authorization (toolgate.confirmations/1); nil
+	// for Phase 1–6.
+	Confirmed *confirm.Confirmed
 }
 
 // Result is successful Validation: controlled structural evidence carrying
@@ -123,6 +129,7 @@ func Validate(b boundary.Boundary, a *Authorization, ctx ValidationContext, at e
 		input: ctx.Input, policy: ctx.Policy, registry: ctx.Registry, decision: ctx.Decision, selection: sel,
 		authorizationID: ctx.AuthorizationID, replayID: ctx.ReplayID, consumptionID: ctx.ConsumptionID,
 		generation: ctx.Generation, issuedAt: ctx.IssuedAt, expiresAt: ctx.ExpiresAt, maxLifetime: ctx.MaxLifetime,
+		confirmed: ctx.Confirmed,
 	})
 	if err != nil {
 		return nil, err

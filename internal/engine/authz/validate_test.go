@@ -11,6 +11,7 @@ import (
 	"github.com/toolgate/toolgate/internal/engine/assessment"
 	"github.com/toolgate/toolgate/internal/engine/authz"
 	"github.com/toolgate/toolgate/internal/engine/boundary"
+	"github.com/toolgate/toolgate/internal/engine/confirm"
 	"github.com/toolgate/toolgate/internal/engine/epoch"
 	"github.com/toolgate/toolgate/internal/engine/evalinput"
 	"github.com/toolgate/toolgate/internal/engine/fault"
@@ -53,6 +54,7 @@ var ctxFields = []ctxField{
 	{"MaxLifetime", "maxLifetime", fault.ErrMismatch, func(a, b authz.ValidationContext) bool { return a.MaxLifetime == b.MaxLifetime }},
 	{"ReplayID", "replayID", fault.ErrMismatch, func(a, b authz.ValidationContext) bool { return a.ReplayID == b.ReplayID }},
 	{"ConsumptionID", "consumptionID", fault.ErrMismatch, func(a, b authz.ValidationContext) bool { return a.ConsumptionID == b.ConsumptionID }},
+	{"Confirmed", "confirmed", fault.ErrMismatch, func(a, b authz.ValidationContext) bool { return a.Confirmed == b.Confirmed }},
 }
 
 // splice copies one named field from src into dst.
@@ -106,6 +108,9 @@ func expectationMutations(tb testing.TB, w *world) map[string]func(*authz.Valida
 		"MaxLifetime":   func(c *authz.ValidationContext) { c.MaxLifetime++ },
 		"ReplayID":      func(c *authz.ValidationContext) { c.ReplayID += "-other" },
 		"ConsumptionID": func(c *authz.ValidationContext) { c.ConsumptionID += "-other" },
+		// A confirmation expected for a Phase 1–6 Authorization: one of no
+		// domain, which satisfies no Decision.
+		"Confirmed": func(c *authz.ValidationContext) { c.Confirmed = new(confirm.Confirmed) },
 	}
 }
 

@@ -40,11 +40,16 @@ func options() Options {
 }
 
 // The expected lists are written from the narrowing rules
-// (docs/decisions.md), not from the importer's output.
-func TestImportOfAVariedToolsListNarrowsReportingEachPointerAndRefusesEveryUnsafeConstruct(t *testing.T) {
-	r, err := Import(fixture(t), options())
-	if err != nil {
-		t.Fatal(err)
+// (docs/decisions.md), not from the importer's output: the closed-Schema
+// conversion of every tool, whichever path imports it.
+func TestTheClosedSchemaConversionNarrowsReportingEachPointerAndRefusesEveryUnsafeConstruct(t *testing.T) {
+	var r Result
+	for _, tl := range fixture(t) {
+		_, narrow, refuse := convert(tl.Name, tl.InputSchema)
+		if len(refuse) == 0 {
+			r.Narrowings = append(r.Narrowings, narrow...)
+		}
+		r.Refusals = append(r.Refusals, refuse...)
 	}
 	wantNarrow := []Finding{
 		{"read_file", "", NarrowClosed},
@@ -61,6 +66,8 @@ func TestImportOfAVariedToolsListNarrowsReportingEachPointerAndRefusesEveryUnsaf
 		{"transfer", "/properties/tags/items/maxLength", NarrowString},
 		{"list_dir", "/properties/path/anyOf/0", NarrowASCII},
 		{"list_dir", "/properties/path/anyOf/0", NarrowString},
+		{"list_roots", "", NarrowClosed},
+		{"Bad Name!", "", NarrowClosed},
 	}
 	if d := cmp.Diff(wantNarrow, r.Narrowings); d != "" {
 		t.Errorf("narrowings (-want +got):\n%s", d)
@@ -75,7 +82,6 @@ func TestImportOfAVariedToolsListNarrowsReportingEachPointerAndRefusesEveryUnsaf
 		{"fetch_page", "/properties/maxResults", "field name"},
 		{"fetch_page", "/properties/note/type", "list of types"},
 		{"fetch_page", "/properties/url/not", "keyword not"},
-		{"Bad Name!", "", "tool identifier"},
 	}
 	if len(r.Refusals) != len(wantRefusals) {
 		t.Errorf("got %d refusals, want %d: %v", len(r.Refusals), len(wantRefusals), r.Refusals)
@@ -92,12 +98,42 @@ func TestImportOfAVariedToolsListNarrowsReportingEachPointerAndRefusesEveryUnsaf
 			t.Errorf("refusal %d echoes a value of the server's schema: %v", i, g)
 		}
 	}
+}
+
+// A tool imports with its accepted profile, otherwise with its closed
+// Schema, otherwise not at all: then every refusal of its closed Schema is
+// listed (and its profile's, in Profiles), the tool name's too.
+func TestAToolImportsWithItsProfileOrItsClosedSchemaOrIsRefused(t *testing.T) {
+	r, err := Import(fixture(t), options())
+	if err != nil {
+		t.Fatal(err)
+	}
 	var mapped []string
 	for _, m := range r.Gateway.Tools {
-		mapped = append(mapped, m.Name+"="+m.ToolID+"@"+m.Version)
+		path := "closed"
+		if r.Profiled(m.Name) {
+			path = "profile"
+		}
+		mapped = append(mapped, m.Name+"="+m.ToolID+"@"+m.Version+" "+path)
 	}
-	if d := cmp.Diff([]string{"read_file=files.read-file@1", "transfer=files.transfer@1", "list_dir=files.list-dir@1"}, mapped); d != "" {
+	want := []string{"read_file=files.read-file@1 profile", "transfer=files.transfer@1 profile", "list_dir=files.list-dir@1 profile",
+		"search_logs=files.search-logs@1 profile", "lookup=files.lookup@1 profile", "walk_tree=files.walk-tree@1 profile",
+		"list_roots=files.list-roots@1 profile"}
+	if d := cmp.Diff(want, mapped); d != "" {
 		t.Errorf("mapped tools (-want +got):\n%s", d)
+	}
+	var refused []string
+	for _, f := range r.Refusals {
+		refused = append(refused, f.Tool+" "+pointer(f.Pointer))
+	}
+	wantRefused := []string{"fetch_page /properties/maxResults", "fetch_page /properties/note/type", "fetch_page /properties/url/not", "Bad Name! (root)"}
+	if d := cmp.Diff(wantRefused, refused); d != "" {
+		t.Errorf("refusals (-want +got):\n%s", d)
+	}
+	for _, n := range r.Narrowings {
+		if n.Tool != "list_roots" {
+			t.Errorf("a narrowing of a tool not imported with its closed Schema: %v", n)
+		}
 	}
 }
 
@@ -107,9 +143,8 @@ func TestTheDraftMatchesTheReviewedGoldenFiles(t *testing.T) {
 		t.Fatal(err)
 	}
 	for name, render := range map[string]func() ([]byte, error){
-		"toolregistry.golden.yaml":  r.RegistryYAML,
-		"mcp-gateway.golden.yaml":   r.GatewayYAML,
-		"mcp-arguments.golden.yaml": r.ProfilesYAML,
+		"toolregistry.golden.yaml": r.RegistryYAML,
+		"mcp-gateway.golden.yaml":  r.GatewayYAML,
 	} {
 		got, err := render()
 		if err != nil {
@@ -146,7 +181,7 @@ func TestSuggestionsAreTheMostRestrictiveAndNeverReadFromAnnotations(t *testing.
 		t.Error("a draft with suggestions must carry the unconfirmed annotation")
 	}
 	y, _ := r.RegistryYAML()
-	for _, key := range []string{"risk: critical", "sideEffect: irreversibleMutation", "reversibility: irreversible", "capabilities:", "kind: string"} {
+	for _, key := range []string{"risk: critical", "sideEffect: irreversibleMutation", "reversibility: irreversible", "capabilities:"} {
 		for _, line := range strings.Split(string(y), "\n") {
 			if strings.HasSuffix(strings.TrimSpace(line), key) {
 				t.Errorf("line %q carries no %q", line, ConfirmMarker)
@@ -203,8 +238,8 @@ func TestReimportOfAChangedToolIsANewVersionReportedAsAChangeOfThePublishedOne(t
 	o.Previous = &Previous{Registry: reviewed, Gateway: &gw}
 
 	tools := fixture(t)
-	tools[1].Description = "Moves money between any two accounts."                                                     // transfer changed
-	tools[2].InputSchema = json.RawMessage(`{"type":"object","properties":{"path":{"type":"string","pattern":"^/"}}}`) // list_dir now refused
+	tools[1].Description = "Moves money between any two accounts."                                                          // transfer changed
+	tools[2].InputSchema = json.RawMessage(`{"type":"object","properties":{"path":{"type":"string","not":{"const":"/"}}}}`) // list_dir now refused
 	tools = append(tools, Tool{Name: "stat", Description: "Stats a file.", InputSchema: json.RawMessage(`{"type":"object","additionalProperties":false,"properties":{}}`)})
 	r, err := Import(tools, o)
 	if err != nil {
@@ -217,7 +252,8 @@ func TestReimportOfAChangedToolIsANewVersionReportedAsAChangeOfThePublishedOne(t
 	for _, c := range r.Changes {
 		changes = append(changes, c.Kind+" "+c.Tool+" "+c.OldVersion+"->"+c.Version)
 	}
-	want := []string{"unchanged read_file 1->1", "changed transfer 1->2", "refused list_dir 1->", "added stat ->1", "removed old_tool 3->"}
+	want := []string{"unchanged read_file 1->1", "changed transfer 1->2", "refused list_dir 1->", "unchanged search_logs 1->1",
+		"unchanged lookup 1->1", "unchanged walk_tree 1->1", "unchanged list_roots 1->1", "added stat ->1", "removed old_tool 3->"}
 	if d := cmp.Diff(want, changes); d != "" {
 		t.Errorf("changes (-want +got):\n%s", d)
 	}

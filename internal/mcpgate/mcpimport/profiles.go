@@ -1,14 +1,15 @@
 package mcpimport
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
 
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"sigs.k8s.io/yaml"
 
+	"github.com/toolgate/toolgate/api/v1alpha1"
 	"github.com/toolgate/toolgate/internal/argprofile"
 )
 
@@ -45,44 +46,6 @@ func (pp ProfileProposal) Accepted() (*argprofile.Profile, bool) {
 	}
 	p, err := argprofile.New(pp.Draft)
 	return p, err == nil
-}
-
-// ProfilesYAML renders every proposal as the reviewer's file
-// (mcp-arguments.yaml): one YAML document per tool with an accepted
-// profile, keyed by its MCP tool name (tool:), the reason for each choice
-// as a comment above it and ConfirmMarker on every line that is a
-// judgment (a binding, a scale, a digest, a union, a rename, a header).
-// A tool with no profile is a comment naming its refusals' pointers.
-func (r *Result) ProfilesYAML() ([]byte, error) {
-	var b bytes.Buffer
-	b.WriteString("# The argument profiles (" + argprofile.Version + ", docs/arguments.md) proposed by `toolgate registry import`,\n")
-	b.WriteString("# one document per MCP tool. Every line marked '" + ConfirmMarker + "' is a choice that needed judgment;\n")
-	b.WriteString("# the reason is in the comments above each document. Confirm or change each, then remove the marker.\n")
-	for _, pp := range r.Profiles {
-		if len(pp.Refused) > 0 {
-			fmt.Fprintf(&b, "# %s: no profile: refused at", commentSafe(pp.Tool))
-			for _, f := range pp.Refused {
-				b.WriteString(" " + commentSafe(pointer(f.Pointer)))
-			}
-			b.WriteString("\n")
-			continue
-		}
-		y, err := pp.YAML()
-		if err != nil {
-			return nil, err
-		}
-		b.WriteString("---\n")
-		if pp.reviewed {
-			b.WriteString("# reviewed: carried over from the previous import (the definition is unchanged)\n")
-			b.Write(y)
-			continue
-		}
-		for _, f := range pp.Reasons {
-			b.WriteString("# " + commentSafe(pointer(f.Pointer)) + ": " + f.Reason + "\n")
-		}
-		b.Write(markJudgment(y))
-	}
-	return b.Bytes(), nil
 }
 
 // markJudgment appends ConfirmMarker to the lines of one profile's YAML
@@ -152,48 +115,6 @@ func commentSafe(s string) string {
 	}, s)
 }
 
-// ParseProfiles reads a file ProfilesYAML wrote (and a reviewer edited):
-// each document strictly as argprofile.Parse does, keyed by its tool. A
-// document that does not build, or a tool named twice, rejects, every one
-// at once.
-func ParseProfiles(data []byte) (map[string]argprofile.Draft, error) {
-	out := map[string]argprofile.Draft{}
-	var errs []string
-	for i, doc := range strings.Split("\n"+string(data), "\n---\n") {
-		if strings.TrimSpace(stripComments(doc)) == "" {
-			continue
-		}
-		var d argprofile.Draft
-		if err := yaml.UnmarshalStrict([]byte(doc), &d); err != nil {
-			errs = append(errs, fmt.Sprintf("document %d: not a profile (unknown field, duplicate key or wrong type)", i))
-			continue
-		}
-		if _, err := argprofile.New(d); err != nil {
-			errs = append(errs, fmt.Sprintf("document %d (%s): %v", i, commentSafe(d.Tool), err))
-			continue
-		}
-		if _, dup := out[d.Tool]; dup {
-			errs = append(errs, fmt.Sprintf("document %d (%s): the tool has a profile already", i, commentSafe(d.Tool)))
-			continue
-		}
-		out[d.Tool] = d
-	}
-	if len(errs) > 0 {
-		return nil, fmt.Errorf("argument profiles: %s", strings.Join(errs, "; "))
-	}
-	return out, nil
-}
-
-func stripComments(doc string) string {
-	var b strings.Builder
-	for line := range strings.SplitSeq(doc, "\n") {
-		if !strings.HasPrefix(strings.TrimSpace(line), "#") {
-			b.WriteString(line + "\n")
-		}
-	}
-	return b.String()
-}
-
 // profileChange compares a tool's previous reviewed profile with the
 // current one; ok is false when they are the same profile.
 func profileChange(tool string, prev *argprofile.Draft, cur ProfileProposal) (ProfileChange, bool) {
@@ -256,3 +177,39 @@ func flatten(n argprofile.NodeDraft, ptr string, out map[string]string) {
 	b, _ := json.Marshal(own)
 	out[pointer(ptr)] = string(b)
 }
+
+// Bind makes d carry the profile draft: arguments the draft, docRef its
+// DocRef and schema.root its Schema (docs/arguments.md, Binding). A draft
+// New refuses leaves d unchanged.
+func Bind(d *v1alpha1.ToolDefinition, draft argprofile.Draft) error {
+	p, err := argprofile.New(draft)
+	if err != nil {
+		return err
+	}
+	args, err := json.Marshal(draft)
+	if err != nil {
+		return err
+	}
+	root, err := json.Marshal(nodeOf(p.Schema()))
+	if err != nil {
+		return err
+	}
+	d.Arguments, d.DocRef, d.Schema.Root = &apiextensionsv1.JSON{Raw: args}, p.DocRef(), apiextensionsv1.JSON{Raw: root}
+	return nil
+}
+
+// BindingOf is the docRef and schema.root (JSON) a definition carrying the
+// profile document arguments must have; the document is read strictly, as
+// argprofile.Parse reads it.
+func BindingOf(arguments []byte) (docRef string, root []byte, err error) {
+	p, err := argprofile.Parse(arguments)
+	if err != nil {
+		return "", nil, err
+	}
+	root, err = json.Marshal(nodeOf(p.Schema()))
+	return p.DocRef(), root, err
+}
+
+// Reviewed reports whether the profile (or its absence) was carried over
+// from the previous import's reviewed definition.
+func (pp ProfileProposal) Reviewed() bool { return pp.reviewed }
