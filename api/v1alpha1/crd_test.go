@@ -165,7 +165,7 @@ func kindCases() []kindCase {
 			kind:      "PolicySnapshot",
 			plural:    "policysnapshots",
 			shortName: "psnap",
-			columns:   []string{"Snapshot", "Generation", "HostAuthority", "Ready", "Age"},
+			columns:   []string{"Snapshot", "Generation", "HostAuthority", "Shadow-Of", "Shadow-Until", "Ready", "Age"},
 			preserve:  []string{"spec.policies[].rules[].condition"},
 			enums: map[string][]string{
 				"spec.policies[].lifecycle":                    tokens(vocab.AllPolicyLifecycle()),

@@ -18,6 +18,8 @@ import (
 // +kubebuilder:printcolumn:name="Snapshot",type=string,JSONPath=`.spec.snapshotID`
 // +kubebuilder:printcolumn:name="Generation",type=string,JSONPath=`.spec.snapshotGeneration`
 // +kubebuilder:printcolumn:name="HostAuthority",type=string,JSONPath=`.spec.hostAuthorityRef.name`
+// +kubebuilder:printcolumn:name="Shadow-Of",type=string,JSONPath=`.spec.shadow.of`
+// +kubebuilder:printcolumn:name="Shadow-Until",type=date,JSONPath=`.spec.shadow.until`,priority=1
 // +kubebuilder:printcolumn:name="Ready",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].status`
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
 // +kubebuilder:validation:XValidation:rule="self.metadata.name == self.spec.snapshotID + '-' + self.spec.snapshotGeneration",message="metadata.name must be <spec.snapshotID>-<spec.snapshotGeneration>",fieldPath=".spec.snapshotID",reason="FieldValueInvalid"
@@ -63,6 +65,24 @@ type PolicySnapshotSpec struct {
 	// +kubebuilder:validation:MinItems=1
 	// +kubebuilder:validation:MaxItems=32
 	Policies []PolicyDefinition `json:"policies"`
+	// Shadow, when set, publishes this generation as a shadow of the
+	// generation before it (docs/shadow.md): held and evaluated beside that
+	// generation while it is current, never selected, never issuing, and
+	// only until spec.shadow.until. Promoting it is publishing the next
+	// generation with identical policies and no shadow.
+	// +optional
+	Shadow *PolicyShadow `json:"shadow,omitempty"`
+}
+
+// PolicyShadow names the generation a shadow generation runs beside and
+// the end of its window.
+type PolicyShadow struct {
+	// Of is the generation this one shadows: exactly the generation before
+	// it, as canonical decimal text.
+	Of Generation `json:"of"`
+	// Until ends the shadow (RFC 3339): from then on it is not evaluated.
+	// It is after the object's creation and at most 7 days after it.
+	Until metav1.Time `json:"until"`
 }
 
 // HostAuthorityReference names a HostAuthority in the referring object's

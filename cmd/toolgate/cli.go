@@ -86,6 +86,11 @@ func verbs() []verb {
 			`  toolgate test examples/tests
   toolgate test examples/tests --format junit > junit.xml
   toolgate test examples/tests -o json`},
+		{"shadow report", "LOG...", "how the shadow generations in decision logs would have decided: calls seen, changed by direction, the rules behind each change, example Decisions",
+			flagged(shadowReportFlags, shadowReportVerb),
+			`  toolgate shadow report decisions.jsonl
+  toolgate shadow report .state/audit/records -o json
+  toolgate shadow report decisions.jsonl --fail-on allow-deny:payments.submit --max-changed 0.5`},
 		{"audit verify", "", "check the tamper-evident decision log, naming every modified, deleted, inserted or reordered record; or check a proof",
 			flagged(auditVerifyFlags, auditVerify),
 			`  toolgate audit verify --log .state/audit --key .state/audit.key.pub

@@ -211,7 +211,7 @@ func TestAWordThatIsNoVerbIsAUsageError(t *testing.T) {
 	}{
 		"an unknown verb with --help":             {[]string{"frob", "--help"}, `unknown verb "frob"` + "\n"},
 		"an unknown verb with -h":                 {[]string{"frob", "-h"}, `unknown verb "frob"` + "\n"},
-		"an unknown two-word verb with --help":    {[]string{"shadow", "report", "--help"}, `unknown verb "shadow report"` + "\n"},
+		"an unknown two-word verb with --help":    {[]string{"rollout", "report", "--help"}, `unknown verb "rollout report"` + "\n"},
 		"an unknown second word with --help":      {[]string{"registry", "frob", "--help"}, `unknown verb "registry frob"` + "\n"},
 		"a mistyped verb with --help":             {[]string{"decid", "--help"}, `unknown verb "decid"; did you mean "decide"?`},
 		"a mistyped verb with its flags":          {[]string{"decid", "--manifests", "x"}, `unknown verb "decid"; did you mean "decide"?`},

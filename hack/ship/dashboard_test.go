@@ -12,7 +12,7 @@ import (
 )
 
 // metricSources are the files that define toolgate's metrics.
-var metricSources = []string{"internal/server/metrics.go", "controllers/metrics.go", "internal/buildinfo/buildinfo.go"}
+var metricSources = []string{"internal/server/metrics.go", "internal/server/shadow.go", "controllers/metrics.go", "internal/buildinfo/buildinfo.go"}
 
 // exportedMetrics reads the toolgate_* metric names the binary defines
 // (the Name of each collector's options) and adds the series a histogram

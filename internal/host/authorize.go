@@ -172,6 +172,11 @@ func (h *Host) Authorize(r AuthorizeRequest) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	return h.decide(r, p)
+}
+
+// decide evaluates the prepared request p and, for an allow, issues.
+func (h *Host) decide(r AuthorizeRequest, p prepared) (*Result, error) {
 	dec, err := policy.Evaluate(p.in, p.pol, p.sel, r.DecisionID)
 	if err != nil {
 		return nil, err

@@ -39,12 +39,16 @@ func (h *Host) HighestRegistry(id string) (string, bool) {
 	})
 }
 
-// HighestPolicy is HighestRegistry for Policy Snapshots.
+// HighestPolicy is HighestRegistry for Policy Snapshots, shadow
+// generations left out (MarkShadow).
 func (h *Host) HighestPolicy(id string) (string, bool) {
 	h.mu.RLock()
 	defer h.mu.RUnlock()
 	return highest(id, func(yield func(snapshotKey) bool) {
 		for k := range h.policies {
+			if h.shadows[k] {
+				continue // a shadow is never current
+			}
 			if !yield(k) {
 				return
 			}

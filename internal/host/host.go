@@ -103,6 +103,9 @@ type Host struct {
 	// profiles are the argument profiles of the held registries'
 	// definitions, by docRef (docs/arguments.md, "Binding").
 	profiles map[string]*argprofile.Profile
+	// shadows are the held policy generations published as shadows
+	// (shadow.go): held, never the highest a Current selection finds.
+	shadows map[snapshotKey]bool
 }
 
 type snapshotKey struct{ id, generation string }

@@ -50,6 +50,12 @@ import (
 func Draft(o *v1alpha1.PolicySnapshot) (policy.SnapshotDraft, error) {
 	var errs fault.Errors
 	errs.Add("", manifest.CheckPolicyName(o))
+	errs.Add("", checkShadowShape(o))
+	if sh := o.Spec.Shadow; sh != nil && !o.CreationTimestamp.IsZero() {
+		// In a cluster the window opened at creation: every path that
+		// reads the object checks it the same way, now or on a restart.
+		errs.Add("", checkShadowWindow(sh.Until.Time, o.CreationTimestamp.Time))
+	}
 	d, err := manifest.PolicyDraft(o.Spec)
 	errs.Add("", manifest.SpecFault(err))
 	if err := errs.Err(); err != nil {
@@ -73,6 +79,12 @@ func Policy(h *host.Host, publisher host.Caller, o *v1alpha1.PolicySnapshot) (*p
 	s, err := h.PublishPolicy(publisher, d)
 	if err != nil {
 		return nil, manifest.SpecFault(err)
+	}
+	if o.Spec.Shadow != nil {
+		// Held, never the Host's current generation (docs/shadow.md).
+		if err := h.MarkShadow(s.ID().String(), s.Generation().String()); err != nil {
+			return nil, err
+		}
 	}
 	return s, nil
 }

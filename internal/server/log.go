@@ -39,6 +39,9 @@ type Entry struct {
 	Result       string `json:"result"`
 	Code         string `json:"code,omitempty"`
 	Path         string `json:"path,omitempty"`
+	// Shadow records the shadow generation evaluated beside an authorize
+	// that selected the current generation (shadow.go).
+	Shadow *ShadowEntry `json:"shadow,omitempty"`
 }
 
 // UnixTime is a decision-log time in Unix seconds, written as a string in
@@ -253,6 +256,9 @@ func (e *Entry) appendJSON(b []byte) []byte {
 	b = appendField(b, "result", e.Result, false)
 	b = appendField(b, "code", e.Code, true)
 	b = appendField(b, "path", e.Path, true)
+	if e.Shadow != nil {
+		b = e.Shadow.appendJSON(append(b, `,"shadow":`...))
+	}
 	return append(b, '}')
 }
 

@@ -25,6 +25,7 @@ type metrics struct {
 	// cacheHit and cacheMiss count rebuild-cache lookups of validate and
 	// consume (resolved once: no label lookup per request).
 	cacheHit, cacheMiss prometheus.Counter
+	shadow              *shadowMetrics // shadow.go
 }
 
 func newMetrics(s *Server) *metrics {
@@ -50,6 +51,7 @@ func newMetrics(s *Server) *metrics {
 		Name: "toolgate_rebuild_cache_total", Help: "Rebuild-cache lookups of validate and consume by result (hit, miss).",
 	}, []string{"result"})
 	m.cacheHit, m.cacheMiss = cache.WithLabelValues("hit"), cache.WithLabelValues("miss")
+	m.shadow = newShadowMetrics(m.registry)
 	m.registry.MustRegister(decisions, reasons, duration, consumption, cache,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		buildinfo.Read().Collector(),

@@ -224,6 +224,8 @@ func (s *Server) authorize(ctx context.Context, q *call, r *http.Request) (int, 
 	// Host decides, what the Authorization binds, what the response
 	// reports and what a retry must equal (docs/api.md, "Retries are
 	// safe").
+	requested := req.Policy.SnapshotGeneration
+	definitionCurrent := req.Policy.PolicyGeneration == host.Current
 	sel, err := d.Select(serving.Selection{RegistryID: req.Registry.SnapshotID, RegistryGeneration: req.Registry.Generation,
 		PolicyID: req.Policy.SnapshotID, PolicyGeneration: req.Policy.SnapshotGeneration,
 		DefinitionID: req.Policy.PolicyID, DefinitionGeneration: req.Policy.PolicyGeneration}, q.now)
@@ -252,7 +254,9 @@ func (s *Server) authorize(ctx context.Context, q *call, r *http.Request) (int, 
 		}
 	} else {
 		var err error
-		if res, envelope, err = d.Authorize(hr); err != nil {
+		// With the domain's shadow evaluated beside it when the request
+		// selected the current generation (shadow.go).
+		if res, envelope, err = s.decide(q, d, hr, requested, sel, definitionCurrent); err != nil {
 			return statusOf(err), apiError(err)
 		}
 		if pending, err = s.openConfirmation(q, d, hr, res, req.Confirmers); err != nil {

@@ -121,6 +121,9 @@ type Served struct {
 	registries, policies map[string][]Generation // by snapshot ID, ascending generation
 	grace                Grace
 	revoked              *Revocations
+	// shadows are the shadow generations held, by snapshot ID (shadow.go):
+	// never in policies, so never selectable nor current.
+	shadows map[string]Shadow
 }
 
 // NewServed returns the served state of a domain. revoked may be nil

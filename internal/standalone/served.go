@@ -12,6 +12,7 @@ import (
 
 	"github.com/toolgate/toolgate/api/v1alpha1"
 	"github.com/toolgate/toolgate/internal/manifest"
+	"github.com/toolgate/toolgate/internal/publication"
 	"github.com/toolgate/toolgate/internal/serving"
 )
 
@@ -114,7 +115,12 @@ func appendSync(path string, data []byte) error {
 // served is the served state of the domain of HostAuthority ha: every
 // ToolRegistry of its namespace and every PolicySnapshot referencing it,
 // with their creation times (loaded for objects that carry none).
-func served(set *manifest.Set, ha *v1alpha1.HostAuthority, grace serving.Grace, revoked *serving.Revocations, loaded time.Time) *serving.Served {
+//
+// A PolicySnapshot with spec.shadow is held as a shadow, not served
+// (docs/shadow.md); its window opened at its metadata.creationTimestamp,
+// which it must carry (publication.ShadowOf), and ends at its absolute
+// spec.shadow.until, so a later load never extends it.
+func served(set *manifest.Set, ha *v1alpha1.HostAuthority, grace serving.Grace, revoked *serving.Revocations, loaded time.Time) (*serving.Served, error) {
 	created := func(t time.Time) time.Time {
 		if t.IsZero() {
 			return loaded
@@ -128,10 +134,22 @@ func served(set *manifest.Set, ha *v1alpha1.HostAuthority, grace serving.Grace, 
 			regs = append(regs, gen(string(o.Spec.SnapshotID), string(o.Spec.SnapshotGeneration), o.CreationTimestamp.Time))
 		}
 	}
+	var shadows []serving.Shadow
 	for i := range set.PolicySnapshots {
-		if o := &set.PolicySnapshots[i]; o.Namespace == ha.Namespace && string(o.Spec.HostAuthorityRef.Name) == ha.Name {
-			pols = append(pols, gen(string(o.Spec.SnapshotID), string(o.Spec.SnapshotGeneration), o.CreationTimestamp.Time))
+		o := &set.PolicySnapshots[i]
+		if o.Namespace != ha.Namespace || string(o.Spec.HostAuthorityRef.Name) != ha.Name {
+			continue
+		}
+		id, g := string(o.Spec.SnapshotID), string(o.Spec.SnapshotGeneration)
+		sh, isShadow, err := publication.ShadowOf(o)
+		switch {
+		case err != nil:
+			return nil, fmt.Errorf("PolicySnapshot %s/%s: %w", o.Namespace, o.Name, err)
+		case isShadow:
+			shadows = append(shadows, serving.Shadow{ID: id, Generation: g, Of: sh.Of, Until: sh.Until})
+		default:
+			pols = append(pols, gen(id, g, o.CreationTimestamp.Time))
 		}
 	}
-	return serving.NewServed(grace, regs, pols, revoked)
+	return serving.NewServed(grace, regs, pols, revoked).WithShadows(shadows...), nil
 }

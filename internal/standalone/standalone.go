@@ -86,7 +86,10 @@ func LoadAt(keyDir string, clock func() time.Time, paths ...string) ([]*serving.
 		if err != nil {
 			return nil, err
 		}
-		st := served(set, o, serving.Grace(a.Grace), rev, loaded)
+		st, err := served(set, o, serving.Grace(a.Grace), rev, loaded)
+		if err != nil {
+			return nil, err
+		}
 		out = append(out, d.WithState(func() *serving.Served { return st }))
 	}
 	return out, nil

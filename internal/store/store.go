@@ -99,6 +99,10 @@ type served[T any] struct {
 	object  string
 	digest  string
 	created time.Time // the object's creationTimestamp: when it superseded its predecessor
+	// shadow is set for a policy generation published as a shadow
+	// (docs/shadow.md): held, so the next generation can succeed it, but
+	// served as a shadow, never as a selectable generation.
+	shadow *publication.Shadow
 }
 
 type domain struct {
@@ -199,10 +203,15 @@ func (st *state) view(ref domainRef, d *domain) *serving.Served {
 	for k, e := range d.registries {
 		regs = append(regs, serving.GenerationOf(k.id, k.gen, e.created))
 	}
+	var shadows []serving.Shadow
 	for k, e := range d.policies {
+		if e.shadow != nil {
+			shadows = append(shadows, serving.Shadow{ID: k.id, Generation: k.gen, Of: e.shadow.Of, Until: e.shadow.Until})
+			continue
+		}
 		pols = append(pols, serving.GenerationOf(k.id, k.gen, e.created))
 	}
-	return serving.NewServed(d.grace, regs, pols, st.revoked[ref])
+	return serving.NewServed(d.grace, regs, pols, st.revoked[ref]).WithShadows(shadows...)
 }
 
 // editDomains replaces each domain of namespace by edit's result; edit
@@ -303,7 +312,7 @@ func (s *Store) EnsureDomain(spec DomainSpec) (info DomainInfo, replaced bool, e
 		for _, name := range slices.Sorted(maps.Keys(st.registries[spec.Namespace])) {
 			ro := st.registries[spec.Namespace][name]
 			if snap, err := h.PublishRegistry(ro.draft); err == nil {
-				d.registries[ro.key] = served[*registry.Snapshot]{snap, name, snap.Digest().String(), ro.created}
+				d.registries[ro.key] = served[*registry.Snapshot]{snap, name, snap.Digest().String(), ro.created, nil}
 			}
 		}
 		st.domains[ref] = d
@@ -376,7 +385,7 @@ func (s *Store) PutRegistry(namespace, object string, d host.RegistryDraft, crea
 				errs.Add("", err)
 				continue
 			}
-			dom.registries[k] = served[*registry.Snapshot]{held, object, held.Digest().String(), created}
+			dom.registries[k] = served[*registry.Snapshot]{held, object, held.Digest().String(), created, nil}
 			st.domains[ref] = dom
 		}
 		return nil
@@ -439,13 +448,21 @@ func (s *Store) PutPolicy(domainUID string, publisher host.Caller, o *v1alpha1.P
 				return ErrNoPredecessor
 			}
 		}
+		sh, isShadow, err := publication.ShadowOf(o)
+		if err != nil {
+			return err
+		}
 		snap, err := publication.Policy(dom.host, publisher, o)
 		if err != nil {
 			return err
 		}
 		dom = dom.clone()
 		digest = snap.Digest().String()
-		dom.policies[snapKey{snap.ID().String(), snap.Generation().String()}] = served[*policy.Snapshot]{snap, o.Name, digest, o.CreationTimestamp.Time}
+		e := served[*policy.Snapshot]{snap, o.Name, digest, o.CreationTimestamp.Time, nil}
+		if isShadow {
+			e.shadow = &sh
+		}
+		dom.policies[snapKey{snap.ID().String(), snap.Generation().String()}] = e
 		st.domains[ref] = dom
 		return nil
 	})
