@@ -124,7 +124,7 @@ var _ = Describe("toolgate registry import", func() {
 			{"pick", "/properties/value/anyOf/0"}:                                      "SHA-256 and length",
 			{"pick", "/properties/value/anyOf"}:                                        "union tagged by the kind", // string | boolean
 			{"choose", "/properties/choice/oneOf"}:                                     "union tagged by the kind", // integer | object
-			{"follow_chain", "/properties/start/properties/next/properties/back/$ref"}: "recursive value is bound as a digest",
+			{"follow_chain", "/properties/start/properties/next/properties/back/$ref"}: "recursive value is json of the kinds its type names, bound as a digest",
 			{"schedule", "/properties/at/format"}:                                      "not enforced", // date-time
 			{"schedule", "/properties/at"}:                                             "SHA-256 and length",
 			{"schedule", "/properties/contact/format"}:                                 "not enforced", // email
