@@ -121,21 +121,32 @@ func resolve(ctx context.Context, c *client.Client, id string) (string, error) {
 	return match, nil
 }
 
-func confirmationsShow(o *confirmationsOptions, args []string, out io.Writer) error {
+// target is what show, approve and deny share: the one confirmation the
+// arguments name (a unique prefix resolved by the service's list), the
+// output mode and the client.
+func (o *confirmationsOptions) target(ctx context.Context, args []string) (*client.Client, string, string, error) {
 	id, err := o.withID(args)
 	if err != nil {
-		return err
+		return nil, "", "", err
 	}
 	mode, err := o.output.mode()
 	if err != nil {
-		return err
+		return nil, "", "", err
 	}
 	c, err := o.client()
 	if err != nil {
-		return err
+		return nil, "", "", err
 	}
-	ctx := context.Background()
 	if id, err = resolve(ctx, c, id); err != nil {
+		return nil, "", "", err
+	}
+	return c, id, mode, nil
+}
+
+func confirmationsShow(o *confirmationsOptions, args []string, out io.Writer) error {
+	ctx := context.Background()
+	c, id, mode, err := o.target(ctx, args)
+	if err != nil {
 		return err
 	}
 	got, err := c.Confirmation(ctx, id)
@@ -180,20 +191,9 @@ func writeConfirmation(out io.Writer, mode string, x *client.Confirmation) error
 
 func confirmationsAnswer(answer string) func(o *confirmationsOptions, args []string, out io.Writer) error {
 	return func(o *confirmationsOptions, args []string, out io.Writer) error {
-		id, err := o.withID(args)
-		if err != nil {
-			return err
-		}
-		mode, err := o.output.mode()
-		if err != nil {
-			return err
-		}
-		c, err := o.client()
-		if err != nil {
-			return err
-		}
 		ctx := context.Background()
-		if id, err = resolve(ctx, c, id); err != nil {
+		c, id, mode, err := o.target(ctx, args)
+		if err != nil {
 			return err
 		}
 		answerFn := c.Approve
